@@ -1,0 +1,116 @@
+//! Queue disciplines: what a port's buffer accepts, marks, drops and releases.
+//!
+//! A discipline sees `now` and the packet and returns a verdict; it never touches the event
+//! engine, so the same code can run on real packets with a wall clock.
+
+pub mod droptail;
+pub mod red;
+
+pub use droptail::DropTail;
+pub use red::{Red, RedConfig};
+
+use crate::packet::{Packet, PacketPool, PktId};
+use crate::time::Time;
+
+/// Why a packet was dropped. Ports count drops by reason.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DropReason {
+    /// The buffer was full.
+    Overflow,
+    /// An AQM's probabilistic early drop (RED between the thresholds on a Not-ECT packet).
+    Early,
+    /// An AQM's forced drop (RED above max_th, or above 2·max_th with gentle).
+    Forced,
+    /// Dropped at dequeue by a delay-based AQM (CoDel).
+    Sojourn,
+    /// No route, TTL expired, or dropped by a node element.
+    Other,
+}
+
+impl DropReason {
+    pub const ALL: [DropReason; 5] = [
+        DropReason::Overflow,
+        DropReason::Early,
+        DropReason::Forced,
+        DropReason::Sojourn,
+        DropReason::Other,
+    ];
+    pub fn index(self) -> usize {
+        self as usize
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            DropReason::Overflow => "overflow",
+            DropReason::Early => "early",
+            DropReason::Forced => "forced",
+            DropReason::Sojourn => "sojourn",
+            DropReason::Other => "other",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Accepted; the discipline holds the packet.
+    Enqueued,
+    Dropped(DropReason),
+}
+
+/// Buffer limit, in packets or bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    Packets(u32),
+    Bytes(u64),
+}
+
+impl Limit {
+    /// Would a queue holding `pkts`/`bytes` overflow by taking `len` more bytes?
+    #[inline]
+    pub fn overflows(self, pkts: usize, bytes: u64, len: u32) -> bool {
+        match self {
+            Limit::Packets(n) => pkts >= n as usize,
+            Limit::Bytes(b) => bytes + len as u64 > b,
+        }
+    }
+    /// The limit in packets (bytes converted with `mean_pkt` bytes per packet), as markers that
+    /// reason in packets (EECN's Q_limit) need.
+    pub fn in_packets(self, mean_pkt: u32) -> f64 {
+        match self {
+            Limit::Packets(n) => n as f64,
+            Limit::Bytes(b) => b as f64 / mean_pkt.max(1) as f64,
+        }
+    }
+}
+
+/// A port's queue discipline.
+pub trait Qdisc {
+    /// Offers packet `id` (contents `pkt`, which the discipline may re-mark). On
+    /// [`Verdict::Enqueued`] the discipline keeps `id`; on a drop the caller frees it.
+    fn enqueue(&mut self, now: Time, id: PktId, pkt: &mut Packet) -> Verdict;
+
+    /// Releases the next packet to transmit. Packets a discipline discards at dequeue are pushed
+    /// onto `dropped` (the caller counts and frees them).
+    fn dequeue(
+        &mut self,
+        now: Time,
+        pool: &mut PacketPool,
+        dropped: &mut Vec<(PktId, DropReason)>,
+    ) -> Option<PktId>;
+
+    /// Packets held.
+    fn len(&self) -> usize;
+    /// Bytes held (IP length).
+    fn bytes(&self) -> u64;
+    fn limit(&self) -> Limit;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Tells the discipline the link rate (RED's idle-time correction needs it).
+    fn set_rate(&mut self, _bps: u64) {}
+    /// Internal state worth sampling over time (RED's average queue), if any.
+    fn avg_queue(&self) -> Option<f64> {
+        None
+    }
+    /// Visits every packet held (conservation checks, end-of-run accounting).
+    fn for_each(&self, f: &mut dyn FnMut(PktId));
+}

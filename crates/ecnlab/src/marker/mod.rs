@@ -1,0 +1,50 @@
+//! Feedback markers: router-side components that watch an egress port (arrivals, departures,
+//! backlog, capacity), may keep periodic measurements, and write congestion information into
+//! packets. Every network-assisted scheme's router is a marker (EECN's predictor, VCP's load
+//! factor, UNO's IP-ID stamping, HFCC's overlay); the queue discipline under it stays generic.
+//!
+//! Like queue disciplines, markers get `now` and a packet and return; they never call the
+//! event engine (their timer is a deadline the port turns into an event).
+
+pub mod step;
+
+pub use step::StepMarker;
+
+use crate::aqm::{DropReason, Limit};
+use crate::packet::Packet;
+use crate::time::{Time, NEVER};
+
+/// What a marker may know about its port at a given instant.
+#[derive(Clone, Copy, Debug)]
+pub struct PortView {
+    pub now: Time,
+    /// Packets and bytes waiting in the queue discipline (not counting the one on the wire).
+    pub backlog_pkts: u32,
+    pub backlog_bytes: u64,
+    /// Current link rate in bits per second.
+    pub rate_bps: u64,
+    /// The discipline's buffer limit.
+    pub limit: Limit,
+}
+
+pub trait Marker {
+    /// A packet arrives at the port, before the queue discipline decides. A marker that takes
+    /// over the congestion-marking decision for this packet sets `pkt.meta.marker_owned`.
+    fn on_arrival(&mut self, _v: &PortView, _pkt: &mut Packet) {}
+    /// The discipline accepted the packet (`v` already counts it).
+    fn on_enqueued(&mut self, _v: &PortView, _pkt: &Packet) {}
+    /// The packet was dropped at this port.
+    fn on_drop(&mut self, _v: &PortView, _pkt: &Packet, _why: DropReason) {}
+    /// The packet leaves the queue for the transmitter (`v` no longer counts it). Markers that
+    /// mark on dequeue (VCP) write here.
+    fn on_dequeue(&mut self, _v: &PortView, _pkt: &mut Packet) {}
+    /// When the marker next wants `on_timer` ([`NEVER`] for never).
+    fn next_timer(&self) -> Time {
+        NEVER
+    }
+    fn on_timer(&mut self, _v: &PortView) {}
+    /// A value worth sampling over time (load factor, predicted level), if any.
+    fn gauge(&self) -> Option<f64> {
+        None
+    }
+}

@@ -1,0 +1,910 @@
+//! The network: nodes (hosts, routers), egress ports, propagation pipes, static routes, and
+//! the simulator that moves packets between them.
+
+pub mod endpoint;
+pub mod link;
+pub mod port;
+pub mod topology;
+
+pub use endpoint::{Ctx, Endpoint, IpIdGen, IpIdMode, Samples};
+pub use link::Pipe;
+pub use port::{PortCounters, RateSchedule};
+
+use crate::aqm::{DropReason, Qdisc, Verdict};
+use crate::engine::{rng, Ev, EventQueue, TimerSlot};
+use crate::marker::{Marker, PortView};
+use crate::packet::{Packet, PacketPool, PktId};
+use crate::stats::{ColumnData, FlowRecord, Histogram, Table, TimeSeries};
+use crate::time::{to_secs, Time, NEVER};
+use port::Port;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+pub type NodeId = u32;
+pub type PortId = u32;
+pub type EpId = u32;
+
+/// IPv4 address of node `n`: 10.0.0.0/8 plus the node index.
+pub fn node_addr(n: NodeId) -> u32 {
+    0x0A00_0000 | (n + 1)
+}
+
+pub fn addr_node(a: u32) -> Option<NodeId> {
+    (a & 0xFF00_0000 == 0x0A00_0000 && a & 0x00FF_FFFF != 0).then(|| (a & 0x00FF_FFFF) - 1)
+}
+
+/// What a node element does with a packet it forwards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Forward {
+    Pass,
+    Drop,
+    /// Hold the packet at the node until the given time, then forward it (ACK delaying).
+    HoldUntil(Time),
+}
+
+/// Code that sits on a node and sees every packet the node forwards, in both directions (an
+/// access point's receive-window rewriting or ACK delaying). `ports` are views of the node's
+/// egress ports, indexed like `Sim::node_ports`.
+pub trait NodeElement {
+    fn on_forward(
+        &mut self,
+        now: Time,
+        out_port: usize,
+        pkt: &mut Packet,
+        ports: &[PortView],
+    ) -> Forward;
+}
+
+pub struct Node {
+    pub name: String,
+    pub addr: u32,
+    pub is_host: bool,
+    pub ports: Vec<PortId>,
+    /// Egress port by destination node (only for nodes with more than one port).
+    routes: Vec<PortId>,
+    pub ipid: IpIdGen,
+    pub element: Option<Box<dyn NodeElement>>,
+    held: BinaryHeap<Reverse<(Time, u64, u32, u32)>>,
+    held_seq: u64,
+    held_timer: TimerSlot,
+}
+
+/// Link parameters for [`Sim::connect`].
+#[derive(Clone, Debug)]
+pub struct LinkSpec {
+    pub rate: RateSchedule,
+    pub delay: Time,
+}
+
+impl LinkSpec {
+    pub fn new(bps: u64, delay: Time) -> Self {
+        LinkSpec {
+            rate: RateSchedule::constant(bps),
+            delay,
+        }
+    }
+}
+
+/// A flow: two endpoints whose records make one row of the flows table.
+#[derive(Clone, Debug)]
+pub struct FlowInfo {
+    pub name: String,
+    pub src_ep: EpId,
+    pub dst_ep: EpId,
+}
+
+/// The simulation: topology, components, event list.
+pub struct Sim {
+    pub events: EventQueue,
+    pub pool: PacketPool,
+    pub nodes: Vec<Node>,
+    pub ports: Vec<Port>,
+    pub pipes: Vec<Pipe>,
+    pub endpoints: Vec<Box<dyn Endpoint>>,
+    ep_node: Vec<NodeId>,
+    ep_timer: Vec<TimerSlot>,
+    pub flows: Vec<FlowInfo>,
+    pub ts: TimeSeries,
+    pub seed: u64,
+    sample_interval: Time,
+    started: bool,
+    out: Vec<Packet>,
+    dropped_scratch: Vec<(PktId, DropReason)>,
+    views_scratch: Vec<PortView>,
+    /// Packets handed to endpoints / dropped anywhere.
+    pub delivered: u64,
+    pub dropped: u64,
+    ip_id_mode: IpIdMode,
+    sample_kinds: SampleKinds,
+}
+
+#[derive(Default)]
+struct SampleKinds {
+    queue_pkts: u16,
+    queue_bytes: u16,
+    queue_avg: u16,
+    marker: u16,
+}
+
+impl Sim {
+    pub fn new(seed: u64) -> Self {
+        let mut ts = TimeSeries::default();
+        let sample_kinds = SampleKinds {
+            queue_pkts: ts.kind_id("queue_pkts"),
+            queue_bytes: ts.kind_id("queue_bytes"),
+            queue_avg: ts.kind_id("queue_avg_pkts"),
+            marker: ts.kind_id("marker_gauge"),
+        };
+        Sim {
+            events: EventQueue::new(),
+            pool: PacketPool::new(),
+            nodes: Vec::new(),
+            ports: Vec::new(),
+            pipes: Vec::new(),
+            endpoints: Vec::new(),
+            ep_node: Vec::new(),
+            ep_timer: Vec::new(),
+            flows: Vec::new(),
+            ts,
+            seed,
+            sample_interval: 0,
+            started: false,
+            out: Vec::with_capacity(64),
+            dropped_scratch: Vec::new(),
+            views_scratch: Vec::new(),
+            delivered: 0,
+            dropped: 0,
+            ip_id_mode: IpIdMode::Sequential,
+            sample_kinds,
+        }
+    }
+
+    #[inline]
+    pub fn now(&self) -> Time {
+        self.events.now()
+    }
+
+    // ---------------------------------------------------------------- building
+
+    /// IP-ID numbering for hosts added after this call.
+    pub fn set_ip_id_mode(&mut self, m: IpIdMode) {
+        self.ip_id_mode = m;
+    }
+
+    fn add_node(&mut self, name: &str, is_host: bool) -> NodeId {
+        let id = self.nodes.len() as NodeId;
+        self.nodes.push(Node {
+            name: name.to_string(),
+            addr: node_addr(id),
+            is_host,
+            ports: Vec::new(),
+            routes: Vec::new(),
+            ipid: IpIdGen::new(
+                self.ip_id_mode,
+                rng::stream(self.seed, rng::kind::HOST, id as u64),
+            ),
+            element: None,
+            held: BinaryHeap::new(),
+            held_seq: 0,
+            held_timer: TimerSlot::default(),
+        });
+        id
+    }
+
+    pub fn add_host(&mut self, name: &str) -> NodeId {
+        self.add_node(name, true)
+    }
+
+    pub fn add_router(&mut self, name: &str) -> NodeId {
+        self.add_node(name, false)
+    }
+
+    pub fn node_by_name(&self, name: &str) -> Option<NodeId> {
+        self.nodes
+            .iter()
+            .position(|n| n.name == name)
+            .map(|i| i as NodeId)
+    }
+
+    pub fn port_by_name(&self, name: &str) -> Option<PortId> {
+        self.ports
+            .iter()
+            .position(|p| p.name == name)
+            .map(|i| i as PortId)
+    }
+
+    /// Adds one direction of a link: an egress port on `from` feeding a pipe to `to`.
+    pub fn add_port(
+        &mut self,
+        from: NodeId,
+        to: NodeId,
+        spec: &LinkSpec,
+        mut qdisc: Box<dyn Qdisc>,
+    ) -> PortId {
+        let id = self.ports.len() as PortId;
+        let link = self.pipes.len() as u32;
+        self.pipes.push(Pipe::new(spec.delay, to));
+        let mut rate = spec.rate.clone();
+        qdisc.set_rate(rate.rate_at(0));
+        let name = format!(
+            "{}->{}",
+            self.nodes[from as usize].name, self.nodes[to as usize].name
+        );
+        self.ports.push(Port {
+            name,
+            node: from,
+            link,
+            qdisc,
+            marker: None,
+            rate,
+            busy: None,
+            busy_since: 0,
+            marker_timer: TimerSlot::default(),
+            counters: PortCounters::default(),
+            sojourn: None,
+            pcap: None,
+            backlog_mark: 0,
+            sampled: false,
+        });
+        self.nodes[from as usize].ports.push(id);
+        id
+    }
+
+    /// A full-duplex link: two ports with their own queue disciplines. Returns (a→b, b→a).
+    pub fn connect(
+        &mut self,
+        a: NodeId,
+        b: NodeId,
+        spec: &LinkSpec,
+        q_ab: Box<dyn Qdisc>,
+        q_ba: Box<dyn Qdisc>,
+    ) -> (PortId, PortId) {
+        (
+            self.add_port(a, b, spec, q_ab),
+            self.add_port(b, a, spec, q_ba),
+        )
+    }
+
+    pub fn set_marker(&mut self, port: PortId, m: Box<dyn Marker>) {
+        self.ports[port as usize].marker = Some(m);
+    }
+
+    pub fn set_element(&mut self, node: NodeId, e: Box<dyn NodeElement>) {
+        self.nodes[node as usize].element = Some(e);
+    }
+
+    /// Records every packet the port transmits into a pcap file (raw IPv4).
+    pub fn enable_pcap(&mut self, port: PortId, path: &std::path::Path) -> std::io::Result<()> {
+        self.ports[port as usize].pcap = Some(crate::wire::pcap::PcapWriter::create(path)?);
+        Ok(())
+    }
+
+    /// Sample this port's queue (and its marker's gauge) in the time series.
+    pub fn sample_port(&mut self, port: PortId) {
+        self.ports[port as usize].sampled = true;
+    }
+
+    /// Keep a histogram of queueing delays at this port.
+    pub fn track_sojourn(&mut self, port: PortId) {
+        self.ports[port as usize].sojourn = Some(Histogram::default());
+    }
+
+    /// Time-series sampling period (0: off).
+    pub fn set_sample_interval(&mut self, every: Time) {
+        self.sample_interval = every;
+    }
+
+    /// Id the next [`Sim::add_endpoint`] will return (to wire two endpoints to each other).
+    pub fn next_endpoint_id(&self) -> EpId {
+        self.endpoints.len() as EpId
+    }
+
+    pub fn add_endpoint(&mut self, node: NodeId, ep: Box<dyn Endpoint>) -> EpId {
+        let id = self.endpoints.len() as EpId;
+        self.endpoints.push(ep);
+        self.ep_node.push(node);
+        self.ep_timer.push(TimerSlot::default());
+        if self.started {
+            self.arm_endpoint(id);
+        }
+        id
+    }
+
+    pub fn add_flow(&mut self, name: &str, src_ep: EpId, dst_ep: EpId) -> u32 {
+        self.flows.push(FlowInfo {
+            name: name.to_string(),
+            src_ep,
+            dst_ep,
+        });
+        (self.flows.len() - 1) as u32
+    }
+
+    pub fn endpoint_node(&self, ep: EpId) -> NodeId {
+        self.ep_node[ep as usize]
+    }
+
+    /// Computes static shortest-path routes (fewest hops; ties broken by lowest port index,
+    /// so routes are deterministic). Called by `run` if not called before.
+    pub fn compute_routes(&mut self) {
+        let n = self.nodes.len();
+        // Reverse adjacency: for each node, the ports that lead into it.
+        let mut into: Vec<Vec<PortId>> = vec![Vec::new(); n];
+        for (pid, p) in self.ports.iter().enumerate() {
+            into[self.pipes[p.link as usize].to as usize].push(pid as PortId);
+        }
+        for node in self.nodes.iter_mut() {
+            node.routes = if node.ports.len() > 1 {
+                vec![PortId::MAX; n]
+            } else {
+                Vec::new()
+            };
+        }
+        let mut dist = vec![u32::MAX; n];
+        let mut queue = VecDeque::new();
+        for dst in 0..n {
+            if !self.nodes[dst].is_host {
+                continue;
+            }
+            dist.iter_mut().for_each(|d| *d = u32::MAX);
+            dist[dst] = 0;
+            queue.clear();
+            queue.push_back(dst);
+            while let Some(v) = queue.pop_front() {
+                for &pid in &into[v] {
+                    let u = self.ports[pid as usize].node as usize;
+                    if dist[u] == u32::MAX {
+                        dist[u] = dist[v] + 1;
+                        queue.push_back(u);
+                    }
+                }
+            }
+            for u in 0..n {
+                if u == dst || dist[u] == u32::MAX || self.nodes[u].routes.is_empty() {
+                    continue;
+                }
+                let best = self.nodes[u].ports.iter().copied().find(|&pid| {
+                    dist[self.pipes[self.ports[pid as usize].link as usize].to as usize]
+                        == dist[u] - 1
+                });
+                self.nodes[u].routes[dst] = best.unwrap_or(PortId::MAX);
+            }
+        }
+    }
+
+    /// Is there a path from `a` to host `b`?
+    pub fn has_route(&self, a: NodeId, b: NodeId) -> bool {
+        let mut cur = a;
+        for _ in 0..=self.nodes.len() {
+            if cur == b {
+                return true;
+            }
+            match self.route(cur, b) {
+                Some(p) => cur = self.pipes[self.ports[p as usize].link as usize].to,
+                None => return false,
+            }
+        }
+        false
+    }
+
+    #[inline]
+    fn route(&self, node: NodeId, dst: NodeId) -> Option<PortId> {
+        let n = &self.nodes[node as usize];
+        if n.routes.is_empty() {
+            n.ports.first().copied()
+        } else {
+            let p = *n.routes.get(dst as usize)?;
+            (p != PortId::MAX).then_some(p)
+        }
+    }
+
+    // ---------------------------------------------------------------- running
+
+    fn start(&mut self) {
+        if self.started {
+            return;
+        }
+        self.started = true;
+        if self.nodes.iter().all(|n| n.routes.is_empty()) {
+            self.compute_routes();
+        }
+        for ep in 0..self.endpoints.len() {
+            self.arm_endpoint(ep as EpId);
+        }
+        for p in 0..self.ports.len() {
+            self.arm_marker(p as PortId);
+            let now = self.now();
+            if let Some(t) = self.ports[p].rate.next_change(now) {
+                self.events.schedule(t, Ev::RateChange(p as u32));
+            }
+        }
+        if self.sample_interval > 0 {
+            self.events.schedule(0, Ev::Sample);
+        }
+    }
+
+    /// Runs until simulated time `until` (inclusive). Can be called repeatedly with growing
+    /// horizons (progress reporting, interruption).
+    pub fn run_until(&mut self, until: Time) {
+        self.start();
+        while let Some((t, ev)) = self.events.pop_until(until) {
+            match ev {
+                Ev::TxDone(p) => self.tx_done(p),
+                Ev::Deliver(l) => self.deliver(l),
+                Ev::Endpoint(e) => {
+                    if self.ep_timer[e as usize].fire(t) {
+                        self.endpoint_timer(e)
+                    }
+                }
+                Ev::PortTimer(p) => {
+                    if self.ports[p as usize].marker_timer.fire(t) {
+                        self.marker_timer(p)
+                    }
+                }
+                Ev::Sample => self.sample(),
+                Ev::RateChange(p) => self.rate_change(p),
+                Ev::NodeRelease(n) => {
+                    if self.nodes[n as usize].held_timer.fire(t) {
+                        self.release_held(n)
+                    }
+                }
+            }
+        }
+        self.events.advance_to(until);
+    }
+
+    #[inline]
+    fn arm_endpoint(&mut self, ep: EpId) {
+        let want = self.endpoints[ep as usize].deadline();
+        if want == NEVER {
+            return;
+        }
+        let want = want.max(self.now());
+        if let Some(t) = self.ep_timer[ep as usize].arm(want) {
+            self.events.schedule(t, Ev::Endpoint(ep));
+        }
+    }
+
+    fn arm_marker(&mut self, p: PortId) {
+        let port = &mut self.ports[p as usize];
+        if let Some(m) = &port.marker {
+            let want = m.next_timer();
+            if want != NEVER {
+                if let Some(t) = port.marker_timer.arm(want.max(self.events.now())) {
+                    self.events.schedule(t, Ev::PortTimer(p));
+                }
+            }
+        }
+    }
+
+    fn endpoint_timer(&mut self, ep: EpId) {
+        let now = self.now();
+        if self.endpoints[ep as usize].deadline() <= now {
+            let node = self.ep_node[ep as usize] as usize;
+            let mut out = std::mem::take(&mut self.out);
+            {
+                let n = &mut self.nodes[node];
+                let mut ctx = Ctx::new(now, n.addr, &mut out, &mut n.ipid);
+                self.endpoints[ep as usize].on_timer(&mut ctx);
+            }
+            self.flush(node as NodeId, &mut out);
+            self.out = out;
+        }
+        self.arm_endpoint(ep);
+    }
+
+    /// Sends the packets an endpoint produced.
+    fn flush(&mut self, node: NodeId, out: &mut Vec<Packet>) {
+        let now = self.now();
+        for mut pkt in out.drain(..) {
+            pkt.meta.sent_at = now;
+            let id = self.pool.alloc(pkt);
+            self.forward(node, id);
+        }
+    }
+
+    /// Routes a packet out of `node` (its source or a router on the way).
+    #[inline]
+    fn forward(&mut self, node: NodeId, id: PktId) {
+        let dst = addr_node(self.pool.get(id).ip.dst);
+        let port = dst.and_then(|d| self.route(node, d));
+        let Some(port) = port else {
+            self.drop_packet(id);
+            return;
+        };
+        let n = &mut self.nodes[node as usize];
+        if let Some(el) = n.element.as_mut() {
+            let now = self.events.now();
+            let idx = n.ports.iter().position(|&p| p == port).unwrap();
+            self.views_scratch.clear();
+            for &p in &n.ports {
+                let v = self.ports[p as usize].view(now);
+                self.views_scratch.push(v);
+            }
+            match el.on_forward(now, idx, self.pool.get_mut(id), &self.views_scratch) {
+                Forward::Pass => {}
+                Forward::Drop => {
+                    self.drop_packet(id);
+                    return;
+                }
+                Forward::HoldUntil(t) if t > now => {
+                    n.held_seq += 1;
+                    n.held.push(Reverse((t, n.held_seq, id.0, port)));
+                    if let Some(at) = n.held_timer.arm(t) {
+                        self.events.schedule(at, Ev::NodeRelease(node));
+                    }
+                    return;
+                }
+                Forward::HoldUntil(_) => {}
+            }
+        }
+        self.port_arrive(port, id);
+    }
+
+    fn release_held(&mut self, node: NodeId) {
+        let now = self.now();
+        while let Some(&Reverse((t, _, id, port))) = self.nodes[node as usize].held.peek() {
+            if t > now {
+                break;
+            }
+            self.nodes[node as usize].held.pop();
+            self.port_arrive(port, PktId(id));
+        }
+        let n = &mut self.nodes[node as usize];
+        if let Some(&Reverse((t, ..))) = n.held.peek() {
+            if let Some(at) = n.held_timer.arm(t) {
+                self.events.schedule(at, Ev::NodeRelease(node));
+            }
+        }
+    }
+
+    #[inline]
+    fn drop_packet(&mut self, id: PktId) {
+        self.dropped += 1;
+        self.pool.free(id);
+    }
+
+    /// A packet arrives at an egress port.
+    fn port_arrive(&mut self, p: PortId, id: PktId) {
+        let now = self.now();
+        let port = &mut self.ports[p as usize];
+        let pkt = self.pool.get_mut(id);
+        port.counters.arrived_pkts += 1;
+        port.with_marker(now, |m, v| m.on_arrival(v, pkt));
+        pkt.meta.enqueued_at = now;
+        // Marks written by the marker or the discipline on arrival are counted by comparing
+        // with the codepoint the packet arrived with.
+        let ecn_in = pkt.ip.ecn;
+        port.integrate_backlog(now);
+        match port.qdisc.enqueue(now, id, pkt) {
+            Verdict::Enqueued => {
+                port.counters.enq_pkts += 1;
+                port.counters.enq_bytes += pkt.wire_len() as u64;
+                let q = port.qdisc.len() as u32;
+                port.counters.max_backlog = port.counters.max_backlog.max(q);
+                if pkt.ip.ecn != ecn_in {
+                    port.counters.marked[pkt.ip.ecn.bits() as usize] += 1;
+                }
+                port.with_marker(now, |m, v| m.on_enqueued(v, pkt));
+                if port.busy.is_none() {
+                    self.start_tx(p);
+                }
+            }
+            Verdict::Dropped(why) => {
+                port.counters.drops[why.index()] += 1;
+                port.counters.drop_bytes += pkt.wire_len() as u64;
+                port.with_marker(now, |m, v| m.on_drop(v, pkt, why));
+                self.drop_packet(id);
+            }
+        }
+        self.arm_marker(p);
+    }
+
+    /// Takes the next packet from the discipline and puts it on the wire.
+    fn start_tx(&mut self, p: PortId) {
+        let now = self.now();
+        let port = &mut self.ports[p as usize];
+        debug_assert!(port.busy.is_none());
+        port.integrate_backlog(now);
+        let next = port
+            .qdisc
+            .dequeue(now, &mut self.pool, &mut self.dropped_scratch);
+        for (d, why) in self.dropped_scratch.drain(..) {
+            port.counters.drops[why.index()] += 1;
+            port.counters.drop_bytes += self.pool.get(d).wire_len() as u64;
+            self.dropped += 1;
+            self.pool.free(d);
+        }
+        let Some(id) = next else { return };
+        let pkt = self.pool.get_mut(id);
+        let ecn_before = pkt.ip.ecn;
+        port.with_marker(now, |m, v| m.on_dequeue(v, pkt));
+        if pkt.ip.ecn != ecn_before {
+            port.counters.marked[pkt.ip.ecn.bits() as usize] += 1;
+        }
+        pkt.meta.marker_owned = false;
+        let len = pkt.wire_len();
+        let wait = now - pkt.meta.enqueued_at;
+        port.counters.deq_pkts += 1;
+        port.counters.deq_bytes += len as u64;
+        port.counters.sojourn_sum += wait as u128;
+        port.counters.sojourn_max = port.counters.sojourn_max.max(wait);
+        if let Some(h) = port.sojourn.as_mut() {
+            h.record(wait / 1000);
+        }
+        if let Some(w) = port.pcap.as_mut() {
+            // A pcap write error must not stop a run; it is reported at the end.
+            w.write(now, pkt);
+        }
+        let done = port.rate.finish_time(now, len);
+        port.busy = Some(id);
+        port.busy_since = now;
+        if done != NEVER {
+            self.events.schedule(done, Ev::TxDone(p));
+        }
+    }
+
+    fn tx_done(&mut self, p: PortId) {
+        let now = self.now();
+        let port = &mut self.ports[p as usize];
+        let id = port.busy.take().expect("TxDone without a packet");
+        port.counters.busy_time += now - port.busy_since;
+        let link = port.link as usize;
+        if let Some(at) = self.pipes[link].push(now, id) {
+            self.events.schedule(at, Ev::Deliver(link as u32));
+        }
+        self.start_tx(p);
+        self.arm_marker(p);
+    }
+
+    fn deliver(&mut self, l: u32) {
+        let now = self.now();
+        let pipe = &mut self.pipes[l as usize];
+        let (at, id) = pipe
+            .in_flight
+            .pop_front()
+            .expect("Deliver on an empty pipe");
+        debug_assert_eq!(at, now);
+        let to = pipe.to;
+        if let Some(&(next, _)) = pipe.in_flight.front() {
+            self.events.schedule(next, Ev::Deliver(l));
+        }
+        self.node_receive(to, id);
+    }
+
+    fn node_receive(&mut self, node: NodeId, id: PktId) {
+        let pkt = self.pool.get_mut(id);
+        if pkt.ip.dst == self.nodes[node as usize].addr {
+            let pkt = *pkt;
+            self.pool.free(id);
+            self.delivered += 1;
+            let ep = pkt.meta.dst_ep;
+            if (ep as usize) < self.endpoints.len() && self.ep_node[ep as usize] == node {
+                let now = self.now();
+                let mut out = std::mem::take(&mut self.out);
+                {
+                    let n = &mut self.nodes[node as usize];
+                    let mut ctx = Ctx::new(now, n.addr, &mut out, &mut n.ipid);
+                    self.endpoints[ep as usize].on_packet(&mut ctx, &pkt);
+                }
+                self.flush(node, &mut out);
+                self.out = out;
+                self.arm_endpoint(ep);
+            }
+            return;
+        }
+        if pkt.ip.ttl <= 1 {
+            self.drop_packet(id);
+            return;
+        }
+        pkt.ip.ttl -= 1;
+        self.forward(node, id);
+    }
+
+    fn marker_timer(&mut self, p: PortId) {
+        let now = self.now();
+        let port = &mut self.ports[p as usize];
+        let v = port.view(now);
+        if let Some(m) = port.marker.as_mut() {
+            if m.next_timer() <= now {
+                m.on_timer(&v);
+            }
+        }
+        self.arm_marker(p);
+    }
+
+    fn rate_change(&mut self, p: PortId) {
+        let now = self.now();
+        let port = &mut self.ports[p as usize];
+        let r = port.rate.rate_at(now);
+        port.qdisc.set_rate(r);
+        if let Some(t) = port.rate.next_change(now) {
+            self.events.schedule(t, Ev::RateChange(p));
+        }
+    }
+
+    fn sample(&mut self) {
+        let now = self.now();
+        let k = &self.sample_kinds;
+        for pi in 0..self.ports.len() {
+            if !self.ports[pi].sampled {
+                continue;
+            }
+            let ent = {
+                let name = self.ports[pi].name.clone();
+                self.ts.entity_id(&name)
+            };
+            let port = &self.ports[pi];
+            self.ts
+                .push(now, k.queue_pkts, ent, port.qdisc.len() as f64);
+            self.ts
+                .push(now, k.queue_bytes, ent, port.qdisc.bytes() as f64);
+            if let Some(a) = port.qdisc.avg_queue() {
+                self.ts.push(now, k.queue_avg, ent, a);
+            }
+            if let Some(g) = port.marker.as_ref().and_then(|m| m.gauge()) {
+                self.ts.push(now, k.marker, ent, g);
+            }
+        }
+        let mut buf: Samples = Vec::new();
+        for f in 0..self.flows.len() {
+            let (src, dst) = (self.flows[f].src_ep, self.flows[f].dst_ep);
+            buf.clear();
+            self.endpoints[src as usize].sample(now, &mut buf);
+            self.endpoints[dst as usize].sample(now, &mut buf);
+            if buf.is_empty() {
+                continue;
+            }
+            let name = self.flows[f].name.clone();
+            let ent = self.ts.entity_id(&name);
+            for &(kind, v) in &buf {
+                let kid = self.ts.kind_id(kind);
+                self.ts.push(now, kid, ent, v);
+            }
+        }
+        self.events.schedule(now + self.sample_interval, Ev::Sample);
+    }
+
+    // ---------------------------------------------------------------- results
+
+    /// Checks packet conservation: every packet created was delivered, dropped, or is still
+    /// somewhere in the network (queue, transmitter, pipe, held at a node).
+    pub fn conservation(&self) -> Result<(), String> {
+        let mut in_net: u64 = 0;
+        for p in &self.ports {
+            in_net += p.qdisc.len() as u64 + p.busy.is_some() as u64;
+        }
+        for l in &self.pipes {
+            in_net += l.in_flight.len() as u64;
+        }
+        for n in &self.nodes {
+            in_net += n.held.len() as u64;
+        }
+        let created = self.pool.allocated;
+        if created != self.delivered + self.dropped + in_net || self.pool.live() != in_net {
+            return Err(format!(
+                "packet conservation violated: created {created}, delivered {}, dropped {}, in network {in_net}, live in pool {}",
+                self.delivered, self.dropped, self.pool.live()
+            ));
+        }
+        let port_drops: u64 = self.ports.iter().map(|p| p.counters.dropped()).sum();
+        if port_drops > self.dropped {
+            return Err(format!(
+                "port drop counters ({port_drops}) exceed total drops ({})",
+                self.dropped
+            ));
+        }
+        Ok(())
+    }
+
+    /// One row per port.
+    pub fn ports_table(&self) -> Table {
+        let now = self.now().max(1);
+        let mut t = Table::new("ports");
+        let ps = &self.ports;
+        let i = |f: &dyn Fn(&Port) -> u64| {
+            ColumnData::I64(ps.iter().map(|p| Some(f(p) as i64)).collect())
+        };
+        let fl = |f: &dyn Fn(&Port) -> Option<f64>| ColumnData::F64(ps.iter().map(f).collect());
+        t.push(
+            "port",
+            ColumnData::Str(ps.iter().map(|p| p.name.clone()).collect()),
+        );
+        t.push(
+            "node",
+            ColumnData::Str(
+                ps.iter()
+                    .map(|p| self.nodes[p.node as usize].name.clone())
+                    .collect(),
+            ),
+        );
+        t.push("rate_bps", i(&|p| p.rate.steps()[0].1));
+        t.push(
+            "delay_s",
+            fl(&|p| Some(to_secs(self.pipes[p.link as usize].delay))),
+        );
+        t.push("arrived_pkts", i(&|p| p.counters.arrived_pkts));
+        t.push("enqueued_pkts", i(&|p| p.counters.enq_pkts));
+        t.push("enqueued_bytes", i(&|p| p.counters.enq_bytes));
+        t.push("dequeued_pkts", i(&|p| p.counters.deq_pkts));
+        t.push("dequeued_bytes", i(&|p| p.counters.deq_bytes));
+        t.push("dropped_pkts", i(&|p| p.counters.dropped()));
+        for r in DropReason::ALL {
+            let name = format!("dropped_{}", r.name());
+            t.push(&name, i(&|p| p.counters.drop(r)));
+        }
+        t.push("dropped_bytes", i(&|p| p.counters.drop_bytes));
+        for (cp, name) in [(1, "marked_ect1"), (2, "marked_ect0"), (3, "marked_ce")] {
+            t.push(name, i(&|p| p.counters.marked[cp]));
+        }
+        t.push("marked_pkts", i(&|p| p.counters.marked.iter().sum()));
+        t.push(
+            "utilization",
+            fl(&|p| Some(p.counters.busy_time as f64 / now as f64)),
+        );
+        t.push(
+            "mean_queue_pkts",
+            fl(&|p| {
+                let extra = p.qdisc.len() as u128 * (now - p.backlog_mark.min(now)) as u128;
+                Some((p.counters.backlog_integral + extra) as f64 / now as f64)
+            }),
+        );
+        t.push("max_queue_pkts", i(&|p| p.counters.max_backlog as u64));
+        t.push(
+            "mean_sojourn_s",
+            fl(&|p| {
+                (p.counters.deq_pkts > 0).then(|| {
+                    to_secs((p.counters.sojourn_sum / p.counters.deq_pkts as u128) as Time)
+                })
+            }),
+        );
+        t.push(
+            "max_sojourn_s",
+            fl(&|p| Some(to_secs(p.counters.sojourn_max))),
+        );
+        t.push(
+            "p95_sojourn_s",
+            fl(&|p| {
+                p.sojourn
+                    .as_ref()
+                    .and_then(|h| h.quantile(0.95))
+                    .map(|ns| ns as f64 * 1e-9)
+            }),
+        );
+        t
+    }
+
+    /// One row per flow.
+    pub fn flow_records(&self) -> Vec<FlowRecord> {
+        let now = self.now();
+        self.flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let mut r = FlowRecord {
+                    id: i as u32,
+                    name: f.name.clone(),
+                    src: self.nodes[self.ep_node[f.src_ep as usize] as usize]
+                        .name
+                        .clone(),
+                    dst: self.nodes[self.ep_node[f.dst_ep as usize] as usize]
+                        .name
+                        .clone(),
+                    ..Default::default()
+                };
+                self.endpoints[f.src_ep as usize].record(now, &mut r);
+                self.endpoints[f.dst_ep as usize].record(now, &mut r);
+                r
+            })
+            .collect()
+    }
+
+    /// Flushes pcap files; returns the first write error if any occurred.
+    pub fn finish_pcaps(&mut self) -> std::io::Result<()> {
+        for p in &mut self.ports {
+            if let Some(w) = p.pcap.as_mut() {
+                w.finish()?;
+            }
+        }
+        Ok(())
+    }
+}

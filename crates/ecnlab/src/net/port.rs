@@ -1,0 +1,210 @@
+//! Egress port: a queue discipline, an optional feedback marker, and a transmitter whose rate
+//! may follow a piecewise-constant schedule. The link it feeds is a [`super::link::Pipe`].
+
+use crate::aqm::{DropReason, Qdisc};
+use crate::engine::TimerSlot;
+use crate::marker::{Marker, PortView};
+use crate::packet::PktId;
+use crate::stats::Histogram;
+use crate::time::{Time, NEVER, SEC};
+use crate::wire::pcap::PcapWriter;
+
+/// Link rate over time: `(from, bps)` steps, sorted, the first at time 0. A rate of 0 is an
+/// outage: a packet in transmission waits for the next non-zero step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RateSchedule {
+    steps: Vec<(Time, u64)>,
+    /// Index of the step in force at the last query (queries are monotone in time).
+    cursor: usize,
+}
+
+impl RateSchedule {
+    pub fn constant(bps: u64) -> Self {
+        RateSchedule {
+            steps: vec![(0, bps)],
+            cursor: 0,
+        }
+    }
+
+    /// Builds a schedule; `steps` must start at 0 and be strictly increasing in time.
+    pub fn new(steps: Vec<(Time, u64)>) -> Result<Self, String> {
+        if steps.first().map(|s| s.0) != Some(0) {
+            return Err("the first step must start at time 0".into());
+        }
+        if steps.windows(2).any(|w| w[1].0 <= w[0].0) {
+            return Err("step times must be strictly increasing".into());
+        }
+        Ok(RateSchedule { steps, cursor: 0 })
+    }
+
+    pub fn steps(&self) -> &[(Time, u64)] {
+        &self.steps
+    }
+
+    fn seek(&mut self, t: Time) {
+        while self.cursor + 1 < self.steps.len() && self.steps[self.cursor + 1].0 <= t {
+            self.cursor += 1;
+        }
+    }
+
+    /// Rate in force at `t` (monotone queries).
+    #[inline]
+    pub fn rate_at(&mut self, t: Time) -> u64 {
+        self.seek(t);
+        self.steps[self.cursor].1
+    }
+
+    /// Next change strictly after `t`, if any.
+    pub fn next_change(&mut self, t: Time) -> Option<Time> {
+        self.seek(t);
+        self.steps.get(self.cursor + 1).map(|s| s.0)
+    }
+
+    /// When a transmission of `bytes` starting at `start` ends, integrating the schedule
+    /// exactly (in bit·picoseconds) and rounding up to the next picosecond.
+    #[inline]
+    pub fn finish_time(&mut self, start: Time, bytes: u32) -> Time {
+        self.seek(start);
+        let mut need = bytes as u128 * 8 * SEC as u128;
+        let mut t = start;
+        let mut i = self.cursor;
+        loop {
+            let rate = self.steps[i].1 as u128;
+            let end = self.steps.get(i + 1).map(|s| s.0);
+            match end {
+                None => {
+                    if rate == 0 {
+                        return NEVER;
+                    }
+                    return t + ((need + rate - 1) / rate) as Time;
+                }
+                Some(end) => {
+                    let cap = rate * (end - t) as u128;
+                    if rate > 0 && cap >= need {
+                        return t + ((need + rate - 1) / rate) as Time;
+                    }
+                    need -= cap;
+                    t = end;
+                    i += 1;
+                }
+            }
+        }
+    }
+}
+
+/// Per-port counters. "Marked" counts packets whose ECN field left the port with a different
+/// value than it arrived with, by the value written.
+#[derive(Clone, Debug, Default)]
+pub struct PortCounters {
+    pub arrived_pkts: u64,
+    pub enq_pkts: u64,
+    pub enq_bytes: u64,
+    pub deq_pkts: u64,
+    pub deq_bytes: u64,
+    pub drops: [u64; 5],
+    pub drop_bytes: u64,
+    pub marked: [u64; 4],
+    /// Sum of queueing delays of dequeued packets (arrival → start of transmission).
+    pub sojourn_sum: u128,
+    pub sojourn_max: Time,
+    /// Time the transmitter was busy.
+    pub busy_time: Time,
+    /// Time-weighted sum of the backlog in packets (for the exact mean queue length).
+    pub backlog_integral: u128,
+    pub max_backlog: u32,
+}
+
+impl PortCounters {
+    pub fn dropped(&self) -> u64 {
+        self.drops.iter().sum()
+    }
+    pub fn drop(&self, r: DropReason) -> u64 {
+        self.drops[r.index()]
+    }
+}
+
+pub struct Port {
+    pub name: String,
+    pub node: u32,
+    pub link: u32,
+    pub qdisc: Box<dyn Qdisc>,
+    pub marker: Option<Box<dyn Marker>>,
+    pub rate: RateSchedule,
+    /// Packet on the wire, if any.
+    pub busy: Option<PktId>,
+    pub busy_since: Time,
+    pub marker_timer: TimerSlot,
+    pub counters: PortCounters,
+    pub sojourn: Option<Histogram>,
+    pub pcap: Option<PcapWriter>,
+    /// Last time the backlog changed (for the time-weighted integral).
+    pub backlog_mark: Time,
+    /// Sample this port's queue in time series.
+    pub sampled: bool,
+}
+
+impl Port {
+    #[inline]
+    pub fn view(&mut self, now: Time) -> PortView {
+        PortView {
+            now,
+            backlog_pkts: self.qdisc.len() as u32,
+            backlog_bytes: self.qdisc.bytes(),
+            rate_bps: self.rate.rate_at(now),
+            limit: self.qdisc.limit(),
+        }
+    }
+
+    /// Calls `f` with the marker (if any) and the port's view at `now`.
+    #[inline]
+    pub fn with_marker<R>(
+        &mut self,
+        now: Time,
+        f: impl FnOnce(&mut dyn Marker, &PortView) -> R,
+    ) -> Option<R> {
+        if self.marker.is_none() {
+            return None;
+        }
+        let v = self.view(now);
+        Some(f(self.marker.as_deref_mut().unwrap(), &v))
+    }
+
+    /// Accounts the backlog before it changes at `now`.
+    #[inline]
+    pub fn integrate_backlog(&mut self, now: Time) {
+        let q = self.qdisc.len() as u128;
+        self.counters.backlog_integral += q * (now - self.backlog_mark) as u128;
+        self.backlog_mark = now;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::{MS, US};
+
+    #[test]
+    fn constant_rate_finish() {
+        let mut r = RateSchedule::constant(100_000_000);
+        assert_eq!(r.finish_time(5, 1000), 5 + 80 * US);
+    }
+
+    #[test]
+    fn finish_spans_rate_change_and_outage() {
+        // 8 Mbps until 1 ms, outage until 2 ms, then 16 Mbps.
+        let mut r = RateSchedule::new(vec![(0, 8_000_000), (MS, 0), (2 * MS, 16_000_000)]).unwrap();
+        // 1000 B = 8000 bits: 500 us at 8 Mbps fits before the change.
+        assert_eq!(r.finish_time(0, 1000), MS);
+        // Starting at 0.5 ms: 4000 bits before 1 ms, outage, 4000 bits at 16 Mbps = 250 us.
+        let mut r2 =
+            RateSchedule::new(vec![(0, 8_000_000), (MS, 0), (2 * MS, 16_000_000)]).unwrap();
+        assert_eq!(r2.finish_time(MS / 2, 1000), 2 * MS + 250 * US);
+        assert_eq!(r2.rate_at(2 * MS), 16_000_000);
+    }
+
+    #[test]
+    fn bad_schedules_rejected() {
+        assert!(RateSchedule::new(vec![(1, 5)]).is_err());
+        assert!(RateSchedule::new(vec![(0, 5), (0, 6)]).is_err());
+    }
+}

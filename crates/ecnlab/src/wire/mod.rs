@@ -1,0 +1,72 @@
+//! Header models that carry the fields the schemes read and write, with symmetric parse/emit to
+//! real bytes (for pcap today, for emulation on real packets later).
+//!
+//! A `*Repr` is a plain value; the simulator moves it around inside [`crate::packet::Packet`].
+
+pub mod ecn;
+pub mod ipv4;
+pub mod pcap;
+pub mod tcp;
+pub mod udp;
+
+pub use ecn::Ecn;
+pub use ipv4::Ipv4Repr;
+pub use tcp::{TcpFlags, TcpRepr};
+pub use udp::UdpRepr;
+
+/// Errors from parsing bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WireError {
+    Truncated,
+    Malformed(&'static str),
+    Checksum,
+}
+
+impl std::fmt::Display for WireError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WireError::Truncated => write!(f, "packet truncated"),
+            WireError::Malformed(what) => write!(f, "malformed packet: {what}"),
+            WireError::Checksum => write!(f, "bad checksum"),
+        }
+    }
+}
+
+impl std::error::Error for WireError {}
+
+use crate::packet::{Packet, L4};
+
+/// Serialises a simulated packet to real bytes (IPv4 header, transport header with options,
+/// zero-filled payload), with correct checksums.
+pub fn emit_packet(pkt: &Packet, buf: &mut Vec<u8>) {
+    buf.clear();
+    let total = pkt.wire_len() as usize;
+    buf.resize(total, 0);
+    pkt.ip.emit(&mut buf[..ipv4::HEADER_LEN]);
+    let l4 = &mut buf[ipv4::HEADER_LEN..];
+    match &pkt.l4 {
+        L4::Tcp(t) => t.emit(l4, pkt.ip.src, pkt.ip.dst),
+        L4::Udp(u) => u.emit(l4, pkt.ip.src, pkt.ip.dst),
+    }
+}
+
+/// Parses bytes produced by [`emit_packet`] (or a real stack) back into a packet: the headers
+/// and the payload length. Checksums are verified.
+pub fn parse_packet(bytes: &[u8]) -> Result<Packet, WireError> {
+    let ip = Ipv4Repr::parse(bytes)?;
+    let l4 = &bytes[ipv4::HEADER_LEN..ip.total_len()];
+    let mut p = match ip.protocol {
+        ipv4::PROTO_TCP => {
+            let t = TcpRepr::parse(l4, ip.src, ip.dst)?;
+            let payload = l4.len() - t.header_len();
+            Packet::new_tcp(ip, t, payload as u32)
+        }
+        ipv4::PROTO_UDP => {
+            let u = UdpRepr::parse(l4, ip.src, ip.dst)?;
+            Packet::new_udp(ip, u, (l4.len() - udp::HEADER_LEN) as u32)
+        }
+        _ => return Err(WireError::Malformed("unsupported protocol")),
+    };
+    p.ip = ip;
+    Ok(p)
+}
