@@ -10,11 +10,14 @@
 
 pub mod app;
 pub mod aqm;
+pub mod cc;
 pub mod engine;
 pub mod marker;
 pub mod net;
 pub mod packet;
+pub mod scenario;
 pub mod stats;
+pub mod tcp;
 pub mod time;
 pub mod wire;
 

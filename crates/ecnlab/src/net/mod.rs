@@ -38,8 +38,11 @@ pub fn addr_node(a: u32) -> Option<NodeId> {
 pub enum Forward {
     Pass,
     Drop,
-    /// Hold the packet at the node until the given time, then forward it (ACK delaying).
+    /// Hold the packet at the node until the given time, then forward it (ACK delaying,
+    /// reordering).
     HoldUntil(Time),
+    /// Forward the packet and an identical copy (duplication in impairment tests).
+    Duplicate,
 }
 
 /// Code that sits on a node and sees every packet the node forwards, in both directions (an
@@ -535,6 +538,11 @@ impl Sim {
                     return;
                 }
                 Forward::HoldUntil(_) => {}
+                Forward::Duplicate => {
+                    let copy = *self.pool.get(id);
+                    let dup = self.pool.alloc(copy);
+                    self.port_arrive(port, dup);
+                }
             }
         }
         self.port_arrive(port, id);

@@ -1,0 +1,75 @@
+//! Congestion controllers: the sender's window (and optional pacing rate) as a function of
+//! ACKs, congestion signals, losses and timeouts. One small trait, one file per algorithm, in
+//! the spirit of quinn's `congestion::Controller`; schemes' controllers live in their folders
+//! under `schemes/` and implement the same trait.
+
+use crate::time::Time;
+
+/// A congestion signal decoded from an ACK by the sender's feedback codec
+/// ([`crate::tcp::codec::Codec`]). Codecs deliver a signal at most as often as the scheme's
+/// rules allow (e.g. RFC 3168: once per window of data), so controllers react to each one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Signal {
+    /// Classic ECN: the network marked CE (RFC 3168 ECE echo).
+    Ecn,
+    /// A multilevel congestion level (EECN CL(1)/CL(2), MECN incipient = 1 / moderate = 2).
+    Level(u8),
+    /// DCTCP-style precise feedback: of the bytes this ACK acknowledges, how many were marked.
+    Marked { marked_bytes: u64, acked_bytes: u64 },
+    /// An explicit load code (VCP's 2-bit region, UNO's 3-bit level, HFCC's overlay code).
+    Load(u8),
+}
+
+/// Everything a controller may want to know about one ACK.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AckEvent {
+    pub now: Time,
+    /// Bytes newly acknowledged (cumulatively, plus newly SACKed when SACK is on).
+    pub acked_bytes: u64,
+    /// RTT sample from this ACK, if it yields one (Karn's rule / timestamps).
+    pub rtt: Option<Time>,
+    /// Smoothed RTT and minimum RTT seen so far (0 before the first sample).
+    pub srtt: Time,
+    pub min_rtt: Time,
+    /// Bytes in flight after processing this ACK.
+    pub bytes_in_flight: u64,
+    /// The connection is in fast recovery (or RTO recovery).
+    pub in_recovery: bool,
+    /// Delivery-rate sample (bytes/s) for rate-based controllers, and whether the sender was
+    /// application-limited when the acknowledged data was sent.
+    pub delivery_rate: Option<f64>,
+    pub app_limited: bool,
+    /// Total bytes delivered so far in the connection (BBR's round counting).
+    pub delivered: u64,
+    /// `delivered` when the packet acknowledged by this ACK was sent.
+    pub prior_delivered: u64,
+}
+
+/// Sender congestion control. Windows are in bytes.
+pub trait Controller {
+    fn name(&self) -> &'static str;
+    /// Called when the handshake decided the initial window (EECN's 10/5/1 segments).
+    fn set_initial_window(&mut self, bytes: u64);
+    /// An ACK that acknowledges new data (not called for pure duplicates).
+    fn on_ack(&mut self, ev: &AckEvent);
+    /// A congestion signal carried by the ACK `ev` (delivered before `on_ack` for that ACK).
+    fn on_signal(&mut self, ev: &AckEvent, signal: Signal);
+    /// Loss detected by duplicate ACKs / SACK: fast recovery starts.
+    fn on_loss(&mut self, now: Time, bytes_in_flight: u64);
+    /// Fast recovery ended (the recovery point was acknowledged).
+    fn on_recovery_end(&mut self, _now: Time) {}
+    /// Retransmission timeout.
+    fn on_rto(&mut self, now: Time, bytes_in_flight: u64);
+    /// A data segment was sent (rate-based controllers track sending).
+    fn on_send(&mut self, _now: Time, _bytes: u64, _bytes_in_flight: u64) {}
+    /// Congestion window in bytes.
+    fn window(&self) -> u64;
+    /// Slow-start threshold in bytes (u64::MAX when unset).
+    fn ssthresh(&self) -> u64;
+    /// Pacing rate in bytes per second, if the controller paces.
+    fn pacing_rate(&self) -> Option<f64> {
+        None
+    }
+    /// Extra values worth sampling over time (e.g. DCTCP's alpha, BBR's state).
+    fn sample(&self, _out: &mut crate::net::Samples) {}
+}

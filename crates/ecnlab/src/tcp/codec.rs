@@ -1,0 +1,66 @@
+//! Feedback codecs: how a scheme negotiates itself in the handshake, what codepoint data
+//! packets carry, what the receiver echoes in ACKs from what the network wrote, and how the
+//! sender decodes ACKs into [`Signal`]s for its controller.
+//!
+//! One codec object lives in each TCP endpoint and plays both roles (data sender and data
+//! receiver); a one-way transfer uses one role on each side. Codecs see whole packets, so
+//! schemes that use the IP-ID (UNO) or a per-packet RTT field (HFCC) fit the same trait.
+
+use crate::cc::Signal;
+use crate::packet::Packet;
+use crate::time::Time;
+
+/// The three packets of the handshake.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Handshake {
+    Syn,
+    SynAck,
+    /// The ACK that completes the handshake (sent by the active opener).
+    Ack,
+}
+
+/// What the connection tells the codec about its state when a packet goes out or an ACK
+/// comes in. Sequence numbers are 64-bit, unwrapped.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TcpInfo {
+    pub now: Time,
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    pub srtt: Time,
+    pub min_rtt: Time,
+    pub cwnd: u64,
+    pub mss: u32,
+    /// For an incoming ACK: bytes it newly acknowledges.
+    pub acked_bytes: u64,
+}
+
+pub trait Codec {
+    fn name(&self) -> &'static str;
+
+    // ---- handshake
+    /// Fills codepoints and flags of an outgoing handshake packet.
+    fn handshake_out(&mut self, kind: Handshake, pkt: &mut Packet);
+    /// Reads an incoming handshake packet.
+    fn handshake_in(&mut self, kind: Handshake, pkt: &Packet);
+    /// After the handshake: did the peers agree to use this scheme's feedback? (false → the
+    /// codec behaves as "no ECN": Not-ECT data, no echo, no signals, unless it falls back to
+    /// something else itself.)
+    fn negotiated(&self) -> bool;
+    /// Initial window in segments decided by the handshake (EECN: 10 / 5 / 1), if any.
+    fn initial_window(&self) -> Option<u32> {
+        None
+    }
+
+    // ---- data sender
+    /// Sets the codepoint / flags of an outgoing data segment (`ip.ident` is already set).
+    fn data_out(&mut self, pkt: &mut Packet, retransmission: bool, info: &TcpInfo);
+    /// Decodes an incoming ACK into at most one congestion signal.
+    fn ack_in(&mut self, pkt: &Packet, info: &TcpInfo) -> Option<Signal>;
+
+    // ---- data receiver
+    /// Notes the codepoint of an arriving data segment. Returns true if the receiver should
+    /// acknowledge immediately rather than delay (e.g. DCTCP when the CE state changes).
+    fn data_in(&mut self, pkt: &Packet) -> bool;
+    /// Sets the echo flags of an outgoing ACK.
+    fn ack_out(&mut self, pkt: &mut Packet);
+}
