@@ -110,6 +110,7 @@ pub struct Sim {
     pub ts: TimeSeries,
     pub seed: u64,
     sample_interval: Time,
+    sample_flows: bool,
     started: bool,
     out: Vec<Packet>,
     dropped_scratch: Vec<(PktId, DropReason)>,
@@ -151,6 +152,7 @@ impl Sim {
             ts,
             seed,
             sample_interval: 0,
+            sample_flows: true,
             started: false,
             out: Vec::with_capacity(64),
             dropped_scratch: Vec::new(),
@@ -290,6 +292,11 @@ impl Sim {
     /// Keep a histogram of queueing delays at this port.
     pub fn track_sojourn(&mut self, port: PortId) {
         self.ports[port as usize].sojourn = Some(Histogram::default());
+    }
+
+    /// Stop sampling per-flow values (ports are still sampled).
+    pub fn disable_flow_sampling(&mut self) {
+        self.sample_flows = false;
     }
 
     /// Time-series sampling period (0: off).
@@ -754,7 +761,12 @@ impl Sim {
             }
         }
         let mut buf: Samples = Vec::new();
-        for f in 0..self.flows.len() {
+        let n_flows = if self.sample_flows {
+            self.flows.len()
+        } else {
+            0
+        };
+        for f in 0..n_flows {
             let (src, dst) = (self.flows[f].src_ep, self.flows[f].dst_ep);
             buf.clear();
             self.endpoints[src as usize].sample(now, &mut buf);

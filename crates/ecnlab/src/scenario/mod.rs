@@ -1,6 +1,15 @@
 //! Scenario files: one schema (these serde types) read from TOML or JSON, validated with
 //! errors that name the key path, built into a [`Sim`](crate::Sim) and run.
 
+mod build;
+pub mod registry;
+pub mod schema;
+pub mod units;
+
+pub use build::{build, Built, SizeSampler};
+pub use schema::*;
+pub use units::{Duration, Rate, Size};
+
 use crate::stats::Table;
 use std::path::PathBuf;
 
@@ -86,3 +95,127 @@ impl std::fmt::Display for RunError {
 }
 
 impl std::error::Error for RunError {}
+
+impl ScenarioError {
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        ScenarioError {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Renders serde_path_to_error's path (`flows[3].cc`); empty at the root.
+fn render_path(p: &serde_path_to_error::Path) -> String {
+    let s = p.to_string();
+    if s == "." {
+        String::new()
+    } else {
+        s
+    }
+}
+
+/// Parses and validates a TOML scenario.
+pub fn parse_toml(text: &str) -> Result<Scenario, ScenarioError> {
+    let de = toml::Deserializer::new(text);
+    let s: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = render_path(e.path());
+        let inner = e.into_inner();
+        let mut msg = inner.message().to_string();
+        if path.is_empty() {
+            if let Some(span) = inner.span() {
+                let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+                msg = format!("line {line}: {msg}");
+            }
+        }
+        ScenarioError::new(path, msg)
+    })?;
+    validate(&s)?;
+    Ok(s)
+}
+
+/// Parses and validates a JSON scenario (what the Python front sends).
+pub fn parse_json(text: &str) -> Result<Scenario, ScenarioError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let s: Scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = render_path(e.path());
+        let msg = e.into_inner().to_string();
+        // serde_json appends " at line L column C", meaningless for a Python dict.
+        let msg = match msg.rfind(" at line ") {
+            Some(i) => msg[..i].to_string(),
+            None => msg,
+        };
+        ScenarioError::new(path, msg)
+    })?;
+    validate(&s)?;
+    Ok(s)
+}
+
+/// Checks everything that can be checked before running, by building the simulation.
+pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
+    build(s, s.seed, None).map(|_| ())
+}
+
+impl Scenario {
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self)
+            .unwrap_or_else(|e| format!("# scenario could not be rendered as TOML: {e}\n"))
+    }
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+/// Runs a validated scenario.
+pub fn run(s: &Scenario, mut opts: RunOptions) -> Result<RunOutput, RunError> {
+    let seed = opts.seed.unwrap_or(s.seed);
+    let mut built = build(s, seed, opts.pcap_dir.as_deref()).map_err(RunError::Invalid)?;
+    let sim = &mut built.sim;
+    let end = s.duration.0;
+    let t0 = std::time::Instant::now();
+    let mut last_report = 0.0;
+    // Run in slices of simulated time so progress can be reported and a run interrupted.
+    let slices = 1000u64;
+    for k in 1..=slices {
+        let until = if k == slices { end } else { end / slices * k };
+        sim.run_until(until);
+        let wall = t0.elapsed().as_secs_f64();
+        if let Some(cb) = opts.progress.as_mut() {
+            if wall - last_report >= 0.2 || k == slices {
+                last_report = wall;
+                let go = cb(Progress {
+                    sim_time_s: crate::time::to_secs(until),
+                    duration_s: s.duration.secs(),
+                    wall_s: wall,
+                    events: sim.events.executed,
+                });
+                if !go {
+                    return Err(RunError::Interrupted);
+                }
+            }
+        }
+    }
+    let wall_s = t0.elapsed().as_secs_f64();
+    sim.conservation().map_err(RunError::Internal)?;
+    sim.finish_pcaps()
+        .map_err(|e| RunError::Io(format!("writing pcap: {e}")))?;
+    let mut resolved = s.clone();
+    resolved.seed = seed;
+    let rows = sim.flow_records();
+    Ok(RunOutput {
+        flows: crate::stats::FlowRecord::table(&rows),
+        ports: sim.ports_table(),
+        timeseries: sim.ts.to_table(),
+        meta: RunMeta {
+            seed,
+            duration_s: s.duration.secs(),
+            wall_s,
+            events: sim.events.executed,
+            packets_created: sim.pool.allocated,
+            packets_delivered: sim.delivered,
+            packets_dropped: sim.dropped,
+            peak_packets: sim.pool.capacity_used() as u64,
+        },
+        scenario_toml: resolved.to_toml(),
+    })
+}

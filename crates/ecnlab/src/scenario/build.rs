@@ -1,0 +1,794 @@
+//! Turns a [`Scenario`] into a ready-to-run [`Sim`], checking every reference and value on
+//! the way; every error names the key path.
+
+use super::registry;
+use super::schema::*;
+use super::ScenarioError;
+use crate::app::{UdpPattern, UdpSink, UdpSource, UdpSourceConfig};
+use crate::engine::rng;
+use crate::net::{topology, LinkSpec, NodeId, PortId, RateSchedule, Sim};
+use crate::time::{Time, NEVER};
+use crate::wire::Ecn;
+use rand_distr::Distribution;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// A built simulation and what the run needs to know about it.
+pub struct Built {
+    pub sim: Sim,
+}
+
+/// Upper bounds that keep a run from exhausting memory; beyond them the scenario is refused
+/// with an explanation rather than crashing half-way.
+const MAX_NODES: usize = 1_000_000;
+const MAX_FLOWS: usize = 2_000_000;
+const MAX_SAMPLE_ROWS: f64 = 200e6;
+
+fn err(path: impl Into<String>, msg: impl Into<String>) -> ScenarioError {
+    ScenarioError::new(path, msg)
+}
+
+fn schedule(path: &str, l: &LinkParams) -> Result<LinkSpec, ScenarioError> {
+    let mut steps = vec![(0, l.rate.0)];
+    let mut last = 0;
+    for (i, s) in l.schedule.iter().enumerate() {
+        if s.at.0 <= last && !(i == 0 && s.at.0 == 0) {
+            return Err(err(
+                format!("{path}.schedule[{i}].at"),
+                "times must be strictly increasing and after 0",
+            ));
+        }
+        if s.at.0 == 0 {
+            steps[0].1 = s.rate.0;
+        } else {
+            steps.push((s.at.0, s.rate.0));
+        }
+        last = s.at.0;
+    }
+    let rate = RateSchedule::new(steps).map_err(|m| err(format!("{path}.schedule"), m))?;
+    Ok(LinkSpec {
+        rate,
+        delay: l.delay.0,
+    })
+}
+
+struct Ctx<'a> {
+    sim: Sim,
+    seed: u64,
+    qdisc_index: u64,
+    names: HashMap<String, NodeId>,
+    scenario: &'a Scenario,
+}
+
+impl Ctx<'_> {
+    fn queue(
+        &mut self,
+        path: &str,
+        c: &Component,
+    ) -> Result<Box<dyn crate::aqm::Qdisc>, ScenarioError> {
+        self.qdisc_index += 1;
+        registry::queue(path, c, self.seed, self.qdisc_index)
+    }
+
+    fn node(&self, path: &str, name: &str) -> Result<NodeId, ScenarioError> {
+        self.names
+            .get(name)
+            .copied()
+            .ok_or_else(|| err(path, format!("unknown node \"{name}\"")))
+    }
+
+    fn host(&self, path: &str, name: &str) -> Result<NodeId, ScenarioError> {
+        let n = self.node(path, name)?;
+        if !self.sim.nodes[n as usize].is_host {
+            return Err(err(
+                path,
+                format!("\"{name}\" is a router; flows start and end at hosts"),
+            ));
+        }
+        Ok(n)
+    }
+
+    fn port(&self, path: &str, name: &str) -> Result<PortId, ScenarioError> {
+        self.sim.port_by_name(name).ok_or_else(|| {
+            let some: Vec<&str> = self
+                .sim
+                .ports
+                .iter()
+                .take(6)
+                .map(|p| p.name.as_str())
+                .collect();
+            err(
+                path,
+                format!(
+                    "unknown port \"{name}\"; ports are named \"from->to\", e.g. {}",
+                    some.join(", ")
+                ),
+            )
+        })
+    }
+}
+
+pub fn build(s: &Scenario, seed: u64, pcap_dir: Option<&Path>) -> Result<Built, ScenarioError> {
+    if s.duration.0 == 0 {
+        return Err(err("duration", "must be positive"));
+    }
+    let mut c = Ctx {
+        sim: Sim::new(seed),
+        seed,
+        qdisc_index: 0,
+        names: HashMap::new(),
+        scenario: s,
+    };
+    c.sim.set_ip_id_mode(s.hosts.ip_id);
+    build_topology(&mut c)?;
+    for (i, n) in c.sim.nodes.iter().enumerate() {
+        c.names.insert(n.name.clone(), i as NodeId);
+    }
+    c.sim.compute_routes();
+
+    // Per-port overrides.
+    for (i, ps) in s.ports.iter().enumerate() {
+        let path = format!("ports[{i}]");
+        let p = c.port(&format!("{path}.port"), &ps.port)?;
+        if let Some(q) = &ps.queue {
+            let mut q = c.queue(&format!("{path}.queue"), q)?;
+            let port = &mut c.sim.ports[p as usize];
+            q.set_rate(port.rate.steps()[0].1);
+            port.qdisc = q;
+        }
+        if let Some(m) = &ps.marker {
+            let m = registry::marker(&format!("{path}.marker"), m, seed, p as u64)?;
+            c.sim.set_marker(p, m);
+        }
+    }
+
+    // Capture.
+    let mut pcap_ports: Vec<(String, PortId)> = Vec::new();
+    for (i, ps) in s.ports.iter().enumerate() {
+        if ps.pcap {
+            pcap_ports.push((
+                format!("ports[{i}].pcap"),
+                c.port(&format!("ports[{i}].port"), &ps.port)?,
+            ));
+        }
+    }
+    for (i, name) in s.measure.pcap.iter().enumerate() {
+        let path = format!("measure.pcap[{i}]");
+        pcap_ports.push((path.clone(), c.port(&path, name)?));
+    }
+    if !pcap_ports.is_empty() {
+        if let Some(dir) = pcap_dir {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                err(
+                    "measure.pcap",
+                    format!("cannot create {}: {e}", dir.display()),
+                )
+            })?;
+            for (path, p) in pcap_ports {
+                let file = dir.join(format!(
+                    "{}.pcap",
+                    c.sim.ports[p as usize].name.replace("->", "_to_")
+                ));
+                c.sim
+                    .enable_pcap(p, &file)
+                    .map_err(|e| err(path, format!("cannot create {}: {e}", file.display())))?;
+            }
+        }
+    }
+
+    // Flows.
+    let mut n_flows = 0usize;
+    for (i, f) in s.flows.iter().enumerate() {
+        n_flows += f.count.unwrap_or(1);
+        if n_flows > MAX_FLOWS {
+            return Err(err(
+                format!("flows[{i}].count"),
+                format!("more than {MAX_FLOWS} flows in one run"),
+            ));
+        }
+        add_flow_spec(&mut c, &format!("flows[{i}]"), f, i)?;
+    }
+    for (i, w) in s.workloads.iter().enumerate() {
+        add_workload(&mut c, &format!("workloads[{i}]"), w, i)?;
+    }
+
+    // Measurement.
+    let m = &s.measure;
+    if m.interval.0 == 0 {
+        return Err(err("measure.interval", "must be positive"));
+    }
+    let sampled: Vec<PortId> = match &m.sample_ports {
+        Some(list) => list
+            .iter()
+            .enumerate()
+            .map(|(i, n)| c.port(&format!("measure.sample_ports[{i}]"), n))
+            .collect::<Result<_, _>>()?,
+        None => (0..c.sim.ports.len() as PortId)
+            .filter(|&p| !c.sim.nodes[c.sim.ports[p as usize].node as usize].is_host)
+            .collect(),
+    };
+    let sample_flows = m.sample_flows.unwrap_or(c.sim.flows.len() <= 64);
+    let per_sample = sampled.len() as f64 * 4.0
+        + if sample_flows {
+            c.sim.flows.len() as f64 * 8.0
+        } else {
+            0.0
+        };
+    let rows = per_sample * (s.duration.0 as f64 / m.interval.0 as f64);
+    if rows > MAX_SAMPLE_ROWS {
+        return Err(err(
+            "measure.interval",
+            format!("sampling every {} would record about {:.0} million rows; use a longer interval, fewer sample_ports, or sample_flows = false", m.interval, rows / 1e6),
+        ));
+    }
+    for p in sampled {
+        c.sim.sample_port(p);
+        c.sim.track_sojourn(p);
+    }
+    if !sample_flows {
+        c.sim.disable_flow_sampling();
+    }
+    c.sim.set_sample_interval(m.interval.0);
+    Ok(Built { sim: c.sim })
+}
+
+fn build_topology(c: &mut Ctx) -> Result<(), ScenarioError> {
+    let s = c.scenario;
+    match &s.topology {
+        Topology::Dumbbell {
+            left,
+            right,
+            access,
+            bottleneck,
+            bottleneck_queue,
+            reverse_queue,
+            bottleneck_marker,
+            access_queue,
+        } => {
+            if *left == 0 || *right == 0 {
+                return Err(err(
+                    if *left == 0 {
+                        "topology.left"
+                    } else {
+                        "topology.right"
+                    },
+                    "must be at least 1",
+                ));
+            }
+            if left + right > MAX_NODES {
+                return Err(err("topology.left", format!("more than {MAX_NODES} hosts")));
+            }
+            let acc = schedule("topology.access", access)?;
+            let bn = schedule("topology.bottleneck", bottleneck)?;
+            let fwd = c.queue("topology.bottleneck_queue", bottleneck_queue)?;
+            let rev = c.queue(
+                "topology.reverse_queue",
+                reverse_queue.as_ref().unwrap_or(bottleneck_queue),
+            )?;
+            // Validate the access queue once, then build one per port.
+            c.queue("topology.access_queue", access_queue)?;
+            let (seed, base) = (c.seed, c.qdisc_index);
+            let mut k = 0u64;
+            let mut factory = |_name: &str| {
+                k += 1;
+                registry::queue(
+                    "topology.access_queue",
+                    access_queue,
+                    seed,
+                    base + 1_000_000 + k,
+                )
+                .expect("validated above")
+            };
+            let d =
+                topology::dumbbell(&mut c.sim, *left, *right, &acc, &bn, fwd, rev, &mut factory);
+            if let Some(m) = bottleneck_marker {
+                let mk =
+                    registry::marker("topology.bottleneck_marker", m, c.seed, d.bottleneck as u64)?;
+                c.sim.set_marker(d.bottleneck, mk);
+            }
+        }
+        Topology::Chain {
+            hops,
+            link,
+            access,
+            end_hosts,
+            cross_hosts,
+            queue,
+            marker,
+            access_queue,
+        } => {
+            if *hops == 0 {
+                return Err(err("topology.hops", "must be at least 1"));
+            }
+            if (hops + 1) * (cross_hosts + 1) + 2 * end_hosts > MAX_NODES {
+                return Err(err(
+                    "topology.cross_hosts",
+                    format!("more than {MAX_NODES} nodes"),
+                ));
+            }
+            let l = schedule("topology.link", link)?;
+            let acc = schedule("topology.access", access)?;
+            c.queue("topology.queue", queue)?;
+            c.queue("topology.access_queue", access_queue)?;
+            if let Some(m) = marker {
+                registry::marker("topology.marker", m, c.seed, 0)?;
+            }
+            let (seed, base) = (c.seed, c.qdisc_index);
+            let mut k = 0u64;
+            let mut qf = |_n: &str| {
+                k += 1;
+                registry::queue("topology.queue", queue, seed, base + k).expect("validated above")
+            };
+            let (routers, fwd) = topology::chain(&mut c.sim, *hops, &l, &mut qf);
+            if let Some(m) = marker {
+                for &p in &fwd {
+                    let mk = registry::marker("topology.marker", m, c.seed, p as u64)
+                        .expect("validated above");
+                    c.sim.set_marker(p, mk);
+                }
+            }
+            let mut k2 = 0u64;
+            let mut attach = |sim: &mut Sim, name: String, r: NodeId| {
+                k2 += 2;
+                let h = sim.add_host(&name);
+                let qa = registry::queue(
+                    "topology.access_queue",
+                    access_queue,
+                    seed,
+                    base + 2_000_000 + k2,
+                )
+                .expect("validated");
+                let qb = registry::queue(
+                    "topology.access_queue",
+                    access_queue,
+                    seed,
+                    base + 2_000_001 + k2,
+                )
+                .expect("validated");
+                sim.connect(h, r, &acc, qa, qb);
+            };
+            for i in 0..*end_hosts {
+                attach(&mut c.sim, format!("l{i}"), routers[0]);
+                attach(&mut c.sim, format!("r{i}"), routers[*hops]);
+            }
+            for (ri, &r) in routers.iter().enumerate() {
+                for j in 0..*cross_hosts {
+                    attach(&mut c.sim, format!("x{ri}_{j}"), r);
+                }
+            }
+        }
+        Topology::Explicit { nodes, links } => {
+            if nodes.len() > MAX_NODES {
+                return Err(err(
+                    "topology.nodes",
+                    format!("more than {MAX_NODES} nodes"),
+                ));
+            }
+            for (i, n) in nodes.iter().enumerate() {
+                let path = format!("topology.nodes[{i}].name");
+                if n.name.is_empty() || n.name.contains("->") {
+                    return Err(err(
+                        path,
+                        "node names must be non-empty and must not contain \"->\"",
+                    ));
+                }
+                if c.names.contains_key(&n.name) {
+                    return Err(err(path, format!("duplicate node name \"{}\"", n.name)));
+                }
+                let id = match n.kind {
+                    NodeKind::Host => c.sim.add_host(&n.name),
+                    NodeKind::Router => c.sim.add_router(&n.name),
+                };
+                c.names.insert(n.name.clone(), id);
+            }
+            for (i, l) in links.iter().enumerate() {
+                let path = format!("topology.links[{i}]");
+                let a = c.node(&format!("{path}.a"), &l.a)?;
+                let b = c.node(&format!("{path}.b"), &l.b)?;
+                if a == b {
+                    return Err(err(
+                        format!("{path}.b"),
+                        "a link must join two different nodes",
+                    ));
+                }
+                let spec = schedule(
+                    &path,
+                    &LinkParams {
+                        rate: l.rate,
+                        delay: l.delay,
+                        schedule: l.schedule.clone(),
+                    },
+                )?;
+                let qa = c.queue(&format!("{path}.queue"), &l.queue)?;
+                let qb = c.queue(
+                    &format!("{path}.queue_ba"),
+                    l.queue_ba.as_ref().unwrap_or(&l.queue),
+                )?;
+                c.sim.connect(a, b, &spec, qa, qb);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn flow_name(f: &FlowSpec, index: usize, k: usize, count: usize) -> String {
+    let base = f.name.clone().unwrap_or_else(|| format!("f{index}"));
+    if count > 1 {
+        format!("{base}.{k}")
+    } else {
+        base
+    }
+}
+
+fn add_flow_spec(c: &mut Ctx, path: &str, f: &FlowSpec, index: usize) -> Result<(), ScenarioError> {
+    let src = c.host(&format!("{path}.src"), &f.src)?;
+    let dst = c.host(&format!("{path}.dst"), &f.dst)?;
+    if src == dst {
+        return Err(err(
+            format!("{path}.dst"),
+            "source and destination are the same host",
+        ));
+    }
+    if !c.sim.has_route(src, dst) || !c.sim.has_route(dst, src) {
+        return Err(err(
+            path,
+            format!("no route between \"{}\" and \"{}\"", f.src, f.dst),
+        ));
+    }
+    let count = f.count.unwrap_or(1);
+    if count == 0 {
+        return Err(err(format!("{path}.count"), "must be at least 1"));
+    }
+    let start = f.start.map_or(0, |d| d.0);
+    let stagger = f.stagger.map_or(0, |d| d.0);
+    let dur = c.scenario.duration.0;
+    match f.kind {
+        FlowKind::Udp => {
+            for (field, set) in [
+                ("size", f.size.is_some()),
+                ("cc", f.cc.is_some()),
+                ("ecn", f.ecn.is_some()),
+                ("cc_params", f.cc_params.is_some()),
+                ("tcp", f.tcp.is_some()),
+                ("client_initiated", f.client_initiated.is_some()),
+            ] {
+                if set {
+                    return Err(err(
+                        format!("{path}.{field}"),
+                        "is a TCP option; this flow has kind = \"udp\"",
+                    ));
+                }
+            }
+            let rate = f.rate.ok_or_else(|| {
+                err(
+                    format!("{path}.rate"),
+                    "a UDP flow needs a rate, e.g. rate = \"10Mbps\"",
+                )
+            })?;
+            let size = f.packet_size.map_or(1000, |s| s.0);
+            if !(29..=65535).contains(&size) {
+                return Err(err(
+                    format!("{path}.packet_size"),
+                    "must be between 29 and 65535 bytes",
+                ));
+            }
+            let stop = f.stop.map_or(NEVER, |d| d.0);
+            if stop <= start {
+                return Err(err(format!("{path}.stop"), "must be after start"));
+            }
+            let on_off = match (f.on, f.off) {
+                (None, None) => None,
+                (Some(on), Some(off)) if on.0 > 0 => Some((on.0, off.0)),
+                (Some(_), Some(_)) => return Err(err(format!("{path}.on"), "must be positive")),
+                _ => {
+                    return Err(err(
+                        format!("{path}.on"),
+                        "on and off must be given together",
+                    ))
+                }
+            };
+            let ecn = match f.udp_ecn.as_deref() {
+                None | Some("not-ect") => Ecn::NOT_ECT,
+                Some("ect0") => Ecn::ECT0,
+                Some("ect1") => Ecn::ECT1,
+                Some(o) => {
+                    return Err(err(
+                        format!("{path}.udp_ecn"),
+                        format!("unknown codepoint \"{o}\"; expected one of not-ect, ect0, ect1"),
+                    ))
+                }
+            };
+            for k in 0..count {
+                let cfg = UdpSourceConfig {
+                    rate_bps: rate.0,
+                    packet_size: size as u32,
+                    pattern: f.pattern.unwrap_or(UdpPattern::Cbr),
+                    start: start + stagger * k as Time,
+                    stop,
+                    ecn,
+                    on_off,
+                };
+                let flow = c.sim.flows.len() as u32;
+                let sink_ep = c.sim.next_endpoint_id() + 1;
+                let rng = rng::stream(c.seed, rng::kind::ENDPOINT, flow as u64);
+                let (sa, da) = (
+                    c.sim.nodes[src as usize].addr,
+                    c.sim.nodes[dst as usize].addr,
+                );
+                let src_ep = c.sim.add_endpoint(
+                    src,
+                    Box::new(UdpSource::new(cfg, sa, da, sink_ep, flow, rng)),
+                );
+                let dst_ep = c.sim.add_endpoint(dst, Box::new(UdpSink::new()));
+                debug_assert_eq!(dst_ep, sink_ep);
+                c.sim
+                    .add_flow(&flow_name(f, index, k, count), src_ep, dst_ep);
+            }
+        }
+        FlowKind::Tcp => {
+            for (field, set) in [
+                ("rate", f.rate.is_some()),
+                ("packet_size", f.packet_size.is_some()),
+                ("pattern", f.pattern.is_some()),
+                ("on", f.on.is_some()),
+                ("off", f.off.is_some()),
+                ("udp_ecn", f.udp_ecn.is_some()),
+                ("stop", f.stop.is_some()),
+            ] {
+                if set {
+                    return Err(err(
+                        format!("{path}.{field}"),
+                        "is a UDP option; this flow is TCP (set kind = \"udp\" for UDP)",
+                    ));
+                }
+            }
+            let tcp = TcpFlowArgs {
+                cc: f.cc.as_deref(),
+                ecn: f.ecn.as_deref(),
+                cc_params: f.cc_params.as_ref(),
+                tcp: f.tcp.as_ref(),
+                client_initiated: f.client_initiated.unwrap_or(false),
+            };
+            for k in 0..count {
+                let name = flow_name(f, index, k, count);
+                add_tcp_flow(
+                    c,
+                    path,
+                    &name,
+                    src,
+                    dst,
+                    f.size.map(|s| s.0),
+                    start + stagger * k as Time,
+                    &tcp,
+                )?;
+            }
+        }
+    }
+    let _ = dur;
+    Ok(())
+}
+
+struct TcpFlowArgs<'a> {
+    cc: Option<&'a str>,
+    ecn: Option<&'a str>,
+    cc_params: Option<&'a Params>,
+    tcp: Option<&'a Params>,
+    client_initiated: bool,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn add_tcp_flow(
+    c: &mut Ctx,
+    path: &str,
+    _name: &str,
+    _src: NodeId,
+    _dst: NodeId,
+    _size: Option<u64>,
+    _start: Time,
+    _a: &TcpFlowArgs,
+) -> Result<(), ScenarioError> {
+    Err(err(path, "TCP flows are not available in this build yet"))
+}
+
+fn add_workload(
+    c: &mut Ctx,
+    path: &str,
+    w: &WorkloadSpec,
+    index: usize,
+) -> Result<(), ScenarioError> {
+    let srcs: Vec<NodeId> = w
+        .src
+        .iter()
+        .enumerate()
+        .map(|(i, n)| c.host(&format!("{path}.src[{i}]"), n))
+        .collect::<Result<_, _>>()?;
+    let dsts: Vec<NodeId> = w
+        .dst
+        .iter()
+        .enumerate()
+        .map(|(i, n)| c.host(&format!("{path}.dst[{i}]"), n))
+        .collect::<Result<_, _>>()?;
+    if srcs.is_empty() || dsts.is_empty() {
+        return Err(err(
+            format!("{path}.{}", if srcs.is_empty() { "src" } else { "dst" }),
+            "needs at least one host",
+        ));
+    }
+    let mut rng = rng::stream(c.seed, rng::kind::WORKLOAD, index as u64);
+    let dist = SizeSampler::new(&format!("{path}.sizes"), &w.sizes)?;
+    let rate = match (w.arrival_rate, w.load) {
+        (Some(r), None) if r > 0.0 && r.is_finite() => r,
+        (Some(_), None) => {
+            return Err(err(
+                format!("{path}.arrival_rate"),
+                "must be a positive number of flows per second",
+            ))
+        }
+        (None, Some(l)) if l > 0.0 && l.is_finite() => {
+            let of = w.load_of.ok_or_else(|| {
+                err(
+                    format!("{path}.load_of"),
+                    "a load needs the rate it is a fraction of, e.g. load_of = \"100Mbps\"",
+                )
+            })?;
+            l * of.0 as f64 / (8.0 * dist.mean())
+        }
+        (None, Some(_)) => return Err(err(format!("{path}.load"), "must be a positive fraction")),
+        _ => {
+            return Err(err(
+                path,
+                "give exactly one of arrival_rate (flows/s) or load (with load_of)",
+            ))
+        }
+    };
+    let start = w.start.map_or(0, |d| d.0);
+    let stop = w.stop.map_or(c.scenario.duration.0, |d| d.0);
+    if stop <= start {
+        return Err(err(format!("{path}.stop"), "must be after start"));
+    }
+    let max = w.max_flows.unwrap_or(MAX_FLOWS);
+    let exp = rand_distr::Exp::new(rate).map_err(|e| err(path, e.to_string()))?;
+    let args = TcpFlowArgs {
+        cc: w.cc.as_deref(),
+        ecn: w.ecn.as_deref(),
+        cc_params: w.cc_params.as_ref(),
+        tcp: w.tcp.as_ref(),
+        client_initiated: w.client_initiated.unwrap_or(false),
+    };
+    let base = w.name.clone().unwrap_or_else(|| format!("w{index}"));
+    let mut t = start as f64 / 1e12;
+    let mut k = 0usize;
+    use rand::Rng as _;
+    loop {
+        t += exp.sample(&mut rng);
+        let at = crate::time::from_secs(t);
+        if at >= stop || k >= max {
+            break;
+        }
+        if c.sim.flows.len() >= MAX_FLOWS {
+            return Err(err(
+                format!("{path}.max_flows"),
+                format!("the workload would create more than {MAX_FLOWS} flows"),
+            ));
+        }
+        let s = srcs[rng.gen_range(0..srcs.len())];
+        let mut d = dsts[rng.gen_range(0..dsts.len())];
+        if d == s {
+            // Pick another destination when the lists overlap.
+            match dsts.iter().find(|&&x| x != s) {
+                Some(&x) => d = x,
+                None => {
+                    return Err(err(
+                        format!("{path}.dst"),
+                        "every destination equals the source",
+                    ))
+                }
+            }
+        }
+        let size = dist.sample(&mut rng).max(1.0).round() as u64;
+        add_tcp_flow(c, path, &format!("{base}.{k}"), s, d, Some(size), at, &args)?;
+        k += 1;
+    }
+    Ok(())
+}
+
+/// Flow-size sampler.
+pub struct SizeSampler {
+    kind: SizeKind,
+}
+
+enum SizeKind {
+    Fixed(f64),
+    Pareto { scale: f64, shape: f64 },
+    Exp(f64),
+    Empirical(Vec<(f64, f64)>),
+}
+
+impl SizeSampler {
+    pub fn new(path: &str, d: &SizeDist) -> Result<Self, ScenarioError> {
+        let kind = match d {
+            SizeDist::Fixed { size } if size.0 > 0 => SizeKind::Fixed(size.0 as f64),
+            SizeDist::Fixed { .. } => return Err(err(format!("{path}.size"), "must be positive")),
+            SizeDist::Pareto { mean, shape } => {
+                if !(*shape > 1.0 && shape.is_finite()) {
+                    return Err(err(
+                        format!("{path}.shape"),
+                        "must be greater than 1 (the mean is infinite otherwise)",
+                    ));
+                }
+                if mean.0 == 0 {
+                    return Err(err(format!("{path}.mean"), "must be positive"));
+                }
+                // Mean of Pareto(x_m, a) is a·x_m/(a−1).
+                SizeKind::Pareto {
+                    scale: mean.0 as f64 * (shape - 1.0) / shape,
+                    shape: *shape,
+                }
+            }
+            SizeDist::Exponential { mean } if mean.0 > 0 => SizeKind::Exp(mean.0 as f64),
+            SizeDist::Exponential { .. } => {
+                return Err(err(format!("{path}.mean"), "must be positive"))
+            }
+            SizeDist::Empirical { cdf } => {
+                if cdf.len() < 2 {
+                    return Err(err(format!("{path}.cdf"), "needs at least two points"));
+                }
+                for (i, w) in cdf.windows(2).enumerate() {
+                    if !(w[1].0 >= w[0].0 && w[1].1 >= w[0].1) {
+                        return Err(err(
+                            format!("{path}.cdf[{}]", i + 1),
+                            "sizes and probabilities must be non-decreasing",
+                        ));
+                    }
+                }
+                if cdf[0].0 < 0.0 || cdf[0].1 < 0.0 || (cdf[cdf.len() - 1].1 - 1.0).abs() > 1e-9 {
+                    return Err(err(
+                        format!("{path}.cdf"),
+                        "must start at a non-negative size and end at probability 1",
+                    ));
+                }
+                SizeKind::Empirical(cdf.clone())
+            }
+        };
+        Ok(SizeSampler { kind })
+    }
+
+    pub fn mean(&self) -> f64 {
+        match &self.kind {
+            SizeKind::Fixed(s) => *s,
+            SizeKind::Pareto { scale, shape } => shape * scale / (shape - 1.0),
+            SizeKind::Exp(m) => *m,
+            SizeKind::Empirical(c) => {
+                // Piecewise-linear CDF: uniform within each segment.
+                let mut m = c[0].0 * c[0].1;
+                for w in c.windows(2) {
+                    m += (w[1].1 - w[0].1) * (w[0].0 + w[1].0) / 2.0;
+                }
+                m
+            }
+        }
+    }
+
+    pub fn sample(&self, rng: &mut rng::Rng) -> f64 {
+        use rand::Rng as _;
+        let u: f64 = rng.gen();
+        match &self.kind {
+            SizeKind::Fixed(s) => *s,
+            SizeKind::Pareto { scale, shape } => scale / (1.0 - u).powf(1.0 / shape),
+            SizeKind::Exp(m) => -m * (1.0 - u).ln(),
+            SizeKind::Empirical(c) => {
+                if u <= c[0].1 {
+                    return c[0].0;
+                }
+                for w in c.windows(2) {
+                    if u <= w[1].1 {
+                        let span = w[1].1 - w[0].1;
+                        let f = if span > 0.0 { (u - w[0].1) / span } else { 1.0 };
+                        return w[0].0 + f * (w[1].0 - w[0].0);
+                    }
+                }
+                c[c.len() - 1].0
+            }
+        }
+    }
+}

@@ -1,0 +1,342 @@
+//! The scenario schema. These serde types are the single source of truth for TOML files, JSON
+//! from Python, and the TOML written back next to results.
+//!
+//! Component parameters (queues, markers, controllers, TCP options) are kept as generic tables
+//! here and checked by the component's own config type when the scenario is built, so a
+//! scheme adds its parameters without touching this file.
+
+use super::units::{Duration, Rate, Size};
+use crate::net::IpIdMode;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+pub type Params = Map<String, Value>;
+
+fn default_seed() -> u64 {
+    1
+}
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Simulated time to run.
+    pub duration: Duration,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    pub topology: Topology,
+    /// Per-port settings that override the topology's (queue, marker, capture, sampling).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ports: Vec<PortSpec>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flows: Vec<FlowSpec>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workloads: Vec<WorkloadSpec>,
+    #[serde(default)]
+    pub measure: Measure,
+    #[serde(default)]
+    pub hosts: HostSpec,
+    /// TCP options applied to every TCP flow (a flow's own `tcp` table overrides them).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub tcp: Params,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostSpec {
+    /// IP-ID numbering of every host: "sequential" or "random".
+    #[serde(default)]
+    pub ip_id: IpIdMode,
+}
+
+/// Rate and propagation delay of a link, optionally a piecewise-constant rate schedule.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkParams {
+    pub rate: Rate,
+    pub delay: Duration,
+    /// Rate changes: `[{at = "4s", rate = "180Mbps"}, ...]`, times increasing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub schedule: Vec<RateStep>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateStep {
+    pub at: Duration,
+    pub rate: Rate,
+}
+
+/// A component chosen by `kind` with its parameters alongside: `{kind = "red", min_th = 30}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Component {
+    pub kind: String,
+    #[serde(flatten)]
+    pub params: Params,
+}
+
+impl Component {
+    pub fn new(kind: &str) -> Self {
+        Component {
+            kind: kind.to_string(),
+            params: Map::new(),
+        }
+    }
+    pub fn droptail(limit: u64) -> Self {
+        let mut c = Component::new("droptail");
+        c.params.insert("limit".into(), Value::from(limit));
+        c
+    }
+}
+
+fn default_access_queue() -> Component {
+    Component::droptail(1000)
+}
+fn default_bottleneck_queue() -> Component {
+    Component::droptail(100)
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Topology {
+    /// `left` hosts l0.. — access — router rl — bottleneck — router rr — access — `right`
+    /// hosts r0...
+    Dumbbell {
+        left: usize,
+        right: usize,
+        access: LinkParams,
+        bottleneck: LinkParams,
+        #[serde(default = "default_bottleneck_queue")]
+        bottleneck_queue: Component,
+        /// Queue of the reverse bottleneck direction (rr→rl); default: same as forward.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reverse_queue: Option<Component>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        bottleneck_marker: Option<Component>,
+        #[serde(default = "default_access_queue")]
+        access_queue: Component,
+    },
+    /// Routers c0..c{hops} in a line; `end_hosts` hosts l0.. on c0 and r0.. on c{hops};
+    /// `cross_hosts` hosts x{i}_{j} on every router c{i} (parking lot cross traffic).
+    Chain {
+        hops: usize,
+        link: LinkParams,
+        access: LinkParams,
+        #[serde(default)]
+        end_hosts: usize,
+        #[serde(default)]
+        cross_hosts: usize,
+        #[serde(default = "default_bottleneck_queue")]
+        queue: Component,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        marker: Option<Component>,
+        #[serde(default = "default_access_queue")]
+        access_queue: Component,
+    },
+    /// Nodes and links listed one by one.
+    Explicit {
+        nodes: Vec<NodeSpec>,
+        links: Vec<LinkSpecToml>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeKind {
+    Host,
+    Router,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    pub name: String,
+    pub kind: NodeKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpecToml {
+    pub a: String,
+    pub b: String,
+    pub rate: Rate,
+    pub delay: Duration,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub schedule: Vec<RateStep>,
+    /// Queue of the a→b port (default: DropTail 1000 packets).
+    #[serde(default = "default_access_queue")]
+    pub queue: Component,
+    /// Queue of the b→a port (default: same as `queue`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_ba: Option<Component>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PortSpec {
+    /// Port name "from->to", e.g. "rl->rr".
+    pub port: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<Component>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub marker: Option<Component>,
+    /// Write every transmitted packet to pcap/<port>.pcap.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub pcap: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FlowKind {
+    #[default]
+    Tcp,
+    Udp,
+}
+
+/// One flow (or `count` identical flows). TCP fields and UDP fields are exclusive.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub kind: FlowKind,
+    pub src: String,
+    pub dst: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<usize>,
+    /// Gap between the starts of the `count` copies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stagger: Option<Duration>,
+    // ---- TCP
+    /// Bytes to transfer (TCP); absent = unlimited (bulk).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<Size>,
+    /// Congestion controller (TCP): newreno, cubic, dctcp, bbr, or a scheme's controller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc: Option<String>,
+    /// Feedback codec (TCP): none, ecn, dctcp, or a scheme's; default: the controller's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc_params: Option<Params>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<Params>,
+    /// The receiver opens the connection (client download: SYN from dst, data from src).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_initiated: Option<bool>,
+    // ---- UDP
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    /// UDP packet size in bytes, IP headers included (default 1000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packet_size: Option<Size>,
+    /// "cbr" (default) or "poisson".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<crate::app::UdpPattern>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Duration>,
+    /// On/off UDP: send for `on`, pause for `off`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub off: Option<Duration>,
+    /// UDP packets' ECN codepoint: "not-ect" (default), "ect0", "ect1".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub udp_ecn: Option<String>,
+}
+
+/// Flows generated by a random process: Poisson arrivals of TCP flows with sizes from a
+/// distribution, between random (src, dst) pairs from the lists.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub src: Vec<String>,
+    pub dst: Vec<String>,
+    /// Mean arrival rate in flows per second ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrival_rate: Option<f64>,
+    /// ... or an offered load as a fraction of `load_of` (bits/s of mean size × rate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_of: Option<Rate>,
+    pub sizes: SizeDist,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Duration>,
+    /// Upper bound on the number of flows generated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_flows: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc_params: Option<Params>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<Params>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_initiated: Option<bool>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "dist", rename_all = "lowercase", deny_unknown_fields)]
+pub enum SizeDist {
+    Fixed {
+        size: Size,
+    },
+    /// Pareto with the given mean and shape (> 1).
+    Pareto {
+        mean: Size,
+        shape: f64,
+    },
+    Exponential {
+        mean: Size,
+    },
+    /// Piecewise-linear CDF: `[[bytes, cumulative probability], ...]`, increasing, ending at 1.
+    Empirical {
+        cdf: Vec<(f64, f64)>,
+    },
+}
+
+fn default_interval() -> Duration {
+    Duration(10 * crate::time::MS)
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Measure {
+    /// Sampling period of the time series.
+    #[serde(default = "default_interval")]
+    pub interval: Duration,
+    /// Ports whose queue is sampled; default: every port that leaves a router.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_ports: Option<Vec<String>>,
+    /// Sample per-flow cwnd, RTT and rate; default: on when there are at most 64 flows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_flows: Option<bool>,
+    /// Ports whose packets are written to pcap files.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pcap: Vec<String>,
+}
+
+impl Default for Measure {
+    fn default() -> Self {
+        Measure {
+            interval: default_interval(),
+            sample_ports: None,
+            sample_flows: None,
+            pcap: Vec::new(),
+        }
+    }
+}
