@@ -594,8 +594,6 @@ impl Sim {
             Verdict::Enqueued => {
                 port.counters.enq_pkts += 1;
                 port.counters.enq_bytes += pkt.wire_len() as u64;
-                let q = port.qdisc.len() as u32;
-                port.counters.max_backlog = port.counters.max_backlog.max(q);
                 if pkt.ip.ecn != ecn_in {
                     port.counters.marked[pkt.ip.ecn.bits() as usize] += 1;
                 }
@@ -603,6 +601,11 @@ impl Sim {
                 if port.busy.is_none() {
                     self.start_tx(p);
                 }
+                // After a possible immediate start, so a packet that finds the link idle never
+                // counts as queued.
+                let port = &mut self.ports[p as usize];
+                let q = port.qdisc.len() as u32;
+                port.counters.max_backlog = port.counters.max_backlog.max(q);
             }
             Verdict::Dropped(why) => {
                 port.counters.drops[why.index()] += 1;

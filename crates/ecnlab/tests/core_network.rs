@@ -1,0 +1,202 @@
+//! The network core against results we did not write: exact link timing, queueing theory
+//! (M/D/1), a CBR source's utilisation, DropTail's overflow arithmetic, determinism and packet
+//! conservation.
+
+use ecnlab::aqm::{DropTail, Limit};
+use ecnlab::net::{Ctx, Endpoint, LinkSpec, Sim};
+use ecnlab::packet::Packet;
+use ecnlab::scenario::{self, RunOptions};
+use ecnlab::stats::FlowRecord;
+use ecnlab::time::{tx_time, Time, MS, NEVER, SEC, US};
+use ecnlab::wire::{Ipv4Repr, UdpRepr};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// Sends one packet of `size` bytes at each of the given times.
+struct Burst {
+    times: Vec<Time>,
+    next: usize,
+    src: u32,
+    dst: u32,
+    dst_ep: u32,
+    size: u32,
+}
+
+impl Endpoint for Burst {
+    fn on_packet(&mut self, _: &mut Ctx, _: &Packet) {}
+    fn on_timer(&mut self, ctx: &mut Ctx) {
+        while self.next < self.times.len() && self.times[self.next] <= ctx.now {
+            let ip = Ipv4Repr { src: self.src, dst: self.dst, ttl: 64, ident: ctx.next_ip_id(), ..Default::default() };
+            let mut p = Packet::new_udp(ip, UdpRepr { src_port: 1, dst_port: 2 }, self.size - 28);
+            p.meta.dst_ep = self.dst_ep;
+            ctx.send(p);
+            self.next += 1;
+        }
+    }
+    fn deadline(&self) -> Time {
+        self.times.get(self.next).copied().unwrap_or(NEVER)
+    }
+    fn record(&self, _: Time, _: &mut FlowRecord) {}
+}
+
+/// Records arrival times.
+struct Recorder(Rc<RefCell<Vec<(Time, Time)>>>);
+
+impl Endpoint for Recorder {
+    fn on_packet(&mut self, ctx: &mut Ctx, p: &Packet) {
+        self.0.borrow_mut().push((p.meta.sent_at, ctx.now));
+    }
+    fn on_timer(&mut self, _: &mut Ctx) {}
+    fn deadline(&self) -> Time {
+        NEVER
+    }
+    fn record(&self, _: Time, _: &mut FlowRecord) {}
+}
+
+fn fifo(n: u32) -> Box<DropTail> {
+    Box::new(DropTail::new(Limit::Packets(n)))
+}
+
+/// Host → router → router → host with three different rates and delays: each packet's arrival
+/// is the sum of serialisation and propagation per hop, to the picosecond, and back-to-back
+/// packets are spaced by the slowest link.
+#[test]
+fn link_timing_is_exact_to_the_picosecond() {
+    let rates = [1_000_000_000u64, 3_000_000, 155_520_000];
+    let delays = [1 * US, 7 * MS + 3, 333 * US + 1];
+    let mut sim = Sim::new(1);
+    let h0 = sim.add_host("h0");
+    let r1 = sim.add_router("r1");
+    let r2 = sim.add_router("r2");
+    let h3 = sim.add_host("h3");
+    sim.connect(h0, r1, &LinkSpec::new(rates[0], delays[0]), fifo(100), fifo(100));
+    sim.connect(r1, r2, &LinkSpec::new(rates[1], delays[1]), fifo(100), fifo(100));
+    sim.connect(r2, h3, &LinkSpec::new(rates[2], delays[2]), fifo(100), fifo(100));
+    let log = Rc::new(RefCell::new(Vec::new()));
+    let size = 1000u32;
+    let (a0, a3) = (sim.nodes[h0 as usize].addr, sim.nodes[h3 as usize].addr);
+    let rec_id = sim.next_endpoint_id() + 1;
+    let s = sim.add_endpoint(h0, Box::new(Burst { times: vec![5 * MS, 5 * MS, 5 * MS], next: 0, src: a0, dst: a3, dst_ep: rec_id, size }));
+    let r = sim.add_endpoint(h3, Box::new(Recorder(log.clone())));
+    sim.add_flow("f", s, r);
+    sim.run_until(SEC);
+    let log = log.borrow();
+    assert_eq!(log.len(), 3);
+    let one: Time = (0..3).map(|i| tx_time(size, rates[i]) + delays[i]).sum();
+    assert_eq!(log[0].1, 5 * MS + one);
+    // The 3 Mbps link is the bottleneck: followers are spaced by its serialisation time.
+    let gap = tx_time(size, rates[1]);
+    assert_eq!(log[1].1 - log[0].1, gap);
+    assert_eq!(log[2].1 - log[1].1, gap);
+    sim.conservation().unwrap();
+    assert_eq!(sim.delivered, 3);
+}
+
+fn run_toml(text: &str) -> scenario::RunOutput {
+    let s = scenario::parse_toml(text).unwrap_or_else(|e| panic!("{e}"));
+    scenario::run(&s, RunOptions::default()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn port_row(out: &scenario::RunOutput, port: &str) -> usize {
+    (0..out.ports.rows()).find(|&r| out.ports.str("port", r) == Some(port)).expect("port")
+}
+
+const DUMBBELL_1X1: &str = r#"
+duration = "{dur}"
+seed = {seed}
+[topology]
+kind = "dumbbell"
+left = 1
+right = 1
+access = { rate = "100Gbps", delay = "1us" }
+bottleneck = { rate = "10Mbps", delay = "5ms" }
+bottleneck_queue = { kind = "droptail", limit = {limit} }
+access_queue = { kind = "droptail", limit = 100000 }
+[[flows]]
+kind = "udp"
+src = "l0"
+dst = "r0"
+rate = "{rate}"
+pattern = "{pattern}"
+packet_size = 1000
+"#;
+
+fn dumbbell(dur: &str, seed: u64, limit: u64, rate: &str, pattern: &str) -> String {
+    DUMBBELL_1X1
+        .replace("{dur}", dur)
+        .replace("{seed}", &seed.to_string())
+        .replace("{limit}", &limit.to_string())
+        .replace("{rate}", rate)
+        .replace("{pattern}", pattern)
+}
+
+/// A CBR source at 6 Mbps keeps a 10 Mbps link busy exactly 60 % of the time and never queues.
+#[test]
+fn cbr_utilisation_equals_its_rate() {
+    let out = run_toml(&dumbbell("10s", 1, 100, "6Mbps", "cbr"));
+    let r = port_row(&out, "rl->rr");
+    let util = out.ports.f64("utilization", r).unwrap();
+    // 7500 packets of 0.8 ms; the last one may still be on the wire at the end.
+    assert!((util - 0.6).abs() < 1e-4, "utilisation {util}");
+    assert_eq!(out.ports.f64("dropped_pkts", r), Some(0.0));
+    assert_eq!(out.ports.f64("max_queue_pkts", r), Some(0.0));
+    let thr = out.flows.f64("throughput_bps", 0).unwrap();
+    assert!((thr - 6e6).abs() / 6e6 < 0.002, "throughput {thr}");
+}
+
+/// 20 Mbps of CBR into 10 Mbps with a 50-packet buffer for 2 s: every arrival beyond what the
+/// link sends and the buffer holds is dropped — arithmetic, not statistics.
+#[test]
+fn droptail_overflow_counts_under_known_overload() {
+    let out = run_toml(&dumbbell("2s", 1, 50, "20Mbps", "cbr"));
+    let r = port_row(&out, "rl->rr");
+    let arrived = out.ports.f64("arrived_pkts", r).unwrap() as i64;
+    let sent = out.ports.f64("dequeued_pkts", r).unwrap() as i64;
+    let dropped = out.ports.f64("dropped_overflow", r).unwrap() as i64;
+    // Arrivals every 0.4 ms from t = 0 (+ access delay) until 2 s: 5000 packets.
+    assert_eq!(arrived, 5000);
+    // The link sends one packet per 0.8 ms: 2500 started by t = 2 s.
+    assert!((sent - 2500).abs() <= 1, "sent {sent}");
+    // What remains: 50 queued at the end.
+    assert_eq!(arrived - sent - dropped, 50);
+    assert_eq!(out.ports.f64("max_queue_pkts", r), Some(50.0));
+}
+
+/// Poisson arrivals of fixed-size packets: M/D/1. Mean waiting time in queue is
+/// ρ / (2µ(1 − ρ)) (Pollaczek–Khinchine).
+#[test]
+fn poisson_through_a_bottleneck_is_md1() {
+    let mu = 10e6 / 8000.0; // packets per second
+    for (rho, rate) in [(0.5, "5Mbps"), (0.8, "8Mbps")] {
+        let expect = rho / (2.0 * mu * (1.0 - rho));
+        let mut sum = 0.0;
+        let seeds = [1u64, 2, 3];
+        for &seed in &seeds {
+            let out = run_toml(&dumbbell("200s", seed, 1_000_000, rate, "poisson"));
+            let r = port_row(&out, "rl->rr");
+            sum += out.ports.f64("mean_sojourn_s", r).unwrap();
+        }
+        let got = sum / seeds.len() as f64;
+        eprintln!("M/D/1 rho {rho}: mean wait {got:.6} s, analytic {expect:.6} s");
+        assert!((got - expect).abs() / expect < 0.05, "rho {rho}: mean wait {got} vs M/D/1 {expect}");
+    }
+}
+
+/// Same scenario and seed: identical tables; another seed: different.
+#[test]
+fn same_seed_gives_bit_identical_results() {
+    let text = dumbbell("3s", 7, 20, "12Mbps", "poisson").replace(
+        r#"bottleneck_queue = { kind = "droptail", limit = 20 }"#,
+        r#"bottleneck_queue = { kind = "red", limit = 20, min_th = 5, max_th = 15, max_p = 0.1 }"#,
+    );
+    let a = run_toml(&text);
+    let b = run_toml(&text);
+    assert_eq!(a.flows, b.flows);
+    assert_eq!(a.ports, b.ports);
+    assert_eq!(a.timeseries, b.timeseries);
+    assert_eq!(a.meta.events, b.meta.events);
+    let c = run_toml(&text.replace("seed = 7", "seed = 8"));
+    assert_ne!(a.ports, c.ports);
+    let r = port_row(&a, "rl->rr");
+    assert!(a.ports.f64("dropped_early", r).unwrap() > 0.0, "RED should drop early under 120 % load");
+}
