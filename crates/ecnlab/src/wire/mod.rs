@@ -3,6 +3,7 @@
 //!
 //! A `*Repr` is a plain value; the simulator moves it around inside [`crate::packet::Packet`].
 
+pub mod checksum;
 pub mod ecn;
 pub mod ipv4;
 pub mod pcap;
@@ -51,22 +52,24 @@ pub fn emit_packet(pkt: &Packet, buf: &mut Vec<u8>) {
 }
 
 /// Parses bytes produced by [`emit_packet`] (or a real stack) back into a packet: the headers
-/// and the payload length. Checksums are verified.
+/// and the payload length. Checksums are verified. IPv4 options are skipped (the packet then
+/// re-emits without them); bytes past the IP total length are ignored.
 pub fn parse_packet(bytes: &[u8]) -> Result<Packet, WireError> {
-    let ip = Ipv4Repr::parse(bytes)?;
-    let l4 = &bytes[ipv4::HEADER_LEN..ip.total_len()];
-    let mut p = match ip.protocol {
+    let (ip, header_len) = Ipv4Repr::parse_with_header_len(bytes)?;
+    let l4 = &bytes[header_len..header_len + ip.payload_len as usize];
+    // `Packet::new_*` derive `ip.payload_len` from the parsed headers (`fix_lengths`), so the
+    // packet always re-emits consistently, even when a real stack laid its TCP options out
+    // differently (e.g. alignment NOPs) and the re-emitted header is shorter.
+    match ip.protocol {
         ipv4::PROTO_TCP => {
             let t = TcpRepr::parse(l4, ip.src, ip.dst)?;
-            let payload = l4.len() - t.header_len();
-            Packet::new_tcp(ip, t, payload as u32)
+            let wire_header = (l4[12] >> 4) as usize * 4;
+            Ok(Packet::new_tcp(ip, t, (l4.len() - wire_header) as u32))
         }
         ipv4::PROTO_UDP => {
             let u = UdpRepr::parse(l4, ip.src, ip.dst)?;
-            Packet::new_udp(ip, u, (l4.len() - udp::HEADER_LEN) as u32)
+            Ok(Packet::new_udp(ip, u, (l4.len() - udp::HEADER_LEN) as u32))
         }
-        _ => return Err(WireError::Malformed("unsupported protocol")),
-    };
-    p.ip = ip;
-    Ok(p)
+        _ => Err(WireError::Malformed("unsupported protocol")),
+    }
 }
