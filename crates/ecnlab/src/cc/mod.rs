@@ -3,6 +3,8 @@
 //! the spirit of quinn's `congestion::Controller`; schemes' controllers live in their folders
 //! under `schemes/` and implement the same trait.
 
+pub mod newreno;
+
 use crate::time::Time;
 
 /// A congestion signal decoded from an ACK by the sender's feedback codec
@@ -72,4 +74,68 @@ pub trait Controller {
     }
     /// Extra values worth sampling over time (e.g. DCTCP's alpha, BBR's state).
     fn sample(&self, _out: &mut crate::net::Samples) {}
+}
+
+/// The baseline controllers by name (schemes register their own controllers elsewhere).
+pub const BASELINE_NAMES: &[&str] = &["newreno"];
+
+/// Builds a baseline controller from its name, the MSS in bytes, its parameter table (the
+/// fields of its config struct; unset fields take their defaults) and a seed for controllers
+/// that draw random numbers. Errors name the offending parameter or list the known names.
+pub fn by_name(
+    name: &str,
+    mss: u32,
+    params: Option<&toml::Value>,
+    seed: u64,
+) -> Result<Box<dyn Controller>, String> {
+    let _ = seed;
+    match name {
+        "newreno" => Ok(Box::new(newreno::NewReno::new(mss, config(name, params)?)?)),
+        _ => Err(format!(
+            "unknown congestion controller {name:?}; known: {}",
+            BASELINE_NAMES.join(", ")
+        )),
+    }
+}
+
+fn config<T: serde::de::DeserializeOwned + Default>(
+    name: &str,
+    params: Option<&toml::Value>,
+) -> Result<T, String> {
+    match params {
+        None => Ok(T::default()),
+        Some(v) => v
+            .clone()
+            .try_into()
+            .map_err(|e| format!("{name} parameters: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn by_name_builds_baselines_and_names_the_known_ones() {
+        for name in BASELINE_NAMES {
+            let cc = by_name(name, 1000, None, 1).unwrap();
+            assert_eq!(cc.name(), *name);
+            assert!(cc.window() > 0);
+        }
+        let e = by_name("reno2", 1000, None, 1).err().unwrap();
+        for name in BASELINE_NAMES {
+            assert!(e.contains(name), "{e}");
+        }
+        let p: toml::Value = toml::from_str("initial_window = 10").unwrap();
+        assert_eq!(
+            by_name("newreno", 1000, Some(&p), 1).unwrap().window(),
+            10_000
+        );
+        let p: toml::Value = toml::from_str("initial_windw = 10").unwrap();
+        let e = by_name("newreno", 1000, Some(&p), 1).err().unwrap();
+        assert!(e.contains("initial_windw"), "{e}");
+        let p: toml::Value = toml::from_str("abc_limit = 0").unwrap();
+        let e = by_name("newreno", 1000, Some(&p), 1).err().unwrap();
+        assert!(e.contains("abc_limit"), "{e}");
+    }
 }

@@ -1,0 +1,545 @@
+//! NewReno: slow start and congestion avoidance of RFC 5681 with byte counting (RFC 3465),
+//! the window side of fast recovery (RFC 6582), the classic ECN response (RFC 3168 §6.1.2) and
+//! the retransmission-timeout response of RFC 5681 §3.1.
+//!
+//! Readings, each a named parameter of [`NewRenoConfig`]:
+//! - `initial_window`: segments; unset means RFC 5681 §3.1's IW (4, 3 or 2 segments for
+//!   SMSS ≤ 1095, ≤ 2190, larger). ns-3 and Linux use 10 (RFC 6928).
+//! - `abc_limit`: slow start adds min(bytes acked, L·SMSS) per ACK, L = 2 (RFC 3465 §2.2).
+//!   `abc_limit_after_rto` = 1 applies during the slow start that follows a timeout, where one
+//!   ACK may cover segments the receiver already held (RFC 3465 §2.3).
+//! - `ca_increase`: `byte_counting` (default; RFC 5681 §3.1's recommended form: +1 SMSS each
+//!   time a full cwnd of bytes has been acknowledged, so delayed ACKs do not slow growth) or
+//!   `per_ack` (RFC 5681 eq. 3: +max(1, SMSS·SMSS/cwnd) bytes per ACK).
+//! - Slow start stops at ssthresh; the bytes of the crossing ACK beyond ssthresh count toward
+//!   congestion avoidance.
+//! - `reduce_from`: the reduced ssthresh is max(X/2, 2·SMSS) with X = FlightSize as the
+//!   connection reports it (RFC 5681 eq. 4, default) or X = cwnd (Linux, RFC 3168's "halve
+//!   the congestion window").
+//!
+//! Fast recovery: on entry ssthresh is reduced and cwnd = ssthresh; on exit cwnd = ssthresh
+//! (RFC 6582 §3.2 step 6, first option). The temporary inflation of RFC 6582 (3·SMSS plus one
+//! SMSS per further duplicate ACK, deflation on partial ACKs) needs the duplicate-ACK count
+//! and belongs to the connection's recovery code; the window here does not grow during fast
+//! recovery.
+//!
+//! ECN (RFC 3168 §6.1.2): the same reduction as a loss, without retransmission, ignored during
+//! fast recovery (the window was already reduced for this window of data); the codec limits
+//! signals to one per window. The ACK that carries the signal does not also grow the window.
+//! cwnd does not go below 2·SMSS on ECN (the loss floor); RFC 3168's further backoff below one
+//! segment is not modelled. Other signal kinds are not NewReno's and are ignored.
+//!
+//! Timeout: ssthresh = max(X/2, 2·SMSS), cwnd = the loss window (1 SMSS). A timeout that
+//! follows another timeout with no new data acknowledged in between keeps ssthresh (RFC 5681
+//! §3.1: the segment was already retransmitted by the timer).
+
+use super::{AckEvent, Controller, Signal};
+use crate::time::Time;
+use serde::{Deserialize, Serialize};
+
+/// How congestion avoidance grows the window.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CaIncrease {
+    /// +1 SMSS per cwnd of acknowledged bytes (RFC 5681 §3.1, RFC 3465 §2.1).
+    #[default]
+    ByteCounting,
+    /// +SMSS·SMSS/cwnd per ACK (RFC 5681 eq. 3).
+    PerAck,
+}
+
+/// What a multiplicative reduction halves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReduceFrom {
+    /// The bytes in flight when the congestion was detected (RFC 5681 eq. 4).
+    #[default]
+    FlightSize,
+    /// The congestion window.
+    Cwnd,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NewRenoConfig {
+    /// Initial window in segments; unset = RFC 5681 §3.1.
+    pub initial_window: Option<u32>,
+    /// Initial ssthresh in bytes; unset = unbounded.
+    pub initial_ssthresh: Option<u64>,
+    /// RFC 3465 L, in segments.
+    pub abc_limit: u32,
+    /// RFC 3465 L in the slow start that follows a timeout, in segments.
+    pub abc_limit_after_rto: u32,
+    pub ca_increase: CaIncrease,
+    pub reduce_from: ReduceFrom,
+}
+
+impl Default for NewRenoConfig {
+    fn default() -> Self {
+        NewRenoConfig {
+            initial_window: None,
+            initial_ssthresh: None,
+            abc_limit: 2,
+            abc_limit_after_rto: 1,
+            ca_increase: CaIncrease::ByteCounting,
+            reduce_from: ReduceFrom::FlightSize,
+        }
+    }
+}
+
+impl NewRenoConfig {
+    /// Checks the parameters; errors name the field.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.initial_window == Some(0) {
+            return Err("initial_window: must be at least 1 segment".into());
+        }
+        if self.initial_ssthresh == Some(0) {
+            return Err("initial_ssthresh: must be positive".into());
+        }
+        if self.abc_limit == 0 {
+            return Err("abc_limit: must be at least 1 segment".into());
+        }
+        if self.abc_limit_after_rto == 0 {
+            return Err("abc_limit_after_rto: must be at least 1 segment".into());
+        }
+        Ok(())
+    }
+}
+
+/// RFC 5681 §3.1 initial window for a given SMSS, in bytes.
+pub fn rfc5681_initial_window(mss: u32) -> u64 {
+    let mss = mss as u64;
+    if mss > 2190 {
+        2 * mss
+    } else if mss > 1095 {
+        3 * mss
+    } else {
+        4 * mss
+    }
+}
+
+pub(crate) fn check_mss(mss: u32) -> Result<(), String> {
+    if mss == 0 {
+        Err("mss: must be positive".into())
+    } else {
+        Ok(())
+    }
+}
+
+/// The Reno window: slow start with byte counting, congestion avoidance, and the reductions.
+/// Shared by the controllers that grow like Reno (NewReno, DCTCP).
+#[derive(Clone, Debug)]
+pub(crate) struct RenoWindow {
+    pub mss: u64,
+    pub cwnd: u64,
+    pub ssthresh: u64,
+    /// Bytes acknowledged since the last +1 SMSS in congestion avoidance.
+    ca_acked: u64,
+    abc_limit: u64,
+    abc_limit_after_rto: u64,
+    ca_increase: CaIncrease,
+    /// The current slow start follows a timeout.
+    after_rto: bool,
+}
+
+impl RenoWindow {
+    pub fn new(mss: u32, cfg: &NewRenoConfig) -> Self {
+        let mss = mss as u64;
+        RenoWindow {
+            mss,
+            cwnd: match cfg.initial_window {
+                Some(n) => n as u64 * mss,
+                None => rfc5681_initial_window(mss as u32),
+            },
+            ssthresh: cfg.initial_ssthresh.unwrap_or(u64::MAX),
+            ca_acked: 0,
+            abc_limit: cfg.abc_limit as u64 * mss,
+            abc_limit_after_rto: cfg.abc_limit_after_rto as u64 * mss,
+            ca_increase: cfg.ca_increase,
+            after_rto: false,
+        }
+    }
+
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+
+    /// Growth for `acked` newly acknowledged bytes.
+    pub fn grow(&mut self, acked: u64) {
+        if acked == 0 {
+            return;
+        }
+        let mut acked = acked;
+        if self.in_slow_start() {
+            let limit = if self.after_rto {
+                self.abc_limit_after_rto
+            } else {
+                self.abc_limit
+            };
+            let inc = acked.min(limit);
+            let room = self.ssthresh - self.cwnd;
+            if inc < room {
+                self.cwnd += inc;
+                return;
+            }
+            self.cwnd = self.ssthresh;
+            self.after_rto = false;
+            acked -= room.min(acked);
+            if acked == 0 {
+                return;
+            }
+        }
+        self.congestion_avoidance(acked);
+    }
+
+    fn congestion_avoidance(&mut self, acked: u64) {
+        match self.ca_increase {
+            CaIncrease::ByteCounting => {
+                self.ca_acked += acked;
+                if self.ca_acked >= self.cwnd {
+                    self.ca_acked -= self.cwnd;
+                    self.cwnd += self.mss;
+                    // One ACK never earns more than one segment.
+                    self.ca_acked = self.ca_acked.min(self.cwnd - 1);
+                }
+            }
+            CaIncrease::PerAck => {
+                self.cwnd += (self.mss * self.mss / self.cwnd.max(1)).max(1);
+            }
+        }
+    }
+
+    /// RFC 5681 eq. 4 applied to `base` (FlightSize or cwnd).
+    pub fn halved(&self, base: u64) -> u64 {
+        (base / 2).max(2 * self.mss)
+    }
+
+    /// Multiplicative decrease to `ssthresh` (cwnd follows).
+    pub fn reduce_to(&mut self, ssthresh: u64) {
+        self.ssthresh = ssthresh.max(2 * self.mss);
+        self.cwnd = self.ssthresh;
+        self.ca_acked = 0;
+    }
+
+    /// Timeout: the loss window; `ssthresh` unchanged when `None`.
+    pub fn timeout(&mut self, ssthresh: Option<u64>) {
+        if let Some(s) = ssthresh {
+            self.ssthresh = s.max(2 * self.mss);
+        }
+        self.cwnd = self.mss;
+        self.ca_acked = 0;
+        self.after_rto = true;
+    }
+
+    pub fn set_cwnd(&mut self, bytes: u64) {
+        self.cwnd = bytes.max(self.mss);
+        self.ca_acked = 0;
+    }
+}
+
+/// The reduction base chosen by `reduce_from`.
+pub(crate) fn reduction_base(from: ReduceFrom, bytes_in_flight: u64, cwnd: u64) -> u64 {
+    match from {
+        ReduceFrom::FlightSize => bytes_in_flight,
+        ReduceFrom::Cwnd => cwnd,
+    }
+}
+
+pub struct NewReno {
+    w: RenoWindow,
+    reduce_from: ReduceFrom,
+    in_fast_recovery: bool,
+    /// The last event was a timeout and no new data has been acknowledged since.
+    rto_without_progress: bool,
+    /// The ACK being processed carried a signal that reduced the window.
+    reduced_on_this_ack: bool,
+}
+
+impl NewReno {
+    pub fn new(mss: u32, cfg: NewRenoConfig) -> Result<Self, String> {
+        check_mss(mss)?;
+        cfg.validate()?;
+        Ok(NewReno {
+            w: RenoWindow::new(mss, &cfg),
+            reduce_from: cfg.reduce_from,
+            in_fast_recovery: false,
+            rto_without_progress: false,
+            reduced_on_this_ack: false,
+        })
+    }
+
+    fn reduce(&mut self, bytes_in_flight: u64) {
+        let base = reduction_base(self.reduce_from, bytes_in_flight, self.w.cwnd);
+        let s = self.w.halved(base);
+        self.w.reduce_to(s);
+    }
+}
+
+impl Controller for NewReno {
+    fn name(&self) -> &'static str {
+        "newreno"
+    }
+
+    fn set_initial_window(&mut self, bytes: u64) {
+        self.w.set_cwnd(bytes);
+    }
+
+    fn on_ack(&mut self, ev: &AckEvent) {
+        if ev.acked_bytes > 0 {
+            self.rto_without_progress = false;
+        }
+        if std::mem::take(&mut self.reduced_on_this_ack) || self.in_fast_recovery {
+            return;
+        }
+        self.w.grow(ev.acked_bytes);
+    }
+
+    fn on_signal(&mut self, ev: &AckEvent, signal: Signal) {
+        if signal != Signal::Ecn || self.in_fast_recovery {
+            return;
+        }
+        self.reduce(ev.bytes_in_flight);
+        self.reduced_on_this_ack = true;
+    }
+
+    fn on_loss(&mut self, _now: Time, bytes_in_flight: u64) {
+        if self.in_fast_recovery {
+            return;
+        }
+        self.in_fast_recovery = true;
+        self.reduce(bytes_in_flight);
+    }
+
+    fn on_recovery_end(&mut self, _now: Time) {
+        if self.in_fast_recovery {
+            self.in_fast_recovery = false;
+            self.w.cwnd = self.w.ssthresh;
+        }
+    }
+
+    fn on_rto(&mut self, _now: Time, bytes_in_flight: u64) {
+        self.in_fast_recovery = false;
+        let ssthresh = if self.rto_without_progress {
+            None
+        } else {
+            let base = reduction_base(self.reduce_from, bytes_in_flight, self.w.cwnd);
+            Some(self.w.halved(base))
+        };
+        self.w.timeout(ssthresh);
+        self.rto_without_progress = true;
+    }
+
+    fn window(&self) -> u64 {
+        self.w.cwnd
+    }
+
+    fn ssthresh(&self) -> u64 {
+        self.w.ssthresh
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::MS;
+
+    const MSS: u64 = 1000;
+
+    fn reno(cfg: NewRenoConfig) -> NewReno {
+        NewReno::new(MSS as u32, cfg).unwrap()
+    }
+
+    fn ack(acked: u64, flight: u64) -> AckEvent {
+        AckEvent {
+            acked_bytes: acked,
+            bytes_in_flight: flight,
+            ..Default::default()
+        }
+    }
+
+    /// One round trip: every segment of the current window is acknowledged, one ACK per
+    /// `per_ack` segments.
+    fn round(cc: &mut NewReno, per_ack: u64) {
+        let segs = cc.window() / MSS;
+        let mut left = segs;
+        while left > 0 {
+            let n = left.min(per_ack);
+            cc.on_ack(&ack(n * MSS, cc.window()));
+            left -= n;
+        }
+    }
+
+    #[test]
+    fn initial_window_follows_rfc5681() {
+        assert_eq!(rfc5681_initial_window(1000), 4000);
+        assert_eq!(rfc5681_initial_window(1460), 4380);
+        assert_eq!(rfc5681_initial_window(3000), 6000);
+        assert_eq!(reno(NewRenoConfig::default()).window(), 4 * MSS);
+    }
+
+    #[test]
+    fn slow_start_doubles_per_rtt() {
+        let mut cc = reno(NewRenoConfig {
+            initial_window: Some(10),
+            ..Default::default()
+        });
+        let mut expect = 10 * MSS;
+        for _ in 0..6 {
+            round(&mut cc, 1);
+            expect *= 2;
+            assert_eq!(cc.window(), expect);
+        }
+    }
+
+    #[test]
+    fn slow_start_with_delayed_acks_doubles_thanks_to_l2() {
+        // An ACK for 2 segments earns 2 segments (L = 2): still doubling per RTT.
+        let mut cc = reno(NewRenoConfig {
+            initial_window: Some(10),
+            ..Default::default()
+        });
+        round(&mut cc, 2);
+        assert_eq!(cc.window(), 20 * MSS);
+        // A stretch ACK of 4 segments only earns L = 2 segments.
+        cc.on_ack(&ack(4 * MSS, 0));
+        assert_eq!(cc.window(), 22 * MSS);
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_one_mss_per_rtt() {
+        for per_ack in [1, 2] {
+            let mut cc = reno(NewRenoConfig {
+                initial_window: Some(20),
+                initial_ssthresh: Some(20 * MSS),
+                ..Default::default()
+            });
+            for i in 1..=10 {
+                round(&mut cc, per_ack);
+                assert_eq!(cc.window(), (20 + i) * MSS, "delayed ack {per_ack}");
+            }
+        }
+        // RFC 5681 eq. 3: about one MSS per RTT with one ACK per segment.
+        let mut cc = reno(NewRenoConfig {
+            initial_window: Some(20),
+            initial_ssthresh: Some(20 * MSS),
+            ca_increase: CaIncrease::PerAck,
+            ..Default::default()
+        });
+        for _ in 0..10 {
+            let before = cc.window();
+            round(&mut cc, 1);
+            let gained = cc.window() - before;
+            // Integer segments per round and the per-ACK cwnd growth keep it a little under.
+            assert!((900..=1000).contains(&gained), "gained {gained}");
+        }
+    }
+
+    #[test]
+    fn slow_start_hands_over_to_ca_at_ssthresh() {
+        let mut cc = reno(NewRenoConfig {
+            initial_window: Some(10),
+            initial_ssthresh: Some(15 * MSS),
+            ..Default::default()
+        });
+        round(&mut cc, 1);
+        // 5 segments of slow start reach ssthresh; the other 5 count toward CA.
+        assert_eq!(cc.window(), 15 * MSS);
+        assert_eq!(cc.ssthresh(), 15 * MSS);
+    }
+
+    #[test]
+    fn loss_halves_flight_and_recovery_exit_sets_ssthresh() {
+        let mut cc = reno(NewRenoConfig {
+            initial_window: Some(40),
+            ..Default::default()
+        });
+        cc.on_loss(0, 40 * MSS);
+        assert_eq!(cc.ssthresh(), 20 * MSS);
+        assert_eq!(cc.window(), 20 * MSS);
+        // No growth and no second reduction inside recovery.
+        cc.on_ack(&ack(5 * MSS, 30 * MSS));
+        cc.on_loss(0, 30 * MSS);
+        assert_eq!(cc.window(), 20 * MSS);
+        cc.on_recovery_end(0);
+        assert_eq!(cc.window(), 20 * MSS);
+        // Congestion avoidance afterwards.
+        round(&mut cc, 1);
+        assert_eq!(cc.window(), 21 * MSS);
+        // Floor: 2 SMSS.
+        cc.on_loss(0, 3 * MSS);
+        assert_eq!(cc.ssthresh(), 2 * MSS);
+    }
+
+    #[test]
+    fn ecn_halves_like_loss_and_skips_growth_on_that_ack() {
+        let mut cc = reno(NewRenoConfig {
+            initial_window: Some(40),
+            ..Default::default()
+        });
+        let ev = ack(MSS, 40 * MSS);
+        cc.on_signal(&ev, Signal::Ecn);
+        cc.on_ack(&ev);
+        assert_eq!(cc.window(), 20 * MSS);
+        assert_eq!(cc.ssthresh(), 20 * MSS);
+        // Not a recovery: growth resumes on the next ACK (CA now).
+        round(&mut cc, 1);
+        assert_eq!(cc.window(), 21 * MSS);
+        // Multilevel signals are not NewReno's.
+        cc.on_signal(&ev, Signal::Level(2));
+        assert_eq!(cc.window(), 21 * MSS);
+        // Cwnd-based variant.
+        let mut cc = reno(NewRenoConfig {
+            initial_window: Some(40),
+            reduce_from: ReduceFrom::Cwnd,
+            ..Default::default()
+        });
+        cc.on_signal(&ack(MSS, 10 * MSS), Signal::Ecn);
+        assert_eq!(cc.window(), 20 * MSS);
+    }
+
+    #[test]
+    fn rto_sets_loss_window_and_keeps_ssthresh_on_backoff() {
+        let mut cc = reno(NewRenoConfig {
+            initial_window: Some(40),
+            ..Default::default()
+        });
+        cc.on_rto(200 * MS, 40 * MSS);
+        assert_eq!(cc.window(), MSS);
+        assert_eq!(cc.ssthresh(), 20 * MSS);
+        // Backed-off timeout of the same segment: ssthresh held.
+        cc.on_rto(600 * MS, MSS);
+        assert_eq!(cc.ssthresh(), 20 * MSS);
+        assert_eq!(cc.window(), MSS);
+        // Slow start after the timeout: L = 1 SMSS per ACK.
+        cc.on_ack(&ack(3 * MSS, 0));
+        assert_eq!(cc.window(), 2 * MSS);
+        // Recovery end after a timeout does not jump to ssthresh.
+        cc.on_recovery_end(0);
+        assert_eq!(cc.window(), 2 * MSS);
+        // With progress in between, a new timeout recomputes ssthresh.
+        cc.on_rto(0, 2 * MSS);
+        assert_eq!(cc.ssthresh(), 2 * MSS);
+    }
+
+    #[test]
+    fn bad_parameters_are_named() {
+        assert!(NewReno::new(0, NewRenoConfig::default())
+            .err()
+            .unwrap()
+            .contains("mss"));
+        let e = NewReno::new(
+            1000,
+            NewRenoConfig {
+                abc_limit: 0,
+                ..Default::default()
+            },
+        )
+        .err()
+        .unwrap();
+        assert!(e.contains("abc_limit"));
+        let e = toml::from_str::<NewRenoConfig>("bogus = 1").unwrap_err();
+        assert!(e.to_string().contains("bogus"));
+        let c: NewRenoConfig = toml::from_str("ca_increase = \"per_ack\"").unwrap();
+        assert_eq!(c.ca_increase, CaIncrease::PerAck);
+    }
+}
