@@ -1,0 +1,97 @@
+//! Runs one scenario file and prints a JSON summary (run metadata, port counters, flow rows)
+//! on stdout. No Python involved: this is what speed and memory benchmarks measure.
+//!
+//! Usage: `ecnlab-run SCENARIO.toml [--seed N]`
+
+use ecnlab::scenario::{self, RunOptions};
+use ecnlab::stats::{ColumnData, Table};
+use std::process::ExitCode;
+
+fn table_json(t: &Table) -> serde_json::Value {
+    let mut rows = Vec::with_capacity(t.rows());
+    for r in 0..t.rows() {
+        let mut obj = serde_json::Map::new();
+        for c in &t.columns {
+            let v = match &c.data {
+                ColumnData::I64(v) => v[r].map_or(serde_json::Value::Null, |x| x.into()),
+                ColumnData::F64(v) => v[r].map_or(serde_json::Value::Null, |x| x.into()),
+                ColumnData::Str(v) => v[r].clone().into(),
+                ColumnData::Bool(v) => v[r].into(),
+            };
+            obj.insert(c.name.clone(), v);
+        }
+        rows.push(serde_json::Value::Object(obj));
+    }
+    serde_json::Value::Array(rows)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    let mut path = None;
+    let mut seed = None;
+    let mut i = 1;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--seed" => {
+                i += 1;
+                match args.get(i).and_then(|s| s.parse().ok()) {
+                    Some(s) => seed = Some(s),
+                    None => {
+                        eprintln!("error: --seed needs an integer");
+                        return ExitCode::from(2);
+                    }
+                }
+            }
+            "-h" | "--help" => {
+                println!("usage: ecnlab-run SCENARIO.toml [--seed N]\nRuns the scenario and prints a JSON summary.");
+                return ExitCode::SUCCESS;
+            }
+            p if path.is_none() => path = Some(p.to_string()),
+            other => {
+                eprintln!("error: unexpected argument {other:?}");
+                return ExitCode::from(2);
+            }
+        }
+        i += 1;
+    }
+    let Some(path) = path else {
+        eprintln!("usage: ecnlab-run SCENARIO.toml [--seed N]");
+        return ExitCode::from(2);
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: cannot read {path}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let s = match scenario::parse_toml(&text) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let out = match scenario::run(&s, RunOptions { seed, ..Default::default() }) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let m = &out.meta;
+    let summary = serde_json::json!({
+        "seed": m.seed,
+        "duration_s": m.duration_s,
+        "wall_s": m.wall_s,
+        "events": m.events,
+        "packets_created": m.packets_created,
+        "packets_delivered": m.packets_delivered,
+        "packets_dropped": m.packets_dropped,
+        "peak_packets": m.peak_packets,
+        "ports": table_json(&out.ports),
+        "flows": table_json(&out.flows),
+    });
+    println!("{summary}");
+    ExitCode::SUCCESS
+}
