@@ -63,7 +63,9 @@ fn main() {
         let allocs = ALLOCS.load(Ordering::Relaxed) - before;
         results.push((out.meta.clone(), allocs));
         // Packet-hops: every dequeue from a port is one hop.
-        let hops: f64 = (0..out.ports.rows()).map(|r| out.ports.f64("dequeued_pkts", r).unwrap()).sum();
+        let hops: f64 = (0..out.ports.rows())
+            .map(|r| out.ports.f64("dequeued_pkts", r).unwrap())
+            .sum();
         println!(
             "{dur:>5}: {:>10} events in {:.3} s = {:.2} M events/s; {:.0} packet-hops = {:.2} M hops/s; {} packets; {} allocations",
             out.meta.events,
@@ -78,5 +80,8 @@ fn main() {
     let (m0, a0) = &results[0];
     let (m1, a1) = &results[1];
     let extra_pkts = (m1.packets_created - m0.packets_created) as f64;
-    println!("steady-state allocations per packet: {:.4}", (*a1 as f64 - *a0 as f64) / extra_pkts);
+    println!(
+        "steady-state allocations per packet: {:.4}",
+        (*a1 as f64 - *a0 as f64) / extra_pkts
+    );
 }

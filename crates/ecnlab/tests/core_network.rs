@@ -26,8 +26,21 @@ impl Endpoint for Burst {
     fn on_packet(&mut self, _: &mut Ctx, _: &Packet) {}
     fn on_timer(&mut self, ctx: &mut Ctx) {
         while self.next < self.times.len() && self.times[self.next] <= ctx.now {
-            let ip = Ipv4Repr { src: self.src, dst: self.dst, ttl: 64, ident: ctx.next_ip_id(), ..Default::default() };
-            let mut p = Packet::new_udp(ip, UdpRepr { src_port: 1, dst_port: 2 }, self.size - 28);
+            let ip = Ipv4Repr {
+                src: self.src,
+                dst: self.dst,
+                ttl: 64,
+                ident: ctx.next_ip_id(),
+                ..Default::default()
+            };
+            let mut p = Packet::new_udp(
+                ip,
+                UdpRepr {
+                    src_port: 1,
+                    dst_port: 2,
+                },
+                self.size - 28,
+            );
             p.meta.dst_ep = self.dst_ep;
             ctx.send(p);
             self.next += 1;
@@ -69,14 +82,42 @@ fn link_timing_is_exact_to_the_picosecond() {
     let r1 = sim.add_router("r1");
     let r2 = sim.add_router("r2");
     let h3 = sim.add_host("h3");
-    sim.connect(h0, r1, &LinkSpec::new(rates[0], delays[0]), fifo(100), fifo(100));
-    sim.connect(r1, r2, &LinkSpec::new(rates[1], delays[1]), fifo(100), fifo(100));
-    sim.connect(r2, h3, &LinkSpec::new(rates[2], delays[2]), fifo(100), fifo(100));
+    sim.connect(
+        h0,
+        r1,
+        &LinkSpec::new(rates[0], delays[0]),
+        fifo(100),
+        fifo(100),
+    );
+    sim.connect(
+        r1,
+        r2,
+        &LinkSpec::new(rates[1], delays[1]),
+        fifo(100),
+        fifo(100),
+    );
+    sim.connect(
+        r2,
+        h3,
+        &LinkSpec::new(rates[2], delays[2]),
+        fifo(100),
+        fifo(100),
+    );
     let log = Rc::new(RefCell::new(Vec::new()));
     let size = 1000u32;
     let (a0, a3) = (sim.nodes[h0 as usize].addr, sim.nodes[h3 as usize].addr);
     let rec_id = sim.next_endpoint_id() + 1;
-    let s = sim.add_endpoint(h0, Box::new(Burst { times: vec![5 * MS, 5 * MS, 5 * MS], next: 0, src: a0, dst: a3, dst_ep: rec_id, size }));
+    let s = sim.add_endpoint(
+        h0,
+        Box::new(Burst {
+            times: vec![5 * MS, 5 * MS, 5 * MS],
+            next: 0,
+            src: a0,
+            dst: a3,
+            dst_ep: rec_id,
+            size,
+        }),
+    );
     let r = sim.add_endpoint(h3, Box::new(Recorder(log.clone())));
     sim.add_flow("f", s, r);
     sim.run_until(SEC);
@@ -98,7 +139,9 @@ fn run_toml(text: &str) -> scenario::RunOutput {
 }
 
 fn port_row(out: &scenario::RunOutput, port: &str) -> usize {
-    (0..out.ports.rows()).find(|&r| out.ports.str("port", r) == Some(port)).expect("port")
+    (0..out.ports.rows())
+        .find(|&r| out.ports.str("port", r) == Some(port))
+        .expect("port")
 }
 
 const DUMBBELL_1X1: &str = r#"
@@ -178,7 +221,10 @@ fn poisson_through_a_bottleneck_is_md1() {
         }
         let got = sum / seeds.len() as f64;
         eprintln!("M/D/1 rho {rho}: mean wait {got:.6} s, analytic {expect:.6} s");
-        assert!((got - expect).abs() / expect < 0.05, "rho {rho}: mean wait {got} vs M/D/1 {expect}");
+        assert!(
+            (got - expect).abs() / expect < 0.05,
+            "rho {rho}: mean wait {got} vs M/D/1 {expect}"
+        );
     }
 }
 
@@ -198,5 +244,8 @@ fn same_seed_gives_bit_identical_results() {
     let c = run_toml(&text.replace("seed = 7", "seed = 8"));
     assert_ne!(a.ports, c.ports);
     let r = port_row(&a, "rl->rr");
-    assert!(a.ports.f64("dropped_early", r).unwrap() > 0.0, "RED should drop early under 120 % load");
+    assert!(
+        a.ports.f64("dropped_early", r).unwrap() > 0.0,
+        "RED should drop early under 120 % load"
+    );
 }

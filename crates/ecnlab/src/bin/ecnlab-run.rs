@@ -72,7 +72,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let out = match scenario::run(&s, RunOptions { seed, ..Default::default() }) {
+    let out = match scenario::run(
+        &s,
+        RunOptions {
+            seed,
+            ..Default::default()
+        },
+    ) {
         Ok(o) => o,
         Err(e) => {
             eprintln!("error: {e}");

@@ -421,23 +421,29 @@ fn flow_name(f: &FlowSpec, index: usize, k: usize, count: usize) -> String {
 }
 
 fn add_flow_spec(c: &mut Ctx, path: &str, f: &FlowSpec, index: usize) -> Result<(), ScenarioError> {
-    let src = c.host(&format!("{path}.src"), &f.src)?;
-    let dst = c.host(&format!("{path}.dst"), &f.dst)?;
-    if src == dst {
-        return Err(err(
-            format!("{path}.dst"),
-            "source and destination are the same host",
-        ));
-    }
-    if !c.sim.has_route(src, dst) || !c.sim.has_route(dst, src) {
-        return Err(err(
-            path,
-            format!("no route between \"{}\" and \"{}\"", f.src, f.dst),
-        ));
-    }
     let count = f.count.unwrap_or(1);
     if count == 0 {
         return Err(err(format!("{path}.count"), "must be at least 1"));
+    }
+    // With `count` copies, "{k}" in src/dst is replaced by the copy's index (0-based).
+    let mut pairs = Vec::with_capacity(count);
+    for k in 0..count {
+        let (sn, dn) = (
+            f.src.replace("{k}", &k.to_string()),
+            f.dst.replace("{k}", &k.to_string()),
+        );
+        let src = c.host(&format!("{path}.src"), &sn)?;
+        let dst = c.host(&format!("{path}.dst"), &dn)?;
+        if src == dst {
+            return Err(err(
+                format!("{path}.dst"),
+                "source and destination are the same host",
+            ));
+        }
+        if !c.sim.has_route(src, dst) || !c.sim.has_route(dst, src) {
+            return Err(err(path, format!("no route between \"{sn}\" and \"{dn}\"")));
+        }
+        pairs.push((src, dst));
     }
     let start = f.start.map_or(0, |d| d.0);
     let stagger = f.stagger.map_or(0, |d| d.0);
@@ -498,7 +504,7 @@ fn add_flow_spec(c: &mut Ctx, path: &str, f: &FlowSpec, index: usize) -> Result<
                     ))
                 }
             };
-            for k in 0..count {
+            for (k, &(src, dst)) in pairs.iter().enumerate() {
                 let cfg = UdpSourceConfig {
                     rate_bps: rate.0,
                     packet_size: size as u32,
@@ -549,7 +555,7 @@ fn add_flow_spec(c: &mut Ctx, path: &str, f: &FlowSpec, index: usize) -> Result<
                 tcp: f.tcp.as_ref(),
                 client_initiated: f.client_initiated.unwrap_or(false),
             };
-            for k in 0..count {
+            for (k, &(src, dst)) in pairs.iter().enumerate() {
                 let name = flow_name(f, index, k, count);
                 add_tcp_flow(
                     c,

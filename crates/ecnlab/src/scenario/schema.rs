@@ -197,7 +197,8 @@ pub enum FlowKind {
     Udp,
 }
 
-/// One flow (or `count` identical flows). TCP fields and UDP fields are exclusive.
+/// One flow (or `count` copies: "{k}" in `src`/`dst`/`name` becomes the copy's index, and
+/// copy k starts at `start + k·stagger`). TCP fields and UDP fields are exclusive.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FlowSpec {

@@ -140,9 +140,11 @@ impl Size {
             "Kb" | "kb" => 125.0,
             "Mb" => 125e3,
             "Gb" => 125e6,
-            _ => return Err(format!(
+            _ => {
+                return Err(format!(
                 "unknown size unit {unit:?} in {s:?}; use B, KB, MB, GB, KiB, MiB, GiB, Kb, Mb, Gb"
-            )),
+            ))
+            }
         };
         let b = v * scale;
         if !b.is_finite() || b < 0.0 || b > 1e18 {
