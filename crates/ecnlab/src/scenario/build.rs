@@ -413,7 +413,9 @@ fn build_topology(c: &mut Ctx) -> Result<(), ScenarioError> {
 
 fn flow_name(f: &FlowSpec, index: usize, k: usize, count: usize) -> String {
     let base = f.name.clone().unwrap_or_else(|| format!("f{index}"));
-    if count > 1 {
+    if base.contains("{k}") {
+        base.replace("{k}", &k.to_string())
+    } else if count > 1 {
         format!("{base}.{k}")
     } else {
         base
