@@ -249,3 +249,37 @@ fn same_seed_gives_bit_identical_results() {
         "RED should drop early under 120 % load"
     );
 }
+
+/// Link-layer framing (2 bytes of PPP, as ns-3's point-to-point links) adds to serialisation
+/// only.
+#[test]
+fn framing_bytes_add_to_serialisation() {
+    let mut sim = Sim::new(1);
+    let h0 = sim.add_host("h0");
+    let h1 = sim.add_host("h1");
+    let spec = LinkSpec {
+        framing: 2,
+        ..LinkSpec::new(100_000_000, 10 * MS)
+    };
+    sim.connect(h0, h1, &spec, fifo(10), fifo(10));
+    let log = Rc::new(RefCell::new(Vec::new()));
+    let (a0, a1) = (sim.nodes[h0 as usize].addr, sim.nodes[h1 as usize].addr);
+    let rec = sim.next_endpoint_id() + 1;
+    let s = sim.add_endpoint(
+        h0,
+        Box::new(Burst {
+            times: vec![0],
+            next: 0,
+            src: a0,
+            dst: a1,
+            dst_ep: rec,
+            size: 1040,
+        }),
+    );
+    let r = sim.add_endpoint(h1, Box::new(Recorder(log.clone())));
+    sim.add_flow("f", s, r);
+    sim.run_until(SEC);
+    // 1042 bytes at 100 Mbps = 83.36 us.
+    assert_eq!(log.borrow()[0].1, 83_360 * 1000 + 10 * MS);
+    sim.conservation().unwrap();
+}

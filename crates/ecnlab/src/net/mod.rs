@@ -77,6 +77,9 @@ pub struct Node {
 pub struct LinkSpec {
     pub rate: RateSchedule,
     pub delay: Time,
+    /// Link-layer bytes added to every packet's transmission (e.g. 2 for PPP, 38 for
+    /// Ethernet with preamble and inter-frame gap); queues still count IP bytes.
+    pub framing: u32,
 }
 
 impl LinkSpec {
@@ -84,6 +87,7 @@ impl LinkSpec {
         LinkSpec {
             rate: RateSchedule::constant(bps),
             delay,
+            framing: 0,
         }
     }
 }
@@ -242,6 +246,7 @@ impl Sim {
             qdisc,
             marker: None,
             rate,
+            framing: spec.framing,
             busy: None,
             busy_since: 0,
             marker_timer: TimerSlot::default(),
@@ -653,7 +658,7 @@ impl Sim {
             // A pcap write error must not stop a run; it is reported at the end.
             w.write(now, pkt);
         }
-        let done = port.rate.finish_time(now, len);
+        let done = port.rate.finish_time(now, len + port.framing);
         port.busy = Some(id);
         port.busy_since = now;
         if done != NEVER {

@@ -130,6 +130,8 @@ pub struct Port {
     pub qdisc: Box<dyn Qdisc>,
     pub marker: Option<Box<dyn Marker>>,
     pub rate: RateSchedule,
+    /// Link-layer bytes added to each transmission.
+    pub framing: u32,
     /// Packet on the wire, if any.
     pub busy: Option<PktId>,
     pub busy_since: Time,

@@ -49,6 +49,7 @@ fn schedule(path: &str, l: &LinkParams) -> Result<LinkSpec, ScenarioError> {
     Ok(LinkSpec {
         rate,
         delay: l.delay.0,
+        framing: l.framing,
     })
 }
 
@@ -396,6 +397,7 @@ fn build_topology(c: &mut Ctx) -> Result<(), ScenarioError> {
                     &LinkParams {
                         rate: l.rate,
                         delay: l.delay,
+                        framing: l.framing,
                         schedule: l.schedule.clone(),
                     },
                 )?;

@@ -59,6 +59,10 @@ pub struct HostSpec {
 pub struct LinkParams {
     pub rate: Rate,
     pub delay: Duration,
+    /// Link-layer bytes added to each packet's transmission time (2 for PPP as ns-3's
+    /// point-to-point links); default 0.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub framing: u32,
     /// Rate changes: `[{at = "4s", rate = "180Mbps"}, ...]`, times increasing.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub schedule: Vec<RateStep>,
@@ -165,6 +169,8 @@ pub struct LinkSpecToml {
     pub b: String,
     pub rate: Rate,
     pub delay: Duration,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub framing: u32,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub schedule: Vec<RateStep>,
     /// Queue of the a→b port (default: DropTail 1000 packets).
