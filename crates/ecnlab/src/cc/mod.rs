@@ -3,7 +3,12 @@
 //! the spirit of quinn's `congestion::Controller`; schemes' controllers live in their folders
 //! under `schemes/` and implement the same trait.
 
+pub mod cubic;
+pub mod hystart;
 pub mod newreno;
+pub mod round;
+#[cfg(test)]
+mod testkit;
 
 use crate::time::Time;
 
@@ -77,38 +82,47 @@ pub trait Controller {
 }
 
 /// The baseline controllers by name (schemes register their own controllers elsewhere).
-pub const BASELINE_NAMES: &[&str] = &["newreno"];
+pub const BASELINE_NAMES: &[&str] = &["newreno", "cubic"];
 
 /// Builds a baseline controller from its name, the MSS in bytes, its parameter table (the
-/// fields of its config struct; unset fields take their defaults) and a seed for controllers
-/// that draw random numbers. Errors name the offending parameter or list the known names.
+/// fields of its config struct, as the scenario layer holds them; unset fields take their
+/// defaults) and a seed for controllers that draw random numbers. Errors name the offending
+/// parameter (`cubic.hystart_params.css_rounds: ...`) or list the known names.
 pub fn by_name(
     name: &str,
     mss: u32,
-    params: Option<&toml::Value>,
+    params: Option<&serde_json::Value>,
     seed: u64,
 ) -> Result<Box<dyn Controller>, String> {
     let _ = seed;
-    match name {
-        "newreno" => Ok(Box::new(newreno::NewReno::new(mss, config(name, params)?)?)),
-        _ => Err(format!(
-            "unknown congestion controller {name:?}; known: {}",
-            BASELINE_NAMES.join(", ")
-        )),
-    }
+    let prefixed = |e: String| format!("{name}.{e}");
+    Ok(match name {
+        "newreno" => Box::new(newreno::NewReno::new(mss, config(name, params)?).map_err(prefixed)?),
+        "cubic" => Box::new(cubic::Cubic::new(mss, config(name, params)?).map_err(prefixed)?),
+        _ => {
+            return Err(format!(
+                "unknown congestion controller {name:?}; known: {}",
+                BASELINE_NAMES.join(", ")
+            ))
+        }
+    })
 }
 
 fn config<T: serde::de::DeserializeOwned + Default>(
     name: &str,
-    params: Option<&toml::Value>,
+    params: Option<&serde_json::Value>,
 ) -> Result<T, String> {
-    match params {
-        None => Ok(T::default()),
-        Some(v) => v
-            .clone()
-            .try_into()
-            .map_err(|e| format!("{name} parameters: {e}")),
-    }
+    let Some(v) = params else {
+        return Ok(T::default());
+    };
+    serde_path_to_error::deserialize::<_, T>(v.clone()).map_err(|e| {
+        let path = e.path().to_string();
+        if path == "." {
+            format!("{name}: {}", e.into_inner())
+        } else {
+            format!("{name}.{path}: {}", e.into_inner())
+        }
+    })
 }
 
 #[cfg(test)]
@@ -126,16 +140,22 @@ mod tests {
         for name in BASELINE_NAMES {
             assert!(e.contains(name), "{e}");
         }
-        let p: toml::Value = toml::from_str("initial_window = 10").unwrap();
+        let p = serde_json::json!({"initial_window": 10});
         assert_eq!(
             by_name("newreno", 1000, Some(&p), 1).unwrap().window(),
             10_000
         );
-        let p: toml::Value = toml::from_str("initial_windw = 10").unwrap();
+        let p = serde_json::json!({"initial_windw": 10});
         let e = by_name("newreno", 1000, Some(&p), 1).err().unwrap();
         assert!(e.contains("initial_windw"), "{e}");
-        let p: toml::Value = toml::from_str("abc_limit = 0").unwrap();
+        let p = serde_json::json!({"abc_limit": 0});
         let e = by_name("newreno", 1000, Some(&p), 1).err().unwrap();
-        assert!(e.contains("abc_limit"), "{e}");
+        assert!(e.starts_with("newreno.abc_limit"), "{e}");
+        let p = serde_json::json!({"hystart_params": {"min_rtt_thresh": "oops"}});
+        let e = by_name("cubic", 1000, Some(&p), 1).err().unwrap();
+        assert!(e.starts_with("cubic.hystart_params.min_rtt_thresh"), "{e}");
+        let p = serde_json::json!({"hystart": true, "hystart_params": {"min_rtt_thresh": "2ms"}});
+        assert!(by_name("cubic", 1000, Some(&p), 1).is_ok());
+        assert!(by_name("cubic", 0, None, 1).err().unwrap().contains("mss"));
     }
 }
