@@ -4,6 +4,7 @@
 //! under `schemes/` and implement the same trait.
 
 pub mod cubic;
+pub mod dctcp;
 pub mod hystart;
 pub mod newreno;
 pub mod round;
@@ -82,7 +83,7 @@ pub trait Controller {
 }
 
 /// The baseline controllers by name (schemes register their own controllers elsewhere).
-pub const BASELINE_NAMES: &[&str] = &["newreno", "cubic"];
+pub const BASELINE_NAMES: &[&str] = &["newreno", "cubic", "dctcp"];
 
 /// Builds a baseline controller from its name, the MSS in bytes, its parameter table (the
 /// fields of its config struct, as the scenario layer holds them; unset fields take their
@@ -99,6 +100,7 @@ pub fn by_name(
     Ok(match name {
         "newreno" => Box::new(newreno::NewReno::new(mss, config(name, params)?).map_err(prefixed)?),
         "cubic" => Box::new(cubic::Cubic::new(mss, config(name, params)?).map_err(prefixed)?),
+        "dctcp" => Box::new(dctcp::Dctcp::new(mss, config(name, params)?).map_err(prefixed)?),
         _ => {
             return Err(format!(
                 "unknown congestion controller {name:?}; known: {}",

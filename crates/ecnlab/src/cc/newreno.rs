@@ -214,11 +214,13 @@ impl RenoWindow {
         (base / 2).max(2 * self.mss)
     }
 
-    /// Multiplicative decrease to `ssthresh` (cwnd follows).
+    /// Multiplicative decrease to `ssthresh` (cwnd follows). The byte count toward the next
+    /// congestion-avoidance segment survives (capped below the new window): a controller that
+    /// reduces every round trip (DCTCP) must still gain one segment per round trip.
     pub fn reduce_to(&mut self, ssthresh: u64) {
         self.ssthresh = ssthresh.max(2 * self.mss);
         self.cwnd = self.ssthresh;
-        self.ca_acked = 0;
+        self.ca_acked = self.ca_acked.min(self.cwnd - 1);
     }
 
     /// Timeout: the loss window; `ssthresh` unchanged when `None`.
