@@ -16,6 +16,7 @@ pub mod marker;
 pub mod net;
 pub mod packet;
 pub mod scenario;
+pub mod schemes;
 pub mod stats;
 pub mod tcp;
 pub mod time;

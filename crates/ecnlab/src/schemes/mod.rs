@@ -1,0 +1,4 @@
+//! Network-assisted congestion-control schemes, one folder each: the router marker, the
+//! feedback codec and the sender controller of one paper.
+
+pub mod eecn;
