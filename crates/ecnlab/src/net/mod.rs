@@ -589,11 +589,11 @@ impl Sim {
         let port = &mut self.ports[p as usize];
         let pkt = self.pool.get_mut(id);
         port.counters.arrived_pkts += 1;
-        port.with_marker(now, |m, v| m.on_arrival(v, pkt));
-        pkt.meta.enqueued_at = now;
         // Marks written by the marker or the discipline on arrival are counted by comparing
         // with the codepoint the packet arrived with.
         let ecn_in = pkt.ip.ecn;
+        port.with_marker(now, |m, v| m.on_arrival(v, pkt));
+        pkt.meta.enqueued_at = now;
         port.integrate_backlog(now);
         match port.qdisc.enqueue(now, id, pkt) {
             Verdict::Enqueued => {

@@ -45,7 +45,12 @@ pub struct Controller {
     rtt: RttAverage,
     /// Latest RTT sample, seconds.
     c_rtt: Option<f64>,
-    in_recovery: bool,
+    /// Fast recovery, from `on_loss` to `on_recovery_end` (as [`NewReno`]).
+    ///
+    /// [`NewReno`]: crate::cc::newreno::NewReno
+    in_fast_recovery: bool,
+    /// The last event was a timeout and no new data has been acknowledged since.
+    rto_without_progress: bool,
     /// `now` of the last ACK that delivered a signal (that ACK skips Algorithm 2).
     signal_at: Option<Time>,
     /// Responses taken, by level (index 1, 2), for statistics.
@@ -84,7 +89,8 @@ impl Controller {
                 avg: 0.0,
             },
             c_rtt: None,
-            in_recovery: false,
+            in_fast_recovery: false,
+            rto_without_progress: false,
             signal_at: None,
             responses: [0; 3],
             mss,
@@ -190,12 +196,12 @@ impl crate::cc::Controller for Controller {
             self.rtt.add(s);
             self.c_rtt = Some(s);
         }
+        if ev.acked_bytes > 0 {
+            self.rto_without_progress = false;
+        }
         let signalled = self.signal_at == Some(ev.now);
         self.signal_at = None;
-        // The connection's flag is authoritative: an ACK outside recovery also ends ours if
-        // `on_recovery_end` was not called.
-        self.in_recovery = ev.in_recovery;
-        if ev.in_recovery {
+        if self.in_fast_recovery {
             return;
         }
         if signalled && !self.cfg.grow_on_signal_ack {
@@ -205,7 +211,7 @@ impl crate::cc::Controller for Controller {
     }
 
     fn on_signal(&mut self, ev: &AckEvent, signal: Signal) {
-        if ev.in_recovery {
+        if self.in_fast_recovery {
             // Already reduced for this window by the loss response (RFC 3168 §6.1.2).
             return;
         }
@@ -225,24 +231,30 @@ impl crate::cc::Controller for Controller {
     }
 
     fn on_loss(&mut self, _now: Time, bytes_in_flight: u64) {
-        if self.in_recovery {
+        if self.in_fast_recovery {
             return;
         }
         self.ssthresh = self.loss_threshold(bytes_in_flight);
         self.cwnd = self.ssthresh;
-        self.in_recovery = true;
+        self.in_fast_recovery = true;
     }
 
     fn on_recovery_end(&mut self, _now: Time) {
-        // RFC 6582 §3.2 step 3, full acknowledgment: cwnd = ssthresh.
-        self.cwnd = self.ssthresh;
-        self.in_recovery = false;
+        // RFC 6582 §3.2 step 6, full acknowledgment: cwnd = ssthresh.
+        if self.in_fast_recovery {
+            self.in_fast_recovery = false;
+            self.cwnd = self.ssthresh;
+        }
     }
 
     fn on_rto(&mut self, _now: Time, bytes_in_flight: u64) {
-        self.ssthresh = self.loss_threshold(bytes_in_flight);
+        self.in_fast_recovery = false;
+        // RFC 5681 §3.1: a timeout of an already retransmitted segment keeps ssthresh.
+        if !self.rto_without_progress {
+            self.ssthresh = self.loss_threshold(bytes_in_flight);
+        }
         self.cwnd = self.mss;
-        self.in_recovery = false;
+        self.rto_without_progress = true;
     }
 
     fn window(&self) -> u64 {
@@ -481,9 +493,18 @@ mod tests {
         // RTO: ssthresh = max(flight/2, 2·SMSS) = 2 SMSS for a tiny flight, cwnd = 1 SMSS.
         c.on_rto(6 * MS, 3_000);
         assert_eq!((c.window(), c.ssthresh()), (1_000, 2_000));
-        // Slow start again: cRTT 50 vs avg (incl.) 75 → +SZ.
-        c.on_ack(&ack(7, Some(50)));
+        // A second timeout before any progress keeps ssthresh (RFC 5681 §3.1).
+        c.on_rto(7 * MS, 100_000);
+        assert_eq!((c.window(), c.ssthresh()), (1_000, 2_000));
+        // Slow start after the timeout (the connection may flag RTO recovery; growth goes
+        // on): cRTT 50 vs avg (incl.) 75 → +SZ.
+        let mut e = ack(8, Some(50));
+        e.in_recovery = true;
+        c.on_ack(&e);
         assert_eq!(c.window(), 2_000);
+        // Progress was made: the next timeout halves the flight again.
+        c.on_rto(9 * MS, 100_000);
+        assert_eq!((c.window(), c.ssthresh()), (1_000, 50_000));
     }
 
     #[test]

@@ -443,6 +443,73 @@ mod tests {
         assert_eq!(m.congestion_ratio(&v), 0.4);
     }
 
+    /// A 20 Mbps ECT(1) UDP flow into a 10 Mbps port (RED 100/30/60, marking off, as the
+    /// paper's RED) for 2 s, with or without the EECN marker. Returns the port counters.
+    fn overload(with_eecn: bool, red: bool, ecn: Ecn) -> crate::net::port::PortCounters {
+        use crate::app::{UdpPattern, UdpSink, UdpSource, UdpSourceConfig};
+        use crate::aqm::{DropTail, Qdisc, Red, RedConfig};
+        use crate::net::{LinkSpec, Sim};
+        let mut sim = Sim::new(1);
+        let (a, r, b) = (sim.add_host("a"), sim.add_router("r"), sim.add_host("b"));
+        let q = |red: bool, i| -> Box<dyn Qdisc> {
+            if red {
+                Box::new(Red::new(
+                    RedConfig::default(),
+                    crate::engine::rng::stream(1, 1, i),
+                ))
+            } else {
+                Box::new(DropTail::new(Limit::Packets(100)))
+            }
+        };
+        let big = || Box::new(DropTail::new(Limit::Packets(10_000)));
+        sim.connect(a, r, &LinkSpec::new(1_000_000_000, MS), big(), big());
+        let (bottleneck, _) = sim.connect(r, b, &LinkSpec::new(10_000_000, MS), q(red, 0), big());
+        if with_eecn {
+            sim.set_marker(bottleneck, Box::new(marker()));
+        }
+        sim.compute_routes();
+        let cfg = UdpSourceConfig {
+            rate_bps: 20_000_000,
+            packet_size: 1000,
+            pattern: UdpPattern::Cbr,
+            start: 0,
+            stop: 2 * time::SEC,
+            ecn,
+            on_off: None,
+        };
+        let sink = sim.next_endpoint_id() + 1;
+        let (sa, da) = (sim.nodes[a as usize].addr, sim.nodes[b as usize].addr);
+        let rng = crate::engine::rng::stream(1, 3, 0);
+        let src = sim.add_endpoint(a, Box::new(UdpSource::new(cfg, sa, da, sink, 0, rng)));
+        let dst = sim.add_endpoint(b, Box::new(UdpSink::new()));
+        sim.add_flow("udp", src, dst);
+        sim.run_until(2 * time::SEC);
+        sim.ports[bottleneck as usize].counters.clone()
+    }
+
+    #[test]
+    fn eecn_over_red_takes_the_marking_decision_for_ect_only() {
+        use crate::aqm::DropReason;
+        // RED alone early-drops the ECT flow (its ECN marking is off).
+        let plain = overload(false, true, Ecn::ECT1);
+        assert!(plain.drop(DropReason::Early) > 0);
+        // EECN over RED: RED only enforces its buffer for ECT packets; EECN marks them,
+        // CL(2) once the predicted occupancy passes 0.5.
+        let eecn = overload(true, true, Ecn::ECT1);
+        assert_eq!(eecn.drop(DropReason::Early), 0);
+        assert_eq!(eecn.drop(DropReason::Forced), 0);
+        assert!(eecn.drop(DropReason::Overflow) > 0, "20 Mbps into 10 Mbps");
+        assert!(eecn.marked[Ecn::CE.bits() as usize] > 1000);
+        // Not-ECT traffic keeps RED's early drops and is never marked.
+        let not_ect = overload(true, true, Ecn::NOT_ECT);
+        assert!(not_ect.drop(DropReason::Early) > 0);
+        assert_eq!(not_ect.marked.iter().sum::<u64>(), 0);
+        // EECN over DropTail: the same marks, overflow drops only.
+        let dt = overload(true, false, Ecn::ECT1);
+        assert!(dt.marked[Ecn::CE.bits() as usize] > 1000);
+        assert_eq!(dt.dropped(), dt.drop(DropReason::Overflow));
+    }
+
     #[test]
     fn bad_config_is_an_error_not_a_panic() {
         let e = Marker::new(MarkerConfig {

@@ -109,10 +109,12 @@
 //!   congestion avoidance.
 //! - Decays never take cwnd below one segment.
 //! - `initial_window_segments = 10` is the window before (or without) a handshake decision.
-//! - Loss: NewReno (RFC 5681 / 6582): on fast retransmit `ssthresh = max(FlightSize/2, 2·SMSS)`,
-//!   `cwnd = ssthresh` (inflation by duplicate ACKs is the connection's sending rule), no
-//!   growth and no reaction to CL signals during recovery (RFC 3168: at most one reduction per
-//!   window); on RTO the same ssthresh and `cwnd = 1·SMSS`.
+//! - Loss: the response of [`NewReno`](crate::cc::newreno::NewReno) (RFC 5681 / 6582): on fast
+//!   retransmit `ssthresh = max(FlightSize/2, 2·SMSS)`, `cwnd = ssthresh` (inflation by
+//!   duplicate ACKs is the connection's sending rule), no growth and no reaction to CL signals
+//!   until `on_recovery_end` (RFC 3168: at most one reduction per window), then
+//!   `cwnd = ssthresh`; on RTO the same ssthresh (kept on a timeout that follows a timeout
+//!   without progress) and `cwnd = 1·SMSS`, after which Algorithm 2's slow start runs.
 
 pub mod codec;
 pub mod controller;
