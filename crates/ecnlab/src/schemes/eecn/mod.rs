@@ -17,8 +17,9 @@
 //! Table 1 (IP ECN field, RFC 3168 numbering): `00` not EECN capable, `01` ECT(1) = capable,
 //! `10` CL(1), `11` CL(2) — [`IpCode`]. Table 2 (TCP (ECE, CWR)): on SYN, SYN-ACK and ACK
 //! packets `00` not capable, `01` capable / no congestion, `10` CL(1), `11` CL(2); on data
-//! packets `01` is CWR — [`TcpCode`]. Everything else in the scheme goes through these two
-//! enums and [`Level`]; no code outside this file tests ECN bits.
+//! packets `01` is CWR — [`TcpCode`]. Every EECN meaning in the scheme goes through these two
+//! enums and [`Level`]; only the RFC 3168 fallback in the codec reads ECE and CWR as the
+//! single flags RFC 3168 defines.
 //!
 //! # How we read the paper (every reading is a named parameter, paper's value as default)
 //!
