@@ -443,6 +443,7 @@ main(int argc, char* argv[])
     bool queueSeries = false;
     std::string out;
     std::string tcpLogFile;
+    std::string pcapPrefix;
     std::string accessRate;
     std::string accessDelay;
     std::string bottleneckRate;
@@ -450,6 +451,26 @@ main(int argc, char* argv[])
     int queuePackets = -1;
     double minTh = -1;
     double maxTh = -1;
+
+    // ------------------------------------------------------------ TCP configuration
+    // Set before the command line is parsed, so --ns3::...=value can still override any.
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                       TypeIdValue(TcpClassicRecovery::GetTypeId()));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1000));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(2));
+    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MilliSeconds(200)));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(64u << 20));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(64u << 20));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(200)));
+    Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(MilliSeconds(1)));
+    // TcpSocket::TcpNoDelay (true), TcpSocketBase::LimitedTransmit (true),
+    // ReTxThreshold (3), ConnTimeout (3 s), RttEstimator (mean-deviation, 1 s initial)
+    // are left at their defaults; SCENARIOS.md lists them.
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("scenario", "red100 | dt1g | dt1g-1000", scenarioName);
@@ -463,6 +484,7 @@ main(int argc, char* argv[])
     cmd.AddValue("light", "no per-packet sink traces (FCT only for flows <= 1 MB)", light);
     cmd.AddValue("queue_series", "include the sampled queue length series", queueSeries);
     cmd.AddValue("out", "write JSON here instead of stdout", out);
+    cmd.AddValue("pcap", "write pcap files of the bottleneck link with this prefix", pcapPrefix);
     cmd.AddValue("tcp_log", "write per-flow cwnd/ssthresh/state/RTO changes (CSV) here", tcpLogFile);
     cmd.AddValue("access_rate", "override access link rate", accessRate);
     cmd.AddValue("access_delay", "override access link delay", accessDelay);
@@ -604,25 +626,8 @@ main(int argc, char* argv[])
     RngSeedManager::SetSeed(seed);
     RngSeedManager::SetRun(run);
 
-    // ------------------------------------------------------------ TCP configuration
-    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
-    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
-                       TypeIdValue(TcpClassicRecovery::GetTypeId()));
-    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1000));
-    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
-    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(2));
-    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MilliSeconds(200)));
-    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(64u << 20));
-    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(64u << 20));
-    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
-    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
-    Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
-    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(200)));
-    Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(MilliSeconds(1)));
+    // The one scenario-dependent TCP setting (the rest is set before parsing).
     Config::SetDefault("ns3::TcpSocketBase::UseEcn", StringValue(sc.ecn ? "On" : "Off"));
-    // TcpSocket::TcpNoDelay (true), TcpSocketBase::LimitedTransmit (true),
-    // ReTxThreshold (3), ConnTimeout (3 s), RttEstimator (mean-deviation, 1 s initial)
-    // are left at their defaults; SCENARIOS.md lists them.
 
     // ------------------------------------------------------------ topology
     NodeContainer left;
@@ -720,6 +725,11 @@ main(int argc, char* argv[])
     Ptr<QueueDisc> bnQd = bnQds.Get(0);
 
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+    if (!pcapPrefix.empty())
+    {
+        bottleneck.EnablePcap(pcapPrefix, bnDevs, false);
+    }
 
     // ------------------------------------------------------------ applications
     TcpLog tcpLog;
@@ -867,8 +877,9 @@ main(int argc, char* argv[])
     // Effective TCP attributes as ns-3 sees them on one sender socket (after the run).
     j.Key("tcp");
     j.BeginObject();
-    j.Field("congestion_control", "ns3::TcpNewReno");
-    j.Field("recovery", "ns3::TcpClassicRecovery");
+    Ptr<TcpL4Protocol> l4 = left.Get(0)->GetObject<TcpL4Protocol>();
+    j.Field("congestion_control", AttrString(l4, "SocketType"));
+    j.Field("recovery", AttrString(l4, "RecoveryType"));
     Ptr<Socket> sock = fs.empty() ? nullptr : fs[0].app->GetSocket();
     if (sock)
     {

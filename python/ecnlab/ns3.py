@@ -55,6 +55,7 @@ PARAMS = {
     "warmup": "seconds left out of the *_after_warmup figures (default 1)",
     "light": "no per-packet sink traces; FCT only for flows up to 1 MB",
     "queue_series": "include the sampled bottleneck queue length series",
+    "pcap": "file name prefix for pcap captures of the bottleneck link (both ends)",
     "tcp_log": "path of a CSV file to receive per-flow cwnd/ssthresh/state/RTO changes",
     "access_rate": "access link rate, ns-3 syntax (e.g. '1Gbps')",
     "access_delay": "access link delay, ns-3 syntax (e.g. '1ms')",
