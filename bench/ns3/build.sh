@@ -38,7 +38,7 @@ major="$(ls "$lib" | sed -n 's/^libns3\.\([0-9.]*\)-core\.so$/\1/p' | head -1)"
 
 mkdir -p "$here/build"
 libs=""
-for m in core network internet point-to-point applications traffic-control stats bridge mobility; do
+for m in core network internet point-to-point applications traffic-control stats bridge mobility nix-vector-routing; do
     if [[ -f "$lib/libns3.$major-$m.so" ]]; then libs="$libs -lns3.$major-$m"; fi
 done
 

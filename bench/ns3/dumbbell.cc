@@ -13,6 +13,7 @@
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
+#include "ns3/nix-vector-helper.h"
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
 
@@ -444,6 +445,8 @@ main(int argc, char* argv[])
     std::string out;
     std::string tcpLogFile;
     std::string pcapPrefix;
+    std::string routing = "global";
+    uint32_t sendSize = 1 << 20;
     std::string accessRate;
     std::string accessDelay;
     std::string bottleneckRate;
@@ -484,6 +487,8 @@ main(int argc, char* argv[])
     cmd.AddValue("light", "no per-packet sink traces (FCT only for flows <= 1 MB)", light);
     cmd.AddValue("queue_series", "include the sampled queue length series", queueSeries);
     cmd.AddValue("out", "write JSON here instead of stdout", out);
+    cmd.AddValue("send_size", "bytes the sending application writes per call", sendSize);
+    cmd.AddValue("routing", "global (canonical) | nix (ns-3 nix-vector routing)", routing);
     cmd.AddValue("pcap", "write pcap files of the bottleneck link with this prefix", pcapPrefix);
     cmd.AddValue("tcp_log", "write per-flow cwnd/ssthresh/state/RTO changes (CSV) here", tcpLogFile);
     cmd.AddValue("access_rate", "override access link rate", accessRate);
@@ -617,6 +622,11 @@ main(int argc, char* argv[])
         std::cerr << "error: min_th must not exceed max_th" << std::endl;
         return 2;
     }
+    if (routing != "global" && routing != "nix")
+    {
+        std::cerr << "error: routing must be global or nix" << std::endl;
+        return 2;
+    }
     if (sampleMs <= 0)
     {
         std::cerr << "error: sample_ms must be positive" << std::endl;
@@ -650,6 +660,11 @@ main(int argc, char* argv[])
     bottleneck.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("1p"));
 
     InternetStackHelper stack;
+    Ipv4NixVectorHelper nix;
+    if (routing == "nix")
+    {
+        stack.SetRoutingHelper(nix);
+    }
     stack.Install(left);
     stack.Install(right);
     stack.Install(routers);
@@ -724,7 +739,10 @@ main(int argc, char* argv[])
     addr.Assign(bnDevs);
     Ptr<QueueDisc> bnQd = bnQds.Get(0);
 
-    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    if (routing == "global")
+    {
+        Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    }
 
     if (!pcapPrefix.empty())
     {
@@ -758,7 +776,7 @@ main(int argc, char* argv[])
 
         BulkSendHelper src("ns3::TcpSocketFactory", InetSocketAddress(rightAddr[f.spec.right], port));
         src.SetAttribute("MaxBytes", UintegerValue(f.spec.size));
-        src.SetAttribute("SendSize", UintegerValue(65536));
+        src.SetAttribute("SendSize", UintegerValue(sendSize));
         ApplicationContainer ca = src.Install(left.Get(f.spec.left));
         ca.Start(Seconds(f.spec.start));
         f.app = DynamicCast<BulkSendApplication>(ca.Get(0));
@@ -849,6 +867,8 @@ main(int argc, char* argv[])
     j.Field("queue_packets", sc.queuePackets);
     j.Field("access_queue_packets", sc.accessQueuePackets);
     j.Field("device_queue_packets", 1);
+    j.Field("routing", routing);
+    j.Field("send_size", sendSize);
     if (sc.queue == "red")
     {
         j.Key("red");
