@@ -34,7 +34,8 @@ def load_runner():
 def summary(name: str, r: dict) -> str:
     b = r["bottleneck"]
     lines = [
-        f"== {name}: wall {r['wall_seconds']:.2f} s (setup {r['setup_seconds']:.2f} s), "
+        f"== {name}: wall {r['wall_seconds']:.2f} s (cpu {r.get('cpu_seconds', float('nan')):.2f} s, "
+        f"setup {r['setup_seconds']:.2f} s), "
         f"{r['events']:,} events ({r['events_per_second'] / 1e6:.2f} M/s), "
         f"peak RSS {r['peak_rss_kb'] / 1024:.0f} MiB",
         f"   bottleneck: util {b['utilisation']:.3f} (after warmup "

@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -392,6 +393,14 @@ struct Snapshot
         packetsAtWarmup = link->packets;
     }
 };
+
+double
+ProcessCpuSeconds()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
+}
 
 uint64_t
 ParseRateBps(const std::string& s)
@@ -830,9 +839,11 @@ main(int argc, char* argv[])
 
     Simulator::Stop(Seconds(sc.duration));
 
+    double cpuStart = ProcessCpuSeconds();
     auto runStart = std::chrono::steady_clock::now();
     Simulator::Run();
     auto runEnd = std::chrono::steady_clock::now();
+    double cpuSeconds = ProcessCpuSeconds() - cpuStart;
 
     double setupSeconds = std::chrono::duration<double>(runStart - setupStart).count();
     double wallSeconds = std::chrono::duration<double>(runEnd - runStart).count();
@@ -928,6 +939,7 @@ main(int argc, char* argv[])
     j.EndObject();
 
     j.Field("wall_seconds", wallSeconds);
+    j.Field("cpu_seconds", cpuSeconds);
     j.Field("setup_seconds", setupSeconds);
     j.Field("events", events);
     j.Field("events_per_second", wallSeconds > 0 ? static_cast<double>(events) / wallSeconds : 0.0);
