@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
 pub const QUEUES: &[&str] = &["droptail", "red"];
-pub const MARKERS: &[&str] = &["step"];
+pub const MARKERS: &[&str] = &["step", "eecn"];
 
 /// Deserialises a component's parameters into its config type; errors carry `path`.
 pub fn params<T: DeserializeOwned>(path: &str, p: &Params) -> Result<T, ScenarioError> {
@@ -96,6 +96,11 @@ pub fn marker(
         "step" => {
             let cfg: StepConfig = params(path, &c.params)?;
             Ok(Box::new(StepMarker::new(cfg)))
+        }
+        "eecn" => {
+            let cfg: crate::schemes::eecn::MarkerConfig = params(path, &c.params)?;
+            let m = crate::schemes::eecn::Marker::new(cfg).map_err(|m| field_error(path, &m))?;
+            Ok(Box::new(m))
         }
         other => Err(unknown(path, "marker", other, MARKERS)),
     }
