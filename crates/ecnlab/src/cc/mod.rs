@@ -3,6 +3,7 @@
 //! the spirit of quinn's `congestion::Controller`; schemes' controllers live in their folders
 //! under `schemes/` and implement the same trait.
 
+pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
 pub mod hystart;
@@ -83,7 +84,7 @@ pub trait Controller {
 }
 
 /// The baseline controllers by name (schemes register their own controllers elsewhere).
-pub const BASELINE_NAMES: &[&str] = &["newreno", "cubic", "dctcp"];
+pub const BASELINE_NAMES: &[&str] = &["newreno", "cubic", "dctcp", "bbr"];
 
 /// Builds a baseline controller from its name, the MSS in bytes, its parameter table (the
 /// fields of its config struct, as the scenario layer holds them; unset fields take their
@@ -95,12 +96,12 @@ pub fn by_name(
     params: Option<&serde_json::Value>,
     seed: u64,
 ) -> Result<Box<dyn Controller>, String> {
-    let _ = seed;
     let prefixed = |e: String| format!("{name}.{e}");
     Ok(match name {
         "newreno" => Box::new(newreno::NewReno::new(mss, config(name, params)?).map_err(prefixed)?),
         "cubic" => Box::new(cubic::Cubic::new(mss, config(name, params)?).map_err(prefixed)?),
         "dctcp" => Box::new(dctcp::Dctcp::new(mss, config(name, params)?).map_err(prefixed)?),
+        "bbr" => Box::new(bbr::Bbr::new(mss, config(name, params)?, seed).map_err(prefixed)?),
         _ => {
             return Err(format!(
                 "unknown congestion controller {name:?}; known: {}",
