@@ -163,7 +163,9 @@ impl Controller for Dctcp {
             acked_bytes,
         } = signal
         {
-            self.pending = Some((acked_bytes, marked_bytes));
+            // Summed, in case a signal ever comes with an ACK that `on_ack` does not see.
+            let (a, m) = self.pending.unwrap_or((0, 0));
+            self.pending = Some((a + acked_bytes, m + marked_bytes));
         }
     }
 

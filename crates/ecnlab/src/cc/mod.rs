@@ -2,6 +2,14 @@
 //! ACKs, congestion signals, losses and timeouts. One small trait, one file per algorithm, in
 //! the spirit of quinn's `congestion::Controller`; schemes' controllers live in their folders
 //! under `schemes/` and implement the same trait.
+//!
+//! Baselines: [`newreno`] (RFC 5681/3465/6582/3168), [`cubic`] (RFC 9438, optional
+//! [`hystart`]++ of RFC 9406), [`dctcp`] (RFC 8257), [`bbr`] (BBR v1, draft-cardwell-00),
+//! built by name with [`by_name`]. DCTCP, BBR and HyStart++ count round trips from
+//! [`AckEvent::delivered`] / [`AckEvent::prior_delivered`] ([`round`]), so the connection must
+//! fill them; BBR also needs the delivery-rate fields and paces with [`Controller::pacing_rate`].
+//! Controllers keep their own fast-recovery state between `on_loss` and `on_recovery_end`;
+//! [`AckEvent::in_recovery`] only tells BBR when timeout recovery is over.
 
 pub mod bbr;
 pub mod cubic;

@@ -11,7 +11,7 @@
 //! - `ca_increase`: `byte_counting` (default; RFC 5681 §3.1's recommended form: +1 SMSS each
 //!   time a full cwnd of bytes has been acknowledged, so delayed ACKs do not slow growth) or
 //!   `per_ack` (RFC 5681 eq. 3: +max(1, SMSS·SMSS/cwnd) bytes per ACK).
-//! - Slow start stops at ssthresh; the bytes of the crossing ACK beyond ssthresh count toward
+//! - Slow start stops at ssthresh; what the crossing ACK earned beyond ssthresh counts toward
 //!   congestion avoidance.
 //! - `reduce_from`: the reduced ssthresh is max(X/2, 2·SMSS) with X = FlightSize as the
 //!   connection reports it (RFC 5681 eq. 4, default) or X = cwnd (Linux, RFC 3168's "halve
@@ -184,7 +184,8 @@ impl RenoWindow {
             }
             self.cwnd = self.ssthresh;
             self.after_rto = false;
-            acked -= room.min(acked);
+            // What the ACK earned beyond ssthresh (within L) counts toward CA.
+            acked = inc - room;
             if acked == 0 {
                 return;
             }
