@@ -32,6 +32,16 @@ pub struct TcpInfo {
     pub mss: u32,
     /// For an incoming ACK: bytes it newly acknowledges.
     pub acked_bytes: u64,
+    /// The sender is in loss recovery (fast recovery or after a timeout): its window was
+    /// already reduced for the data now in flight.
+    pub in_recovery: bool,
+    /// `snd_nxt` when the sender last reduced its window for a loss (fast retransmit or
+    /// timeout); 0 before any. A classic-ECN sender does not react again before this is
+    /// acknowledged (RFC 3168 §6.1.2: one reduction per window for losses and marks together).
+    pub recovery_point: u64,
+    /// Window reductions for losses so far; a change tells the codec a reduction happened
+    /// (RFC 3168 §6.1.2: CWR on the first new data segment after any reduction).
+    pub loss_reductions: u32,
 }
 
 pub trait Codec {
@@ -58,9 +68,21 @@ pub trait Codec {
     fn ack_in(&mut self, pkt: &Packet, info: &TcpInfo) -> Option<Signal>;
 
     // ---- data receiver
+    /// Called before [`Codec::data_in`] for an arriving data segment: true if ACKs owed for
+    /// earlier segments must go out first, still carrying the current echo (DCTCP, RFC 8257
+    /// §3.2: when the CE state changes, the delayed ACK is sent with the old ECE value).
+    fn flush_before(&self, _pkt: &Packet) -> bool {
+        false
+    }
     /// Notes the codepoint of an arriving data segment. Returns true if the receiver should
     /// acknowledge immediately rather than delay (e.g. DCTCP when the CE state changes).
     fn data_in(&mut self, pkt: &Packet) -> bool;
     /// Sets the echo flags of an outgoing ACK.
     fn ack_out(&mut self, pkt: &mut Packet);
+
+    /// The [`Signal::Load`] code that means "congested" in this scheme (its top code), for
+    /// the per-flow count of congestion signals; None if the scheme sends no load codes.
+    fn load_top_code(&self) -> Option<u8> {
+        None
+    }
 }

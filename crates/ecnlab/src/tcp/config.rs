@@ -1,0 +1,220 @@
+//! TCP connection parameters. Times are in seconds (TOML numbers), sizes in bytes.
+
+use crate::time::{from_secs, Time};
+use serde::{Deserialize, Serialize};
+
+/// Parameters of a TCP connection. Every field has a default (below); a scenario sets only
+/// what it changes, and an unknown key is an error.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpConfig {
+    /// Payload bytes per full segment (the SMSS of RFC 5681; headers come on top).
+    /// Default 1000 (the papers' 1000-byte data packets).
+    pub mss: u32,
+    /// Initial congestion window in segments (RFC 6928: 10, as Linux and ns-3). A scheme's
+    /// codec may override it at the handshake (EECN: 10 / 5 / 1).
+    pub initial_window: u32,
+    /// After a SYN or SYN-ACK had to be retransmitted the initial window is one segment
+    /// (RFC 5681 §3.1). Default true.
+    pub syn_loss_iw1: bool,
+    /// Lower bound of the retransmission timeout. Default 0.2 s (Linux); ns-3 uses 1 s and
+    /// RFC 6298 §2.4 says 1 s.
+    pub min_rto_s: f64,
+    /// RTO before the first RTT sample (RFC 6298 §2.1: 1 s).
+    pub initial_rto_s: f64,
+    /// Upper bound of the RTO (RFC 6298 §2.5 allows ≥ 60 s). Default 60 s.
+    pub max_rto_s: f64,
+    /// Clock granularity G of RFC 6298 §2 (RTO ≥ SRTT + G). Default 1 ms (ns-3's default).
+    pub clock_granularity_s: f64,
+    /// SYN (or SYN-ACK) retransmissions before the connection gives up. Default 6 (Linux).
+    pub syn_retries: u32,
+    /// Delayed acknowledgments (RFC 5681 §4.2, RFC 9293 §3.8.6.3). Default on.
+    pub delayed_ack: bool,
+    /// With delayed ACKs: acknowledge at least every this many in-order data segments
+    /// (RFC 5681: every second full-sized segment). Default 2.
+    pub delack_segments: u32,
+    /// With delayed ACKs: the longest an ACK is held. Default 0.2 s (ns-3's default; Linux
+    /// uses 40 ms minimum, RFC 5681 allows at most 0.5 s).
+    pub delack_timeout_s: f64,
+    /// Selective acknowledgments (RFC 2018) with RFC 6675 loss recovery when both ends agree;
+    /// otherwise NewReno recovery (RFC 6582). Default on.
+    pub sack: bool,
+    /// Timestamps option (RFC 7323): RTT samples from TSecr when both ends agree, otherwise
+    /// from segments that were never retransmitted (Karn). Default off, so pure ACKs are 40
+    /// bytes as in the papers' setups.
+    pub timestamps: bool,
+    /// Window scaling (RFC 7323 §2). Default on.
+    pub window_scaling: bool,
+    /// Receive buffer in bytes, advertised as the receive window. The application reads
+    /// in-order data at once, so the advertised window is always the whole buffer
+    /// (out-of-order data is not charged against it). Default 64 MiB.
+    pub rcv_buf: u64,
+    /// Limited transmit (RFC 3042): one new segment on each of the first two duplicate ACKs.
+    /// Default on.
+    pub limited_transmit: bool,
+    /// Duplicate ACKs (or SACKed segments above a hole, RFC 6675 IsLost) that signal loss.
+    /// Default 3.
+    pub dupack_threshold: u32,
+    /// Pace at `ratio × cwnd / SRTT` when the controller gives no pacing rate of its own
+    /// (the controller's rate, when it has one, is always used). Default off.
+    pub pace_cwnd: bool,
+    /// Pacing ratios for `pace_cwnd` in slow start and congestion avoidance (Linux's
+    /// `tcp_pacing_ss_ratio` = 200 % and `tcp_pacing_ca_ratio` = 120 %).
+    pub pacing_ss_ratio: f64,
+    pub pacing_ca_ratio: f64,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            mss: 1000,
+            initial_window: 10,
+            syn_loss_iw1: true,
+            min_rto_s: 0.2,
+            initial_rto_s: 1.0,
+            max_rto_s: 60.0,
+            clock_granularity_s: 0.001,
+            syn_retries: 6,
+            delayed_ack: true,
+            delack_segments: 2,
+            delack_timeout_s: 0.2,
+            sack: true,
+            timestamps: false,
+            window_scaling: true,
+            rcv_buf: 64 << 20,
+            limited_transmit: true,
+            dupack_threshold: 3,
+            pace_cwnd: false,
+            pacing_ss_ratio: 2.0,
+            pacing_ca_ratio: 1.2,
+        }
+    }
+}
+
+fn positive_secs(name: &str, v: f64) -> Result<(), String> {
+    if v.is_finite() && v > 0.0 && v < 1e6 {
+        Ok(())
+    } else {
+        Err(format!(
+            "{name}: must be a positive number of seconds, got {v}"
+        ))
+    }
+}
+
+impl TcpConfig {
+    /// Checks the parameters; an error names the field and what is allowed.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.mss < 1 || self.mss > 65_000 {
+            return Err(format!("mss: must be 1..=65000 bytes, got {}", self.mss));
+        }
+        if self.initial_window == 0 {
+            return Err("initial_window: must be at least 1 segment".into());
+        }
+        positive_secs("min_rto_s", self.min_rto_s)?;
+        positive_secs("initial_rto_s", self.initial_rto_s)?;
+        positive_secs("max_rto_s", self.max_rto_s)?;
+        positive_secs("delack_timeout_s", self.delack_timeout_s)?;
+        if !(self.clock_granularity_s.is_finite() && self.clock_granularity_s >= 0.0) {
+            return Err(format!(
+                "clock_granularity_s: must be a non-negative number of seconds, got {}",
+                self.clock_granularity_s
+            ));
+        }
+        if self.min_rto_s > self.max_rto_s {
+            return Err(format!(
+                "min_rto_s: {} is above max_rto_s ({})",
+                self.min_rto_s, self.max_rto_s
+            ));
+        }
+        if self.delack_segments == 0 {
+            return Err("delack_segments: must be at least 1".into());
+        }
+        if self.dupack_threshold == 0 {
+            return Err("dupack_threshold: must be at least 1".into());
+        }
+        if self.rcv_buf < self.mss as u64 {
+            return Err(format!(
+                "rcv_buf: must hold at least one segment ({} bytes), got {}",
+                self.mss, self.rcv_buf
+            ));
+        }
+        if self.rcv_buf > (u16::MAX as u64) << 14 {
+            return Err(format!(
+                "rcv_buf: at most {} bytes (window scale 14), got {}",
+                (u16::MAX as u64) << 14,
+                self.rcv_buf
+            ));
+        }
+        if !self.window_scaling && self.rcv_buf > u16::MAX as u64 {
+            return Err(format!(
+                "rcv_buf: without window_scaling at most 65535 bytes, got {}",
+                self.rcv_buf
+            ));
+        }
+        for (name, v) in [
+            ("pacing_ss_ratio", self.pacing_ss_ratio),
+            ("pacing_ca_ratio", self.pacing_ca_ratio),
+        ] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(format!("{name}: must be a positive ratio, got {v}"));
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn min_rto(&self) -> Time {
+        from_secs(self.min_rto_s)
+    }
+    pub(crate) fn initial_rto(&self) -> Time {
+        from_secs(self.initial_rto_s)
+    }
+    pub(crate) fn max_rto(&self) -> Time {
+        from_secs(self.max_rto_s)
+    }
+    pub(crate) fn granularity(&self) -> Time {
+        from_secs(self.clock_granularity_s)
+    }
+    pub(crate) fn delack_timeout(&self) -> Time {
+        from_secs(self.delack_timeout_s)
+    }
+
+    /// The window-scale shift we offer: the smallest that lets the buffer fit 16 bits.
+    pub(crate) fn wscale_shift(&self) -> u8 {
+        let mut s = 0u8;
+        while (self.rcv_buf >> s) > u16::MAX as u64 && s < 14 {
+            s += 1;
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_validate_and_round_trip_through_toml() {
+        let c = TcpConfig::default();
+        c.validate().unwrap();
+        let s = toml::to_string(&c).unwrap();
+        let back: TcpConfig = toml::from_str(&s).unwrap();
+        assert_eq!(back, c);
+        assert_eq!(c.wscale_shift(), 11); // 64 MiB >> 11 = 32768
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let e = toml::from_str::<TcpConfig>("msss = 3")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("msss"), "{e}");
+        let c: TcpConfig = toml::from_str("min_rto_s = 2.0\nmax_rto_s = 1.0").unwrap();
+        assert!(c.validate().unwrap_err().starts_with("min_rto_s"));
+        let c: TcpConfig = toml::from_str("mss = 0").unwrap();
+        assert!(c.validate().unwrap_err().starts_with("mss"));
+        let c: TcpConfig = toml::from_str("delack_timeout_s = -1").unwrap();
+        assert!(c.validate().unwrap_err().starts_with("delack_timeout_s"));
+        let c: TcpConfig = toml::from_str("window_scaling = false").unwrap();
+        assert!(c.validate().unwrap_err().starts_with("rcv_buf"));
+    }
+}

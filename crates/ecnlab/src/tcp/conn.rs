@@ -1,0 +1,1241 @@
+//! One TCP connection endpoint: handshake, sending from a simulated send buffer (counts, not
+//! bytes), receiving with reassembly, ACK generation, loss recovery, timers, and the calls
+//! into the feedback codec and the congestion controller.
+//!
+//! Sequence numbers are 64-bit and relative to each side's ISN inside the connection (the SYN
+//! is 0, the first data byte 1), and the low 32 bits of `ISN + relative` on the wire.
+//!
+//! Readings and choices, each checked against its RFC:
+//! - Sending: a full segment goes out when `flight + segment ≤ window` (bytes), as Linux's
+//!   packet-counted window does; one segment is always allowed when nothing is in flight.
+//!   Segments have fixed boundaries (see [`super::scoreboard`]).
+//! - Duplicate ACK (RFC 5681 §2): outstanding data, no payload, no SYN/FIN, same ACK number,
+//!   same window. With SACK (RFC 6675 §2) an ACK is a duplicate when it keeps the ACK number
+//!   and SACKs data not SACKed before.
+//! - Fast retransmit on the DupThresh-th duplicate ACK (or RFC 6675 IsLost(HighACK+1)) only if
+//!   the cumulative ACK has reached `recover` (RFC 6582 §3.2 step 2; RFC 6675 §5), where
+//!   `recover` is one past the highest byte sent at the last fast retransmit or timeout.
+//! - NewReno (RFC 6582, no SACK): window inflated by DupThresh·SMSS on entry and one SMSS per
+//!   further duplicate; a partial ACK retransmits the next hole, deflates by the newly
+//!   acknowledged bytes and adds back one SMSS if at least one SMSS was acknowledged; the
+//!   timer is restarted on the first partial ACK only ("Impatient", §4). The controller's
+//!   own window follows its `on_loss` / `on_recovery_end`; the inflation is the connection's.
+//! - SACK (RFC 6675): scoreboard, pipe, NextSeg rules 1–3 (rule 4, the optional rescue
+//!   retransmission, is not implemented: a lost tail is repaired by the timeout).
+//! - Timeout (RFC 6298 §5, RFC 5681 §3.1): back off, `on_rto` (window 1 SMSS), retransmit
+//!   from the first unacknowledged segment — go-back-N without SACK; with SACK every
+//!   un-SACKed segment is marked lost and NextSeg repairs them under pipe (RFC 6675 §5.1
+//!   keeps SACK information, there is no reneging here). No new fast retransmit until the
+//!   data outstanding at the timeout is acknowledged (RFC 6582 step 1 after a timeout).
+//! - Timer (RFC 6298 §5.1–5.3): started when data is sent and it is not running, stopped
+//!   when everything is acknowledged, restarted on an ACK of new data.
+//! - RTT samples: from TSecr on ACKs that advance the cumulative ACK when timestamps are on
+//!   (RFC 7323 §4.1, 1 µs timestamp clock); otherwise from the most recently sent segment the
+//!   ACK delivers (cumulatively or by SACK) that was never retransmitted (Karn). The SYN /
+//!   SYN-ACK exchange gives the first sample unless it was retransmitted; after a handshake
+//!   retransmission without a sample the RTO is at least 3 s (RFC 6298 §5.7).
+//! - Receiver: immediate ACK for out-of-order, duplicate or gap-filling segments, for a FIN,
+//!   and when the codec asks; otherwise every `delack_segments` in-order segments or after
+//!   `delack_timeout_s` (RFC 5681 §4.2). No D-SACK (RFC 2883), no quick-ack mode.
+//! - Controller calls per ACK: entering fast recovery (`on_loss`) first, then the codec's
+//!   signal (`on_signal`), then `on_ack` if the ACK acknowledged (or SACKed) new bytes, then
+//!   `on_recovery_end` if the ACK ended fast recovery — so the ACK that ends recovery is
+//!   reported as inside it.
+//! - Client-initiated transfers: the data receiver opens; the sender starts sending when the
+//!   handshake completes (no request bytes are modelled).
+
+use super::codec::{Codec, Handshake, TcpInfo};
+use super::config::TcpConfig;
+use super::rate::{RateSample, RateState};
+use super::recv::{Arrival, Receiver};
+use super::rtt::RttEstimator;
+use super::scoreboard::{Scoreboard, Seg, RETRANSMITTED, SACKED};
+use super::seq::{ts_geq, unwrap32};
+use crate::cc::{AckEvent, Controller, Signal};
+use crate::net::{Ctx, Endpoint, Samples};
+use crate::packet::Packet;
+use crate::stats::{FlowRecord, Histogram};
+use crate::time::{from_secs, to_secs, Time, NEVER, NS, SEC, US};
+use crate::wire::tcp::MAX_SACK_BLOCKS;
+use crate::wire::{Ecn, Ipv4Repr, TcpFlags, TcpRepr};
+use std::cell::Cell;
+
+/// Connection state (the subset of RFC 9293's states a simulated transfer goes through).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    /// Active opener before its start time.
+    Idle,
+    Listen,
+    SynSent,
+    SynReceived,
+    Established,
+    /// The handshake gave up after `syn_retries`.
+    Failed,
+}
+
+/// Loss-recovery state of the sending half.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recovery {
+    Open,
+    Fast,
+    /// After a retransmission timeout, until the data outstanding then is acknowledged.
+    Timeout,
+}
+
+/// Everything needed to build one endpoint of a connection.
+pub struct ConnParams {
+    pub cfg: TcpConfig,
+    pub local_addr: u32,
+    pub remote_addr: u32,
+    pub local_port: u16,
+    pub remote_port: u16,
+    /// Endpoint id of the peer (packets are addressed to it).
+    pub peer_ep: u32,
+    /// Flow index stamped on packets.
+    pub flow: u32,
+    /// Initial send sequence number (wire).
+    pub iss: u32,
+    /// `Some(t)`: actively open at `t`; `None`: listen.
+    pub active_open_at: Option<Time>,
+    /// When the application started (for FCT and throughput).
+    pub app_start: Time,
+    /// Bytes this side's application sends: `None` unlimited, `Some(0)` none (it only
+    /// closes after the peer does).
+    pub send_bytes: Option<u64>,
+    /// The congestion controller; `None` for a side that sends no data (its FIN is not
+    /// window-limited).
+    pub cc: Option<Box<dyn Controller>>,
+    pub codec: Box<dyn Codec>,
+}
+
+#[derive(Default)]
+struct SendStats {
+    bytes_sent: u64,
+    packets_sent: u64,
+    retransmissions: u64,
+    fast_retransmits: u64,
+    rtos: u64,
+    signals_l1: u64,
+    signals_l2: u64,
+    rtt_ns: Option<Histogram>,
+    init_cwnd: Option<u64>,
+}
+
+pub struct TcpConn {
+    cfg: TcpConfig,
+    local_addr: u32,
+    remote_addr: u32,
+    local_port: u16,
+    remote_port: u16,
+    peer_ep: u32,
+    flow: u32,
+    iss: u32,
+    irs: u32,
+    state: State,
+    open_at: Time,
+    app_start: Time,
+    send_bytes: Option<u64>,
+    /// The application has closed: the FIN may go once all data is sent.
+    app_closed: bool,
+    cc: Option<Box<dyn Controller>>,
+    codec: Box<dyn Codec>,
+
+    // Negotiated at the handshake.
+    mss: u64,
+    sack_ok: bool,
+    ts_ok: bool,
+    /// Shift applied to the peer's advertised window / to ours.
+    snd_wscale: u8,
+    rcv_wscale: u8,
+    peer_offered_wscale: bool,
+    ts_offset: u32,
+
+    // Handshake.
+    hs_deadline: Time,
+    hs_sent_at: Time,
+    hs_retx: u32,
+
+    // Sending half.
+    sb: Scoreboard,
+    snd_una: u64,
+    /// Go-back-N pointer (segment number) after a timeout without SACK; equals `sb.end()`
+    /// otherwise.
+    snd_nxt: u64,
+    snd_wnd: u64,
+    rtt: RttEstimator,
+    rto_deadline: Time,
+    recovery: Recovery,
+    recover: u64,
+    dupacks: u32,
+    /// NewReno window inflation (bytes, may go negative on deflation).
+    inflation: i64,
+    partial_ack_seen: bool,
+    /// RFC 6675 HighRxt + 1 (segment number).
+    rxt_next: u64,
+    loss_reductions: u32,
+    recovery_point: u64,
+    rate: RateState,
+    next_send_at: Time,
+    pacing_wait: bool,
+
+    // Receiving half.
+    rcv: Receiver,
+    last_delivery: Time,
+
+    stats: SendStats,
+    sample_delivered: Cell<u64>,
+    sample_time: Cell<Time>,
+}
+
+const DEFAULT_PEER_MSS: u64 = 536;
+/// RFC 6298 §5.7: RTO after a handshake retransmission without an RTT sample.
+const RTO_AFTER_SYN_LOSS: Time = 3 * SEC;
+
+impl TcpConn {
+    pub fn new(p: ConnParams) -> Self {
+        let cfg = p.cfg;
+        let rtt = RttEstimator::new(
+            cfg.initial_rto(),
+            cfg.min_rto(),
+            cfg.max_rto(),
+            cfg.granularity(),
+        );
+        let (state, open_at) = match p.active_open_at {
+            Some(t) => (State::Idle, t),
+            None => (State::Listen, NEVER),
+        };
+        let has_cc = p.cc.is_some();
+        TcpConn {
+            mss: cfg.mss as u64,
+            local_addr: p.local_addr,
+            remote_addr: p.remote_addr,
+            local_port: p.local_port,
+            remote_port: p.remote_port,
+            peer_ep: p.peer_ep,
+            flow: p.flow,
+            iss: p.iss,
+            irs: 0,
+            state,
+            open_at,
+            app_start: p.app_start,
+            send_bytes: p.send_bytes,
+            app_closed: matches!(p.send_bytes, Some(n) if n > 0),
+            cc: p.cc,
+            codec: p.codec,
+            sack_ok: false,
+            ts_ok: false,
+            snd_wscale: 0,
+            rcv_wscale: 0,
+            peer_offered_wscale: false,
+            ts_offset: p.iss.rotate_left(13),
+            hs_deadline: NEVER,
+            hs_sent_at: 0,
+            hs_retx: 0,
+            sb: Scoreboard::new(),
+            snd_una: 1,
+            snd_nxt: 0,
+            snd_wnd: 0,
+            rtt,
+            rto_deadline: NEVER,
+            recovery: Recovery::Open,
+            recover: 1,
+            dupacks: 0,
+            inflation: 0,
+            partial_ack_seen: false,
+            rxt_next: 0,
+            loss_reductions: 0,
+            recovery_point: 0,
+            rate: RateState::default(),
+            next_send_at: 0,
+            pacing_wait: false,
+            rcv: Receiver::default(),
+            last_delivery: 0,
+            stats: SendStats {
+                rtt_ns: has_cc.then(Histogram::default),
+                ..Default::default()
+            },
+            sample_delivered: Cell::new(0),
+            sample_time: Cell::new(0),
+            cfg,
+        }
+    }
+
+    // ------------------------------------------------------------ public observers
+
+    pub fn state(&self) -> State {
+        self.state
+    }
+    pub fn recovery(&self) -> Recovery {
+        self.recovery
+    }
+    pub fn sack_enabled(&self) -> bool {
+        self.sack_ok
+    }
+    pub fn timestamps_enabled(&self) -> bool {
+        self.ts_ok
+    }
+    pub fn codec(&self) -> &dyn Codec {
+        self.codec.as_ref()
+    }
+    pub fn controller(&self) -> Option<&dyn Controller> {
+        self.cc.as_deref()
+    }
+    pub fn rtt(&self) -> &RttEstimator {
+        &self.rtt
+    }
+    /// Data bytes delivered in order to this side's application.
+    pub fn bytes_delivered(&self) -> u64 {
+        self.rcv.data_delivered()
+    }
+    pub fn retransmissions(&self) -> u64 {
+        self.stats.retransmissions
+    }
+    pub fn fast_retransmits(&self) -> u64 {
+        self.stats.fast_retransmits
+    }
+    pub fn timeouts(&self) -> u64 {
+        self.stats.rtos
+    }
+    pub fn rto_deadline(&self) -> Time {
+        self.rto_deadline
+    }
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+    /// One past the highest sequence number sent (relative).
+    pub fn snd_max(&self) -> u64 {
+        self.seg_start(self.sb.end())
+    }
+    /// RFC 6675 pipe (bytes).
+    pub fn pipe(&self) -> u64 {
+        self.sb.pipe()
+    }
+    pub fn scoreboard(&self) -> &Scoreboard {
+        &self.sb
+    }
+    /// Effective MSS after the handshake.
+    pub fn mss(&self) -> u64 {
+        self.mss
+    }
+
+    // ------------------------------------------------------------ segment geometry
+
+    fn n_segs(&self) -> u64 {
+        match self.send_bytes {
+            Some(0) => 1,
+            Some(s) => s.div_ceil(self.mss),
+            None => u64::MAX,
+        }
+    }
+
+    /// Relative sequence number where segment `k` starts (for `k` = number of segments: one
+    /// past the FIN).
+    fn seg_start(&self, k: u64) -> u64 {
+        match self.send_bytes {
+            Some(s) if k >= self.n_segs() => s + 2,
+            _ => 1 + k * self.mss,
+        }
+    }
+
+    fn seg_payload(&self, k: u64) -> u32 {
+        match self.send_bytes {
+            Some(s) => s.saturating_sub(k * self.mss).min(self.mss) as u32,
+            None => self.mss as u32,
+        }
+    }
+
+    fn seg_has_fin(&self, k: u64) -> bool {
+        self.send_bytes.is_some() && k + 1 == self.n_segs()
+    }
+
+    fn seg_len(&self, k: u64) -> u64 {
+        self.seg_payload(k) as u64 + self.seg_has_fin(k) as u64
+    }
+
+    /// Number of segments entirely below `seq`.
+    fn segs_below(&self, seq: u64) -> u64 {
+        if seq == 0 {
+            return 0;
+        }
+        match self.send_bytes {
+            Some(s) if seq >= s + 2 => self.n_segs(),
+            Some(_) => ((seq - 1) / self.mss).min(self.n_segs() - 1),
+            None => (seq - 1) / self.mss,
+        }
+    }
+
+    /// First segment starting at or after `seq`.
+    fn seg_at_or_after(&self, seq: u64) -> u64 {
+        (seq.saturating_sub(1))
+            .div_ceil(self.mss)
+            .min(self.n_segs())
+    }
+
+    fn snd_max_seq(&self) -> u64 {
+        self.seg_start(self.sb.end())
+    }
+
+    fn fin_acked(&self) -> bool {
+        self.send_bytes.is_some() && self.snd_una >= self.seg_start(self.n_segs())
+    }
+
+    // ------------------------------------------------------------ helpers
+
+    fn cwnd(&self) -> u64 {
+        self.cc.as_ref().map_or(u64::MAX / 4, |c| c.window())
+    }
+
+    fn ts_now(&self, now: Time) -> u32 {
+        ((now / US) as u32).wrapping_add(self.ts_offset)
+    }
+
+    fn flight_size(&self) -> u64 {
+        self.snd_max_seq() - self.snd_una
+    }
+
+    /// Bytes the sender believes are in the network.
+    fn in_flight(&self) -> u64 {
+        if self.sack_ok {
+            self.sb.pipe()
+        } else if self.recovery == Recovery::Timeout {
+            self.seg_start(self.snd_nxt).saturating_sub(self.snd_una)
+        } else {
+            self.flight_size()
+        }
+    }
+
+    fn info(&self, now: Time, acked: u64) -> TcpInfo {
+        TcpInfo {
+            now,
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_max_seq(),
+            srtt: self.rtt.srtt(),
+            min_rtt: self.rtt.min_rtt(),
+            cwnd: self.cwnd(),
+            mss: self.mss as u32,
+            acked_bytes: acked,
+            in_recovery: self.recovery != Recovery::Open,
+            recovery_point: self.recovery_point,
+            loss_reductions: self.loss_reductions,
+        }
+    }
+
+    /// An IP + TCP header pair for an outgoing segment, with ACK fields, window, options.
+    fn header(&self, ctx: &mut Ctx, flags: u16, seq_rel: u64) -> (Ipv4Repr, TcpRepr) {
+        let ip = Ipv4Repr {
+            src: self.local_addr,
+            dst: self.remote_addr,
+            ecn: Ecn::NOT_ECT,
+            ident: ctx.next_ip_id(),
+            ttl: 64,
+            ..Default::default()
+        };
+        let mut t = TcpRepr {
+            src_port: self.local_port,
+            dst_port: self.remote_port,
+            seq: self.iss.wrapping_add(seq_rel as u32),
+            flags: TcpFlags(flags),
+            ..Default::default()
+        };
+        if flags & TcpFlags::ACK != 0 {
+            t.ack = self.irs.wrapping_add(self.rcv.rcv_nxt as u32);
+        }
+        t.window = if flags & TcpFlags::SYN != 0 {
+            self.cfg.rcv_buf.min(u16::MAX as u64) as u16
+        } else {
+            (self.cfg.rcv_buf >> self.rcv_wscale).min(u16::MAX as u64) as u16
+        };
+        if self.ts_ok {
+            t.timestamp = Some((self.ts_now(ctx.now), self.rcv.ts_recent));
+        }
+        if self.sack_ok && self.rcv.has_ooo() && flags & TcpFlags::SYN == 0 {
+            let max = if self.ts_ok { 3 } else { MAX_SACK_BLOCKS };
+            let mut blocks = [(0u64, 0u64); MAX_SACK_BLOCKS];
+            let n = self.rcv.sack_blocks(max, &mut blocks);
+            for (i, &(l, r)) in blocks[..n].iter().enumerate() {
+                t.sack[i] = (
+                    self.irs.wrapping_add(l as u32),
+                    self.irs.wrapping_add(r as u32),
+                );
+            }
+            t.sack_count = n as u8;
+        }
+        (ip, t)
+    }
+
+    fn finish_packet(&self, ip: Ipv4Repr, t: TcpRepr, payload: u32, now: Time) -> Packet {
+        let mut p = Packet::new_tcp(ip, t, payload);
+        p.meta.dst_ep = self.peer_ep;
+        p.meta.flow = self.flow;
+        p.meta.sent_at = now;
+        p.meta.rtt_hint_us = (self.rtt.srtt() / US).min(u32::MAX as u64) as u32;
+        p
+    }
+
+    // ------------------------------------------------------------ handshake
+
+    fn send_syn(&mut self, ctx: &mut Ctx) {
+        let (ip, mut t) = self.header(ctx, TcpFlags::SYN, 0);
+        t.mss = Some(self.cfg.mss.min(u16::MAX as u32) as u16);
+        if self.cfg.window_scaling {
+            t.window_scale = Some(self.cfg.wscale_shift());
+        }
+        t.sack_permitted = self.cfg.sack;
+        if self.cfg.timestamps {
+            t.timestamp = Some((self.ts_now(ctx.now), 0));
+        }
+        let mut p = self.finish_packet(ip, t, 0, ctx.now);
+        self.codec.handshake_out(Handshake::Syn, &mut p);
+        self.hs_sent_at = ctx.now;
+        self.hs_deadline = ctx.now + self.rtt.rto();
+        ctx.send(p);
+    }
+
+    fn send_syn_ack(&mut self, ctx: &mut Ctx) {
+        let (ip, mut t) = self.header(ctx, TcpFlags::SYN | TcpFlags::ACK, 0);
+        t.mss = Some(self.cfg.mss.min(u16::MAX as u32) as u16);
+        if self.wscale_agreed() {
+            t.window_scale = Some(self.rcv_wscale);
+        }
+        t.sack_permitted = self.sack_ok;
+        if !self.ts_ok {
+            t.timestamp = None;
+        }
+        let mut p = self.finish_packet(ip, t, 0, ctx.now);
+        self.codec.handshake_out(Handshake::SynAck, &mut p);
+        self.hs_sent_at = ctx.now;
+        self.hs_deadline = ctx.now + self.rtt.rto();
+        self.rcv.on_ack_sent();
+        ctx.send(p);
+    }
+
+    fn wscale_agreed(&self) -> bool {
+        self.cfg.window_scaling && self.peer_offered_wscale
+    }
+
+    /// Passive side: a SYN arrived.
+    fn accept_syn(&mut self, ctx: &mut Ctx, pkt: &Packet, t: &TcpRepr) {
+        self.irs = t.seq;
+        self.rcv.rcv_nxt = 1;
+        self.rcv.last_ack_sent = 1;
+        self.mss = (self.cfg.mss as u64).min(t.mss.map_or(DEFAULT_PEER_MSS, |m| m as u64));
+        self.sack_ok = self.cfg.sack && t.sack_permitted;
+        self.ts_ok = self.cfg.timestamps && t.timestamp.is_some();
+        self.peer_offered_wscale = t.window_scale.is_some();
+        if self.wscale_agreed() {
+            self.snd_wscale = t.window_scale.unwrap_or(0).min(14);
+            self.rcv_wscale = self.cfg.wscale_shift();
+        }
+        if let (true, Some((tsval, _))) = (self.ts_ok, t.timestamp) {
+            self.rcv.ts_recent = tsval;
+        }
+        self.snd_wnd = t.window as u64;
+        self.codec.handshake_in(Handshake::Syn, pkt);
+        self.state = State::SynReceived;
+        self.send_syn_ack(ctx);
+    }
+
+    /// Active side: the SYN-ACK arrived.
+    fn on_syn_ack(&mut self, ctx: &mut Ctx, pkt: &Packet, t: &TcpRepr) {
+        self.irs = t.seq;
+        self.rcv.rcv_nxt = 1;
+        self.mss = (self.cfg.mss as u64).min(t.mss.map_or(DEFAULT_PEER_MSS, |m| m as u64));
+        self.sack_ok = self.cfg.sack && t.sack_permitted;
+        self.ts_ok = self.cfg.timestamps && t.timestamp.is_some();
+        self.peer_offered_wscale = t.window_scale.is_some();
+        if self.wscale_agreed() {
+            self.snd_wscale = t.window_scale.unwrap_or(0).min(14);
+            self.rcv_wscale = self.cfg.wscale_shift();
+        }
+        self.snd_wnd = t.window as u64;
+        if let (true, Some((tsval, tsecr))) = (self.ts_ok, t.timestamp) {
+            self.rcv.ts_recent = tsval;
+            self.rtt_sample(self.ts_now(ctx.now).wrapping_sub(tsecr) as Time * US);
+        } else if self.hs_retx == 0 {
+            self.rtt_sample(ctx.now - self.hs_sent_at);
+        }
+        self.codec.handshake_in(Handshake::SynAck, pkt);
+        self.establish();
+        self.send_handshake_ack(ctx);
+    }
+
+    fn send_handshake_ack(&mut self, ctx: &mut Ctx) {
+        let (ip, t) = self.header(ctx, TcpFlags::ACK, self.snd_max_seq());
+        let mut p = self.finish_packet(ip, t, 0, ctx.now);
+        self.codec.handshake_out(Handshake::Ack, &mut p);
+        self.rcv.on_ack_sent();
+        ctx.send(p);
+    }
+
+    /// Passive side: the ACK of our SYN-ACK arrived (possibly on a data segment).
+    fn on_handshake_ack(&mut self, ctx: &mut Ctx, pkt: &Packet, t: &TcpRepr) {
+        if let (true, Some((_, tsecr))) = (self.ts_ok, t.timestamp) {
+            self.rtt_sample(self.ts_now(ctx.now).wrapping_sub(tsecr) as Time * US);
+        } else if self.hs_retx == 0 {
+            self.rtt_sample(ctx.now - self.hs_sent_at);
+        }
+        self.snd_wnd = (t.window as u64) << self.snd_wscale;
+        self.codec.handshake_in(Handshake::Ack, pkt);
+        self.establish();
+    }
+
+    fn establish(&mut self) {
+        self.state = State::Established;
+        self.hs_deadline = NEVER;
+        if self.hs_retx > 0 && !self.rtt.has_sample() {
+            self.rtt.raise_to(RTO_AFTER_SYN_LOSS);
+        }
+        let mut iw = self
+            .codec
+            .initial_window()
+            .unwrap_or(self.cfg.initial_window)
+            .max(1);
+        if self.hs_retx > 0 && self.cfg.syn_loss_iw1 {
+            iw = 1;
+        }
+        if let Some(cc) = self.cc.as_mut() {
+            cc.set_initial_window(iw as u64 * self.mss);
+            self.stats.init_cwnd = Some(iw as u64);
+        }
+        self.snd_nxt = 0;
+        self.rxt_next = 0;
+    }
+
+    fn handshake_timeout(&mut self, ctx: &mut Ctx) {
+        self.hs_deadline = NEVER;
+        if self.hs_retx >= self.cfg.syn_retries {
+            self.state = State::Failed;
+            self.rto_deadline = NEVER;
+            return;
+        }
+        self.hs_retx += 1;
+        self.rtt.backoff();
+        match self.state {
+            State::SynSent => self.send_syn(ctx),
+            State::SynReceived => self.send_syn_ack(ctx),
+            _ => {}
+        }
+    }
+
+    // ------------------------------------------------------------ receiving
+
+    fn segment(&mut self, ctx: &mut Ctx, pkt: &Packet, t: &TcpRepr) {
+        if self.ts_ok {
+            if let Some((tsval, _)) = t.timestamp {
+                let seq = unwrap32(self.rcv.rcv_nxt, t.seq.wrapping_sub(self.irs));
+                // RFC 7323 §4.3: only segments at or before the last ACK point update it.
+                if ts_geq(tsval, self.rcv.ts_recent) && seq <= self.rcv.last_ack_sent {
+                    self.rcv.ts_recent = tsval;
+                }
+            }
+        }
+        if t.flags.has(TcpFlags::ACK) {
+            self.on_ack(ctx, pkt, t);
+        }
+        if pkt.payload_len > 0 || t.flags.has(TcpFlags::FIN) {
+            self.on_data(ctx, pkt, t);
+        }
+    }
+
+    fn on_data(&mut self, ctx: &mut Ctx, pkt: &Packet, t: &TcpRepr) {
+        let now = ctx.now;
+        let s = unwrap32(self.rcv.rcv_nxt, t.seq.wrapping_sub(self.irs));
+        let fin = t.flags.has(TcpFlags::FIN);
+        let e = s + pkt.payload_len as u64 + fin as u64;
+        if fin {
+            self.rcv.fin_seq = Some(s + pkt.payload_len as u64);
+        }
+        if pkt.payload_len > 0 && self.codec.flush_before(pkt) && self.rcv.unacked_segs > 0 {
+            self.send_ack(ctx);
+        }
+        let mut immediate = pkt.payload_len > 0 && self.codec.data_in(pkt);
+        let delivered_before = self.rcv.data_delivered();
+        let had_fin = self.rcv.fin_received();
+        match self.rcv.receive(s, e) {
+            Arrival::InOrder { filled_gap } => {
+                immediate |= filled_gap;
+                self.rcv.unacked_segs += 1;
+            }
+            Arrival::OutOfOrder | Arrival::Duplicate => immediate = true,
+        }
+        if self.rcv.data_delivered() > delivered_before {
+            self.last_delivery = now;
+        }
+        if self.rcv.fin_received() && !had_fin {
+            immediate = true;
+            // The application reads the end of the stream and closes its side.
+            self.app_closed = true;
+        }
+        if immediate || !self.cfg.delayed_ack || self.rcv.unacked_segs >= self.cfg.delack_segments {
+            self.rcv.ack_now = true;
+        } else if self.rcv.delack_deadline == NEVER {
+            self.rcv.delack_deadline = now + self.cfg.delack_timeout();
+        }
+    }
+
+    fn send_ack(&mut self, ctx: &mut Ctx) {
+        let (ip, t) = self.header(ctx, TcpFlags::ACK, self.snd_max_seq());
+        let mut p = self.finish_packet(ip, t, 0, ctx.now);
+        self.codec.ack_out(&mut p);
+        self.rcv.on_ack_sent();
+        ctx.send(p);
+    }
+
+    fn flush_ack(&mut self, ctx: &mut Ctx) {
+        if self.rcv.ack_now {
+            self.send_ack(ctx);
+        }
+    }
+
+    // ------------------------------------------------------------ ACK processing
+
+    fn rtt_sample(&mut self, r: Time) -> Option<Time> {
+        // A wrapped or absurd timestamp difference is no sample.
+        if r == 0 || r > 3600 * SEC {
+            return None;
+        }
+        self.rtt.on_sample(r);
+        if let Some(h) = self.stats.rtt_ns.as_mut() {
+            h.record(r / NS);
+        }
+        Some(r)
+    }
+
+    fn on_ack(&mut self, ctx: &mut Ctx, pkt: &Packet, t: &TcpRepr) {
+        let now = ctx.now;
+        let ack = unwrap32(self.snd_una, t.ack.wrapping_sub(self.iss));
+        let snd_max = self.snd_max_seq();
+        if ack < self.snd_una || ack > snd_max {
+            return;
+        }
+        let wnd = (t.window as u64) << self.snd_wscale;
+        let window_changed = wnd != self.snd_wnd;
+        self.snd_wnd = wnd;
+        let prior_una = self.snd_una;
+        let flight_before = snd_max - prior_una;
+
+        let mut rs = RateSample::default();
+        let mut acked = 0u64;
+        let mut karn_sent: Option<Time> = None;
+        if ack > prior_una {
+            let covered = self.segs_below(ack);
+            // Karn: an ACK that covers any retransmitted segment is ambiguous as a whole (it
+            // may have been triggered by the retransmission), so no sample from it.
+            let mut ambiguous = false;
+            while self.sb.base() < covered {
+                let Some(seg) = self.sb.pop_front() else {
+                    break;
+                };
+                ambiguous |= seg.has(RETRANSMITTED);
+                if !seg.has(SACKED) {
+                    acked += seg.len as u64;
+                    self.rate.on_delivered(now, &seg, &mut rs);
+                    karn_sent = Some(karn_sent.map_or(seg.sent, |k: Time| k.max(seg.sent)));
+                }
+            }
+            if ambiguous {
+                karn_sent = None;
+            }
+            self.snd_una = ack;
+            self.snd_nxt = self.snd_nxt.max(self.sb.base());
+            self.rxt_next = self.rxt_next.max(self.sb.base());
+        }
+        let mut newly_sacked = 0u64;
+        if self.sack_ok && t.sack_count > 0 {
+            for &(l, r) in t.sack_blocks() {
+                let l = unwrap32(self.snd_una, l.wrapping_sub(self.iss)).max(self.snd_una);
+                let r = unwrap32(self.snd_una, r.wrapping_sub(self.iss));
+                if r <= l || r > snd_max {
+                    continue;
+                }
+                let lo = self.seg_at_or_after(l);
+                let hi = self.segs_below(r);
+                let rate = &mut self.rate;
+                self.sb.sack_range(lo, hi, |_, seg| {
+                    newly_sacked += seg.len as u64;
+                    rate.on_delivered(now, seg, &mut rs);
+                    if !seg.has(RETRANSMITTED) {
+                        karn_sent = Some(karn_sent.map_or(seg.sent, |k: Time| k.max(seg.sent)));
+                    }
+                });
+            }
+            if newly_sacked > 0 {
+                self.sb.update_lost(self.cfg.dupack_threshold);
+            }
+        }
+        acked += newly_sacked;
+
+        let rtt = if self.ts_ok {
+            match (ack > prior_una, t.timestamp) {
+                (true, Some((_, tsecr))) => {
+                    self.rtt_sample(self.ts_now(now).wrapping_sub(tsecr) as Time * US)
+                }
+                _ => None,
+            }
+        } else {
+            karn_sent.and_then(|sent| self.rtt_sample(now - sent))
+        };
+        let rate_sample = self.rate.finish(&rs, self.rtt.min_rtt());
+
+        let outstanding = snd_max > prior_una;
+        let is_dup = outstanding
+            && ack == prior_una
+            && if self.sack_ok {
+                newly_sacked > 0
+            } else {
+                pkt.payload_len == 0
+                    && !t.flags.has(TcpFlags::SYN | TcpFlags::FIN)
+                    && !window_changed
+            };
+        if ack > prior_una {
+            self.dupacks = 0;
+        } else if is_dup {
+            self.dupacks += 1;
+        }
+
+        // Loss recovery, entry side.
+        let ends_fast_recovery = self.recovery == Recovery::Fast && ack >= self.recover;
+        let mut restart_timer = ack > prior_una;
+        match self.recovery {
+            Recovery::Open => {
+                let loss = self.dupacks >= self.cfg.dupack_threshold
+                    || (self.sack_ok && self.sb.is_lost(self.sb.base()));
+                if loss && outstanding && ack >= self.recover && !self.sb.is_empty() {
+                    self.enter_fast_recovery(ctx, flight_before);
+                }
+            }
+            Recovery::Fast if !self.sack_ok => {
+                if ack > prior_una && ack < self.recover {
+                    let newly = (ack - prior_una) as i64;
+                    self.inflation -= newly;
+                    if newly >= self.mss as i64 {
+                        self.inflation += self.mss as i64;
+                    }
+                    if self.partial_ack_seen {
+                        restart_timer = false;
+                    }
+                    self.partial_ack_seen = true;
+                    if !self.sb.is_empty() {
+                        let k = self.sb.base();
+                        self.transmit(ctx, k, true);
+                    }
+                } else if is_dup {
+                    self.inflation += self.mss as i64;
+                }
+            }
+            Recovery::Fast => {}
+            Recovery::Timeout => {
+                if ack >= self.recover {
+                    self.recovery = Recovery::Open;
+                }
+            }
+        }
+
+        // The controller: signal, then the ACK.
+        let info = self.info(now, acked);
+        let signal = self.codec.ack_in(pkt, &info);
+        let ev = AckEvent {
+            now,
+            acked_bytes: acked,
+            rtt,
+            srtt: self.rtt.srtt(),
+            min_rtt: self.rtt.min_rtt(),
+            bytes_in_flight: self.in_flight(),
+            in_recovery: self.recovery != Recovery::Open,
+            delivery_rate: rate_sample.map(|(_, r)| r),
+            app_limited: rs.is_app_limited,
+            delivered: self.rate.delivered,
+            prior_delivered: rs.prior_delivered,
+        };
+        if let Some(cc) = self.cc.as_mut() {
+            if let Some(sig) = signal {
+                match sig {
+                    Signal::Ecn | Signal::Level(1) => self.stats.signals_l1 += 1,
+                    Signal::Level(2) => self.stats.signals_l2 += 1,
+                    Signal::Marked { marked_bytes, .. } if marked_bytes > 0 => {
+                        self.stats.signals_l1 += 1
+                    }
+                    Signal::Load(c) if Some(c) == self.codec.load_top_code() => {
+                        self.stats.signals_l1 += 1
+                    }
+                    _ => {}
+                }
+                cc.on_signal(&ev, sig);
+            }
+            if acked > 0 {
+                cc.on_ack(&ev);
+            }
+            if ends_fast_recovery {
+                cc.on_recovery_end(now);
+            }
+        }
+        if ends_fast_recovery {
+            self.recovery = Recovery::Open;
+            self.inflation = 0;
+        }
+
+        if self.snd_una >= self.snd_max_seq() {
+            self.rto_deadline = NEVER;
+        } else if restart_timer {
+            self.rto_deadline = now + self.rtt.rto();
+        }
+    }
+
+    fn enter_fast_recovery(&mut self, ctx: &mut Ctx, flight: u64) {
+        let now = ctx.now;
+        self.recovery = Recovery::Fast;
+        self.recover = self.snd_max_seq();
+        self.recovery_point = self.recover;
+        self.loss_reductions += 1;
+        self.partial_ack_seen = false;
+        self.stats.fast_retransmits += 1;
+        if let Some(cc) = self.cc.as_mut() {
+            cc.on_loss(now, flight);
+        }
+        if !self.sack_ok {
+            self.inflation = self.cfg.dupack_threshold as i64 * self.mss as i64;
+        }
+        self.rxt_next = self.sb.base();
+        let k = self.sb.base();
+        self.transmit(ctx, k, true);
+    }
+
+    fn on_rto(&mut self, ctx: &mut Ctx) {
+        self.rto_deadline = NEVER;
+        if self.sb.is_empty() {
+            return;
+        }
+        let now = ctx.now;
+        self.stats.rtos += 1;
+        let flight = self.flight_size();
+        if let Some(cc) = self.cc.as_mut() {
+            cc.on_rto(now, flight);
+        }
+        self.loss_reductions += 1;
+        self.recover = self.snd_max_seq();
+        self.recovery_point = self.recover;
+        self.rtt.backoff();
+        self.recovery = Recovery::Timeout;
+        self.inflation = 0;
+        self.dupacks = 0;
+        if self.sack_ok {
+            self.sb.mark_all_lost();
+        } else {
+            self.snd_nxt = self.sb.base();
+        }
+        self.rxt_next = self.sb.base();
+        self.next_send_at = now;
+        self.rto_deadline = now + self.rtt.rto();
+        self.try_send(ctx);
+    }
+
+    // ------------------------------------------------------------ sending
+
+    fn pacing_rate(&self) -> Option<f64> {
+        let cc = self.cc.as_ref()?;
+        if let Some(r) = cc.pacing_rate() {
+            return (r > 0.0).then_some(r);
+        }
+        if self.cfg.pace_cwnd && self.rtt.has_sample() {
+            let ratio = if cc.window() < cc.ssthresh() {
+                self.cfg.pacing_ss_ratio
+            } else {
+                self.cfg.pacing_ca_ratio
+            };
+            return Some(ratio * cc.window() as f64 / to_secs(self.rtt.srtt()));
+        }
+        None
+    }
+
+    /// The next new segment, if the application, the FIN rule and the peer's window allow.
+    fn new_segment(&self) -> Option<u64> {
+        let k = self.sb.end();
+        if k >= self.n_segs() || (self.seg_has_fin(k) && !self.app_closed) {
+            return None;
+        }
+        let end = self.seg_start(k) + self.seg_payload(k) as u64;
+        if end > self.snd_una + self.snd_wnd && self.snd_una < self.snd_max_seq() {
+            return None;
+        }
+        Some(k)
+    }
+
+    /// Which segment to send next (number, is a retransmission), if any.
+    fn next_segment(&self) -> Option<(u64, bool)> {
+        let cwnd = self.cwnd();
+        match self.recovery {
+            Recovery::Fast | Recovery::Timeout if self.sack_ok => {
+                // RFC 6675 §5 step (C): while cwnd − pipe ≥ 1 SMSS, NextSeg.
+                let pipe = self.sb.pipe();
+                if pipe > 0 && pipe + self.mss > cwnd {
+                    return None;
+                }
+                if let Some(k) = self.sb.first_unsacked(self.rxt_next, self.sb.end()) {
+                    if self.sb.is_lost(k) {
+                        return Some((k, true));
+                    }
+                }
+                if let Some(k) = self.new_segment() {
+                    return Some((k, false));
+                }
+                self.sb
+                    .first_unsacked(self.rxt_next, self.sb.high_sacked_end())
+                    .map(|k| (k, true))
+            }
+            Recovery::Fast => {
+                let k = self.new_segment()?;
+                let wnd = (cwnd as i64 + self.inflation).max(self.mss as i64) as u64;
+                (self.flight_size() + self.seg_len(k) <= wnd).then_some((k, false))
+            }
+            _ if self.snd_nxt < self.sb.end() => {
+                let k = self.snd_nxt;
+                let flight = self.seg_start(k).saturating_sub(self.snd_una);
+                (flight == 0 || flight + self.seg_len(k) <= cwnd).then_some((k, true))
+            }
+            _ => {
+                let k = self.new_segment()?;
+                let flight = self.flight_size();
+                let allowance = if self.cfg.limited_transmit && self.recovery == Recovery::Open {
+                    self.dupacks.min(2) as u64 * self.mss
+                } else {
+                    0
+                };
+                (flight == 0 || flight + self.seg_len(k) <= cwnd.saturating_add(allowance))
+                    .then_some((k, false))
+            }
+        }
+    }
+
+    fn try_send(&mut self, ctx: &mut Ctx) {
+        if self.state != State::Established {
+            return;
+        }
+        self.pacing_wait = false;
+        while let Some((k, retx)) = self.next_segment() {
+            if ctx.now < self.next_send_at && self.pacing_rate().is_some() {
+                self.pacing_wait = true;
+                return;
+            }
+            self.transmit(ctx, k, retx);
+        }
+        // Application-limited (delivery-rate draft §3.4): everything written has been sent,
+        // no repair is pending and the window is not full.
+        if self.send_bytes.is_some()
+            && self.sb.end() >= self.n_segs()
+            && self.recovery == Recovery::Open
+            && self.in_flight() < self.cwnd()
+        {
+            let f = self.in_flight();
+            self.rate.mark_app_limited(f);
+        }
+    }
+
+    fn transmit(&mut self, ctx: &mut Ctx, k: u64, retx: bool) {
+        let now = ctx.now;
+        let payload = self.seg_payload(k);
+        let fin = self.seg_has_fin(k);
+        let mut flags = TcpFlags::ACK;
+        if fin {
+            flags |= TcpFlags::FIN;
+        }
+        let (ip, t) = self.header(ctx, flags, self.seg_start(k));
+        let mut p = self.finish_packet(ip, t, payload, now);
+        self.codec.ack_out(&mut p);
+        let info = self.info(now, 0);
+        self.codec.data_out(&mut p, retx, &info);
+
+        let nothing_in_flight = self.in_flight() == 0;
+        if k == self.sb.end() {
+            let mut seg = Seg {
+                len: (payload + fin as u32),
+                ..Default::default()
+            };
+            self.rate.on_send(now, nothing_in_flight, &mut seg);
+            self.sb.push(seg);
+        } else {
+            let seg = self.sb.get_mut(k);
+            self.rate.on_send(now, nothing_in_flight, seg);
+            self.sb.on_retransmit(k);
+        }
+        if retx {
+            self.stats.retransmissions += 1;
+            if self.sack_ok {
+                self.rxt_next = self.rxt_next.max(k + 1);
+            }
+        }
+        if self.snd_nxt == k {
+            self.snd_nxt = k + 1;
+        }
+        self.stats.bytes_sent += payload as u64;
+        self.stats.packets_sent += 1;
+        let in_flight = self.in_flight();
+        if let Some(cc) = self.cc.as_mut() {
+            cc.on_send(now, payload as u64, in_flight);
+        }
+        if self.rto_deadline == NEVER {
+            self.rto_deadline = now + self.rtt.rto();
+        }
+        if let Some(rate) = self.pacing_rate() {
+            let gap = from_secs(p.wire_len() as f64 / rate);
+            self.next_send_at = self.next_send_at.max(now) + gap;
+        }
+        self.rcv.on_ack_sent();
+        ctx.send(p);
+    }
+}
+
+impl Endpoint for TcpConn {
+    fn on_packet(&mut self, ctx: &mut Ctx, pkt: &Packet) {
+        let Some(t) = pkt.tcp().copied() else {
+            return;
+        };
+        if t.flags.has(TcpFlags::RST) {
+            return;
+        }
+        let syn = t.flags.has(TcpFlags::SYN);
+        let ack = t.flags.has(TcpFlags::ACK);
+        match self.state {
+            State::Idle | State::Failed => return,
+            State::Listen => {
+                if syn && !ack {
+                    self.accept_syn(ctx, pkt, &t);
+                }
+                return;
+            }
+            State::SynSent => {
+                if syn && ack && t.ack == self.iss.wrapping_add(1) {
+                    self.on_syn_ack(ctx, pkt, &t);
+                    self.try_send(ctx);
+                }
+                return;
+            }
+            State::SynReceived => {
+                if syn && !ack {
+                    // Our SYN-ACK was lost: answer the retransmitted SYN.
+                    self.codec.handshake_in(Handshake::Syn, pkt);
+                    self.hs_retx += 1;
+                    self.send_syn_ack(ctx);
+                    return;
+                }
+                if !(ack && t.ack == self.iss.wrapping_add(1)) {
+                    return;
+                }
+                self.on_handshake_ack(ctx, pkt, &t);
+            }
+            State::Established => {
+                if syn {
+                    // The peer did not get our handshake ACK.
+                    if ack {
+                        self.send_handshake_ack(ctx);
+                    }
+                    return;
+                }
+            }
+        }
+        self.segment(ctx, pkt, &t);
+        self.try_send(ctx);
+        self.flush_ack(ctx);
+    }
+
+    fn on_timer(&mut self, ctx: &mut Ctx) {
+        let now = ctx.now;
+        if self.state == State::Idle && now >= self.open_at {
+            self.open_at = NEVER;
+            self.state = State::SynSent;
+            self.send_syn(ctx);
+        }
+        if self.hs_deadline <= now {
+            self.handshake_timeout(ctx);
+        }
+        if self.state != State::Established {
+            return;
+        }
+        if self.rto_deadline <= now {
+            self.on_rto(ctx);
+        }
+        if self.rcv.delack_deadline <= now {
+            self.rcv.delack_deadline = NEVER;
+            if self.rcv.unacked_segs > 0 {
+                self.rcv.ack_now = true;
+            }
+        }
+        self.try_send(ctx);
+        self.flush_ack(ctx);
+    }
+
+    fn deadline(&self) -> Time {
+        let mut d = self.open_at.min(self.hs_deadline);
+        if self.state == State::Established {
+            d = d.min(self.rto_deadline).min(self.rcv.delack_deadline);
+            if self.pacing_wait {
+                d = d.min(self.next_send_at);
+            }
+        }
+        d
+    }
+
+    fn record(&self, now: Time, r: &mut FlowRecord) {
+        if let Some(cc) = self.cc.as_ref() {
+            r.transport = "tcp".into();
+            r.scheme = format!("{}+{}", cc.name(), self.codec.name());
+            r.start_s = Some(to_secs(self.app_start));
+            r.size_bytes = self.send_bytes;
+            r.bytes_sent = Some(self.stats.bytes_sent);
+            r.packets_sent = Some(self.stats.packets_sent);
+            r.retransmissions = Some(self.stats.retransmissions);
+            r.rtos = Some(self.stats.rtos);
+            r.signals_l1 = Some(self.stats.signals_l1);
+            r.signals_l2 = Some(self.stats.signals_l2);
+            if let Some(h) = self.stats.rtt_ns.as_ref().filter(|h| h.count > 0) {
+                r.rtt_min_s = Some(h.min as f64 * 1e-9);
+                r.rtt_mean_s = h.mean().map(|ns| ns * 1e-9);
+                r.rtt_p95_s = h.quantile(0.95).map(|ns| ns as f64 * 1e-9);
+            }
+            r.init_cwnd = self.stats.init_cwnd;
+        } else {
+            let delivered = self.rcv.data_delivered();
+            r.bytes_delivered = Some(delivered);
+            r.packets_received = Some(self.rcv.segs_received);
+            let done = self.rcv.fin_received();
+            if done {
+                r.fct_s = Some(to_secs(self.last_delivery.saturating_sub(self.app_start)));
+            }
+            let end = if done { self.last_delivery } else { now };
+            let span = end.saturating_sub(self.app_start);
+            if span > 0 {
+                r.throughput_bps = Some(delivered as f64 * 8.0 / to_secs(span));
+            }
+        }
+    }
+
+    fn sample(&self, now: Time, out: &mut Samples) {
+        if let Some(cc) = self.cc.as_ref() {
+            out.push(("cwnd_bytes", cc.window() as f64));
+            let ss = cc.ssthresh();
+            if ss < u64::MAX / 2 {
+                out.push(("ssthresh_bytes", ss as f64));
+            }
+            if self.rtt.has_sample() {
+                out.push(("srtt_s", to_secs(self.rtt.srtt())));
+            }
+            out.push(("inflight_bytes", self.in_flight() as f64));
+            cc.sample(out);
+        } else {
+            let delivered = self.rcv.data_delivered();
+            let dt = now.saturating_sub(self.sample_time.get());
+            if dt > 0 {
+                let bytes = delivered - self.sample_delivered.get().min(delivered);
+                out.push(("rate_bps", bytes as f64 * 8.0 / to_secs(dt)));
+            }
+            self.sample_delivered.set(delivered);
+            self.sample_time.set(now);
+        }
+    }
+
+    fn finished(&self) -> bool {
+        match self.send_bytes {
+            None => false,
+            Some(_) => self.fin_acked() && self.rcv.fin_received(),
+        }
+    }
+}

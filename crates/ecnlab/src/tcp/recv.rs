@@ -1,0 +1,206 @@
+//! The receiving half of a connection: reassembly (in-order point plus out-of-order
+//! intervals), SACK block generation (RFC 2018 §4) and the delayed-ACK counters.
+
+use super::seq::IntervalSet;
+use crate::time::{Time, NEVER};
+
+/// How an arriving segment relates to what was already received.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arrival {
+    /// Advanced the in-order point; `filled_gap` if out-of-order data was waiting (RFC 5681
+    /// §4.2: acknowledge at once).
+    InOrder { filled_gap: bool },
+    /// Beyond a hole (acknowledge at once: a duplicate ACK with SACK blocks).
+    OutOfOrder,
+    /// Entirely received before (acknowledge at once).
+    Duplicate,
+}
+
+/// Remembered SACK "recency" entries: a sequence number inside each recently reported block.
+const RECENT: usize = 8;
+
+pub struct Receiver {
+    /// Next expected sequence number (relative to the peer's ISN; the SYN is 0).
+    pub rcv_nxt: u64,
+    ooo: IntervalSet,
+    recent: [u64; RECENT],
+    n_recent: usize,
+    /// Relative sequence number of the peer's FIN, once seen.
+    pub fin_seq: Option<u64>,
+    /// In-order data segments received since the last ACK we sent.
+    pub unacked_segs: u32,
+    /// When a delayed ACK is due (NEVER: none pending).
+    pub delack_deadline: Time,
+    /// An ACK must go out before this event's processing ends.
+    pub ack_now: bool,
+    /// `rcv_nxt` carried by the last ACK we sent (RFC 7323 Last.ACK.sent).
+    pub last_ack_sent: u64,
+    /// RFC 7323 TS.Recent.
+    pub ts_recent: u32,
+    pub segs_received: u64,
+    pub dup_segs: u64,
+    pub ooo_segs: u64,
+}
+
+impl Default for Receiver {
+    fn default() -> Self {
+        Receiver {
+            rcv_nxt: 0,
+            ooo: IntervalSet::new(),
+            recent: [0; RECENT],
+            n_recent: 0,
+            fin_seq: None,
+            unacked_segs: 0,
+            delack_deadline: NEVER,
+            ack_now: false,
+            last_ack_sent: 0,
+            ts_recent: 0,
+            segs_received: 0,
+            dup_segs: 0,
+            ooo_segs: 0,
+        }
+    }
+}
+
+impl Receiver {
+    /// Accounts the sequence range `[s, e)` of an arriving segment (a FIN counts one).
+    pub fn receive(&mut self, s: u64, e: u64) -> Arrival {
+        self.segs_received += 1;
+        if e <= self.rcv_nxt {
+            self.dup_segs += 1;
+            return Arrival::Duplicate;
+        }
+        if s > self.rcv_nxt {
+            self.ooo_segs += 1;
+            let (bs, be) = self.ooo.insert(s, e);
+            // The block holding the newest segment goes first (RFC 2018 §4); entries that now
+            // point into the same block are dropped so older blocks keep their slots.
+            let mut w = 0;
+            for r in 0..self.n_recent {
+                let x = self.recent[r];
+                if !(bs <= x && x < be) {
+                    self.recent[w] = x;
+                    w += 1;
+                }
+            }
+            self.n_recent = w.min(RECENT - 1);
+            self.recent.copy_within(0..self.n_recent, 1);
+            self.recent[0] = s;
+            self.n_recent += 1;
+            return Arrival::OutOfOrder;
+        }
+        let filled_gap = !self.ooo.is_empty();
+        self.rcv_nxt = e;
+        while let Some((_, b)) = self.ooo.pop_front_if_starts_by(self.rcv_nxt) {
+            self.rcv_nxt = self.rcv_nxt.max(b);
+        }
+        Arrival::InOrder { filled_gap }
+    }
+
+    /// Fills `out` with up to `max` SACK blocks, most recently changed first (RFC 2018 §4),
+    /// then any other held blocks from the highest down. Returns the count.
+    pub fn sack_blocks(&self, max: usize, out: &mut [(u64, u64)]) -> usize {
+        let max = max.min(out.len());
+        let mut n = 0;
+        for &x in &self.recent[..self.n_recent] {
+            if n == max {
+                return n;
+            }
+            if let Some(b) = self.ooo.containing(x) {
+                if !out[..n].contains(&b) {
+                    out[n] = b;
+                    n += 1;
+                }
+            }
+        }
+        for b in self.ooo.iter_rev() {
+            if n == max {
+                break;
+            }
+            if !out[..n].contains(&b) {
+                out[n] = b;
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// The peer's FIN has been received in order.
+    pub fn fin_received(&self) -> bool {
+        self.fin_seq.is_some_and(|f| self.rcv_nxt > f)
+    }
+
+    /// Data bytes delivered in order to the application (sequence 1 is the first data byte).
+    pub fn data_delivered(&self) -> u64 {
+        let upto = match self.fin_seq {
+            Some(f) => self.rcv_nxt.min(f),
+            None => self.rcv_nxt,
+        };
+        upto.saturating_sub(1)
+    }
+
+    pub fn has_ooo(&self) -> bool {
+        !self.ooo.is_empty()
+    }
+
+    /// Bytes held out of order.
+    pub fn ooo_bytes(&self) -> u64 {
+        self.ooo.covered()
+    }
+
+    /// A delayed or immediate ACK is owed.
+    pub fn ack_pending(&self) -> bool {
+        self.ack_now || self.unacked_segs > 0
+    }
+
+    /// An ACK carrying `rcv_nxt` went out (pure or piggybacked).
+    pub fn on_ack_sent(&mut self) {
+        self.unacked_segs = 0;
+        self.delack_deadline = NEVER;
+        self.ack_now = false;
+        self.last_ack_sent = self.rcv_nxt;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reassembly_and_sack_blocks_most_recent_first() {
+        let mut r = Receiver {
+            rcv_nxt: 1,
+            ..Default::default()
+        };
+        assert_eq!(r.receive(1, 101), Arrival::InOrder { filled_gap: false });
+        // Lose 101..201, then 201..301 and 301..401 arrive; lose 401..501; 501..601 arrives.
+        assert_eq!(r.receive(201, 301), Arrival::OutOfOrder);
+        assert_eq!(r.receive(301, 401), Arrival::OutOfOrder);
+        assert_eq!(r.receive(501, 601), Arrival::OutOfOrder);
+        let mut b = [(0, 0); 4];
+        let n = r.sack_blocks(4, &mut b);
+        assert_eq!(&b[..n], &[(501, 601), (201, 401)]);
+        // A segment of the older block arrives again: it becomes the first block.
+        assert_eq!(r.receive(701, 801), Arrival::OutOfOrder);
+        assert_eq!(r.receive(301, 401), Arrival::OutOfOrder);
+        let n = r.sack_blocks(4, &mut b);
+        assert_eq!(&b[..n], &[(201, 401), (701, 801), (501, 601)]);
+        let n = r.sack_blocks(2, &mut b);
+        assert_eq!(n, 2);
+        assert_eq!(r.receive(1, 101), Arrival::Duplicate);
+        // Filling the first hole delivers through 401.
+        assert_eq!(r.receive(101, 201), Arrival::InOrder { filled_gap: true });
+        assert_eq!(r.rcv_nxt, 401);
+        let n = r.sack_blocks(4, &mut b);
+        assert_eq!(&b[..n], &[(701, 801), (501, 601)]);
+        // FIN at 801 out of order, then the holes.
+        r.fin_seq = Some(801);
+        assert_eq!(r.receive(801, 802), Arrival::OutOfOrder);
+        r.receive(401, 501);
+        assert!(!r.fin_received());
+        r.receive(601, 701);
+        assert!(r.fin_received());
+        assert_eq!(r.data_delivered(), 800);
+        assert!(!r.has_ooo());
+    }
+}

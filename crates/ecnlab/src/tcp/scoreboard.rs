@@ -1,0 +1,311 @@
+//! The sender's table of transmitted, not yet cumulatively acknowledged segments, with the
+//! RFC 6675 scoreboard (SACKed, lost, retransmitted) and an incrementally maintained `pipe`.
+//!
+//! Segments have fixed boundaries (segment `k` starts at byte `1 + k·MSS` of the relative
+//! sequence space), so the table is a ring of small records indexed by segment number and
+//! SACK blocks map to whole segments. Readings of RFC 6675:
+//! - IsLost(S) counts SACKed *segments* above S: S is lost when at least DupThresh segments
+//!   above it are SACKed (the RFC's alternative "(DupThresh − 1)·SMSS bytes" gives the same
+//!   answer with full-sized segments).
+//! - SetPipe counts a retransmission as in flight per segment (a flag set when it is
+//!   retransmitted and cleared when a timeout declares it lost again) rather than by
+//!   comparison with HighRxt; the two agree except for segments NextSeg skipped.
+
+use super::seq::IntervalSet;
+use crate::time::Time;
+use std::collections::VecDeque;
+
+pub const SACKED: u8 = 1;
+pub const LOST: u8 = 2;
+/// A retransmission of this segment is counted in the pipe.
+pub const RTX_IN_FLIGHT: u8 = 4;
+/// Retransmitted at least once (Karn's rule: no RTT sample from it).
+pub const RETRANSMITTED: u8 = 8;
+/// Sent while the sender was application-limited (delivery-rate estimation).
+pub const APP_LIMITED: u8 = 16;
+
+/// What the sender remembers about one transmitted segment (draft-cheng-iccrg-delivery-rate-
+/// estimation's per-packet state plus the scoreboard flags).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Seg {
+    /// Latest transmission time.
+    pub sent: Time,
+    /// Connection's `delivered` / `delivered_time` / `first_sent_time` when last sent.
+    pub delivered: u64,
+    pub delivered_time: Time,
+    pub first_sent_time: Time,
+    /// Sequence-space length (payload, plus one for a FIN).
+    pub len: u32,
+    pub flags: u8,
+}
+
+impl Seg {
+    #[inline]
+    pub fn has(&self, f: u8) -> bool {
+        self.flags & f != 0
+    }
+    /// This segment's share of the pipe (RFC 6675 SetPipe).
+    #[inline]
+    fn pipe_share(&self) -> u64 {
+        if self.has(SACKED) {
+            return 0;
+        }
+        let mut n = 0;
+        if !self.has(LOST) {
+            n += self.len as u64;
+        }
+        if self.has(RTX_IN_FLIGHT) {
+            n += self.len as u64;
+        }
+        n
+    }
+}
+
+#[derive(Default)]
+pub struct Scoreboard {
+    segs: VecDeque<Seg>,
+    /// Segment number of `segs[0]`.
+    base: u64,
+    /// SACKed segment numbers (sender's view of the receiver's out-of-order data).
+    sacked: IntervalSet,
+    pipe: u64,
+    sacked_bytes: u64,
+    /// Segments below this have been checked against the IsLost rule.
+    lost_scan: u64,
+}
+
+impl Scoreboard {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of the first unacknowledged segment.
+    #[inline]
+    pub fn base(&self) -> u64 {
+        self.base
+    }
+    /// Number of the next never-sent segment.
+    #[inline]
+    pub fn end(&self) -> u64 {
+        self.base + self.segs.len() as u64
+    }
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.segs.is_empty()
+    }
+    /// RFC 6675 pipe, in sequence bytes.
+    #[inline]
+    pub fn pipe(&self) -> u64 {
+        self.pipe
+    }
+    pub fn sacked_bytes(&self) -> u64 {
+        self.sacked_bytes
+    }
+    #[inline]
+    pub fn get(&self, k: u64) -> &Seg {
+        &self.segs[(k - self.base) as usize]
+    }
+    #[inline]
+    pub fn get_mut(&mut self, k: u64) -> &mut Seg {
+        &mut self.segs[(k - self.base) as usize]
+    }
+    /// Highest SACKed segment + 1 (0 if none).
+    pub fn high_sacked_end(&self) -> u64 {
+        self.sacked.last().map_or(0, |(_, e)| e)
+    }
+    pub fn any_sacked(&self) -> bool {
+        !self.sacked.is_empty()
+    }
+
+    /// A new segment (number `end()`) was transmitted.
+    pub fn push(&mut self, seg: Seg) {
+        self.pipe += seg.pipe_share();
+        self.segs.push_back(seg);
+    }
+
+    /// Segment `k` was retransmitted.
+    pub fn on_retransmit(&mut self, k: u64) {
+        let s = self.get_mut(k);
+        let before = s.pipe_share();
+        s.flags |= RTX_IN_FLIGHT | RETRANSMITTED;
+        let after = s.pipe_share();
+        self.pipe = self.pipe + after - before;
+    }
+
+    /// Removes the first segment (cumulatively acknowledged) and returns it.
+    pub fn pop_front(&mut self) -> Option<Seg> {
+        let s = self.segs.pop_front()?;
+        self.pipe -= s.pipe_share();
+        if s.has(SACKED) {
+            self.sacked_bytes -= s.len as u64;
+        }
+        self.base += 1;
+        self.sacked.remove_below(self.base);
+        Some(s)
+    }
+
+    /// Marks the segments in `[lo, hi)` SACKed; calls `f(k, &seg)` for each newly SACKed one.
+    pub fn sack_range(&mut self, lo: u64, hi: u64, mut f: impl FnMut(u64, &Seg)) {
+        let lo = lo.max(self.base);
+        let hi = hi.min(self.end());
+        if lo >= hi {
+            return;
+        }
+        // Only the parts not SACKed before (SACK blocks repeat on every ACK).
+        let mut gaps: [(u64, u64); 8] = [(0, 0); 8];
+        let mut n = 0;
+        let mut overflow = false;
+        self.sacked.for_each_gap(lo, hi, |a, b| {
+            if n < gaps.len() {
+                gaps[n] = (a, b);
+                n += 1;
+            } else {
+                overflow = true;
+            }
+        });
+        if overflow {
+            // More than eight holes inside one block: walk it segment by segment.
+            for k in lo..hi {
+                self.sack_one(k, &mut f);
+            }
+        } else {
+            for &(a, b) in &gaps[..n] {
+                for k in a..b {
+                    self.sack_one(k, &mut f);
+                }
+            }
+        }
+        self.sacked.insert(lo, hi);
+    }
+
+    #[inline]
+    fn sack_one(&mut self, k: u64, f: &mut impl FnMut(u64, &Seg)) {
+        let s = self.get_mut(k);
+        if s.has(SACKED) {
+            return;
+        }
+        let share = s.pipe_share();
+        s.flags |= SACKED;
+        let seg = *s;
+        self.pipe -= share;
+        self.sacked_bytes += seg.len as u64;
+        f(k, &seg);
+    }
+
+    /// RFC 6675 IsLost for every segment: marks lost the un-SACKed segments that have at least
+    /// `dupthresh` SACKed segments above them.
+    pub fn update_lost(&mut self, dupthresh: u32) {
+        let Some(limit) = self.sacked.nth_highest(dupthresh as u64) else {
+            return;
+        };
+        let from = self.lost_scan.max(self.base);
+        for k in from..limit.min(self.end()) {
+            self.mark_lost(k);
+        }
+        self.lost_scan = self.lost_scan.max(limit);
+    }
+
+    fn mark_lost(&mut self, k: u64) {
+        let s = self.get_mut(k);
+        if s.has(SACKED) || s.has(LOST) {
+            return;
+        }
+        let before = s.pipe_share();
+        s.flags |= LOST;
+        let after = s.pipe_share();
+        self.pipe = self.pipe + after - before;
+    }
+
+    /// Is segment `k` lost by the scoreboard's rules?
+    pub fn is_lost(&self, k: u64) -> bool {
+        k >= self.base && k < self.end() && self.get(k).has(LOST)
+    }
+
+    /// Retransmission timeout: every un-SACKed segment is presumed lost and no retransmission
+    /// is in flight any more.
+    pub fn mark_all_lost(&mut self) {
+        let mut pipe = 0;
+        for s in self.segs.iter_mut() {
+            if !s.has(SACKED) {
+                s.flags = (s.flags | LOST) & !RTX_IN_FLIGHT;
+            }
+            pipe += s.pipe_share();
+        }
+        self.pipe = pipe;
+        self.lost_scan = self.end();
+    }
+
+    /// The first un-SACKed segment at or after `from` and below `limit`.
+    pub fn first_unsacked(&self, from: u64, limit: u64) -> Option<u64> {
+        let mut k = from.max(self.base);
+        let limit = limit.min(self.end());
+        while k < limit {
+            match self.sacked.containing(k) {
+                Some((_, e)) => k = e,
+                None => return Some(k),
+            }
+        }
+        None
+    }
+
+    /// Recomputes the pipe from scratch (for checks).
+    pub fn pipe_recomputed(&self) -> u64 {
+        self.segs.iter().map(|s| s.pipe_share()).sum()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (u64, &Seg)> {
+        let b = self.base;
+        self.segs
+            .iter()
+            .enumerate()
+            .map(move |(i, s)| (b + i as u64, s))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(n: u64) -> Scoreboard {
+        let mut b = Scoreboard::new();
+        for _ in 0..n {
+            b.push(Seg {
+                len: 100,
+                ..Default::default()
+            });
+        }
+        b
+    }
+
+    #[test]
+    fn pipe_follows_rfc6675_setpipe() {
+        let mut b = board(10);
+        assert_eq!(b.pipe(), 1000);
+        let mut newly = vec![];
+        b.sack_range(2, 5, |k, _| newly.push(k));
+        assert_eq!(newly, vec![2, 3, 4]);
+        // Repeated block: nothing new.
+        b.sack_range(2, 5, |k, _| newly.push(k));
+        assert_eq!(newly.len(), 3);
+        assert_eq!(b.pipe(), 700);
+        b.update_lost(3);
+        // Three SACKed segments above 0 and 1: both lost; 5..9 are not.
+        assert!(b.is_lost(0) && b.is_lost(1) && !b.is_lost(5));
+        assert_eq!(b.pipe(), 500);
+        b.on_retransmit(0);
+        assert_eq!(b.pipe(), 600);
+        // A retransmission of a segment that is not lost counts twice.
+        b.on_retransmit(6);
+        assert_eq!(b.pipe(), 700);
+        assert_eq!(b.pipe(), b.pipe_recomputed());
+        assert_eq!(b.first_unsacked(2, 10), Some(5));
+        assert_eq!(b.first_unsacked(2, 5), None);
+        b.pop_front();
+        assert_eq!(b.pipe(), 600);
+        assert_eq!(b.pipe(), b.pipe_recomputed());
+        b.mark_all_lost();
+        assert_eq!(b.pipe(), 0);
+        assert!(b.is_lost(9));
+        assert!(!b.is_lost(3)); // SACKed stays SACKed
+    }
+}
