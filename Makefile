@@ -1,0 +1,37 @@
+# Everything ecnlab needs is installed by these rules into .venv (pinned in requirements.lock);
+# the Rust dependencies are pinned by Cargo.lock.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+# The experiment `make reproduce` runs.
+EXPERIMENT ?= core
+OUT ?= out/$(EXPERIMENT)
+
+.PHONY: all build reproduce test test-rust test-python clean
+
+all: build
+
+$(BIN)/.deps: requirements.lock
+	$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "ecnlab needs Python >= 3.11")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --disable-pip-version-check -q -r requirements.lock
+	touch $@
+
+# Builds the simulator in release mode and installs the ecnlab package into .venv.
+build: $(BIN)/.deps
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH \
+		$(BIN)/maturin develop --release --locked --quiet
+
+reproduce: build
+	$(BIN)/ecnlab reproduce $(EXPERIMENT) --quick --out $(OUT)
+
+test-rust:
+	cargo test --locked
+
+test-python: build
+	$(BIN)/python -m pytest -q
+
+test: test-rust test-python
+
+clean:
+	rm -rf $(VENV) out

@@ -1,0 +1,249 @@
+"""The ``ecnlab`` command.
+
+Exit codes: 0 success; 2 invalid input (a scenario, path, option or experiment name that
+cannot work: the message on stderr names it); 1 anything else (an interrupted run, an I/O
+failure, an internal error). A user error never prints a Python traceback;
+``ECNLAB_DEBUG=1`` prints one for any error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Sequence
+
+from .errors import ExperimentError, InternalError, OutputError, ScenarioError
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_INVALID = 2
+
+
+class _UsageError(Exception):
+    pass
+
+
+def _nonneg_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return v
+
+
+def _pos_int(text: str) -> int:
+    v = _nonneg_int(text)
+    if v == 0:
+        raise argparse.ArgumentTypeError("expected a positive integer, got 0")
+    return v
+
+
+def _show_progress(quiet: bool) -> bool:
+    return not quiet and sys.stderr.isatty()
+
+
+# --------------------------------------------------------------------------- run
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from . import results
+    from .fsutil import check_replaceable
+    from .progress import ProgressBar
+
+    # Everything that can be checked is checked before anything is written.
+    results.validate(Path(args.scenario))
+    check_replaceable(args.out)
+    bar = ProgressBar() if _show_progress(args.quiet) else None
+    try:
+        res = results.write_run_dir(Path(args.scenario), args.out, seed=args.seed, progress=bar)
+    finally:
+        if bar:
+            bar.close()
+    if args.report:
+        from .report import write_run_report
+
+        write_run_report(args.out)
+    if not args.quiet:
+        m = res.meta
+        wall = m["wall_s"] or 1e-9
+        print(
+            f"wrote {args.out}: {res.flows.height} flows, {res.ports.height} ports, "
+            f"{res.timeseries.height} samples; {m['events']} events in {m['wall_s']:.2f} s "
+            f"({m['events'] / wall / 1e6:.2f} M events/s)"
+        )
+    return EXIT_OK
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from . import results
+
+    toml = results.validate(Path(args.scenario))
+    if args.print:
+        sys.stdout.write(toml)
+    elif not args.quiet:
+        print(f"{args.scenario}: valid")
+    return EXIT_OK
+
+
+# ------------------------------------------------------------------------ report
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .report import write_run_report
+
+    d = Path(args.dir)
+    if not (d / "run.json").is_file():
+        raise OutputError(f"{d} is not a run directory (it has no run.json); make one with `ecnlab run`")
+    path = write_run_report(d)
+    if not args.quiet:
+        print(f"wrote {path}")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------- reproduce
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from . import experiments
+
+    if args.list:
+        rows = experiments.describe_all()
+        width = max((len(n) for n, _ in rows), default=10)
+        for name, title in rows:
+            print(f"{name:<{width}}  {title}")
+        for mod, err in experiments.load_failures():
+            print(f"warning: experiments module {mod} failed to load: {err}", file=sys.stderr)
+        return EXIT_OK
+    if not args.name:
+        raise _UsageError("reproduce needs an experiment name (or --list)")
+    if not args.out:
+        raise _UsageError("reproduce needs --out DIR")
+    summary = experiments.reproduce(
+        args.name,
+        out=args.out,
+        quick=args.quick,
+        seeds=args.seeds,
+        jobs=args.jobs,
+        progress=_show_progress(args.quiet),
+        log=None if args.quiet else sys.stdout,
+    )
+    if not args.quiet:
+        held = sum(1 for c in summary["comparisons"] if c["direction_holds"] is True)
+        total = sum(1 for c in summary["comparisons"] if c["direction_holds"] is not None)
+        print(f"wrote {args.out}/report.html and summary.json; {held}/{total} comparisons hold")
+    return EXIT_OK
+
+
+# ------------------------------------------------------------------------ parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    p = argparse.ArgumentParser(
+        prog="ecnlab",
+        description="Packet-level laboratory for network-assisted congestion control.",
+        epilog="Exit codes: 0 success, 2 invalid input, 1 anything else.",
+    )
+    p.add_argument("--version", action="version", version=f"ecnlab {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    r = sub.add_parser(
+        "run",
+        help="run a scenario and write its result tables",
+        description="Run a scenario (TOML or JSON) and write DIR/flows.parquet, "
+        "DIR/ports.parquet, DIR/timeseries.parquet (long: time_s, kind, entity, value), "
+        "DIR/pcap/*.pcap for captured ports, and DIR/run.json. DIR appears complete or not "
+        "at all; an earlier result in DIR is replaced.",
+    )
+    r.add_argument("scenario", metavar="SCENARIO", help="scenario file (.toml or .json)")
+    r.add_argument("--out", "-o", required=True, metavar="DIR", help="result directory")
+    r.add_argument("--seed", type=_nonneg_int, metavar="N", help="override the scenario's seed")
+    r.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary line")
+    r.add_argument("--report", action="store_true", help="also write DIR/report.html")
+    r.set_defaults(func=cmd_run)
+
+    v = sub.add_parser(
+        "validate",
+        help="check a scenario without running it",
+        description="Check a scenario; with --print, write it back as normalised TOML "
+        "(every default filled in).",
+    )
+    v.add_argument("scenario", metavar="SCENARIO", help="scenario file (.toml or .json)")
+    v.add_argument("--print", action="store_true", help="print the normalised scenario")
+    v.add_argument("--quiet", "-q", action="store_true")
+    v.set_defaults(func=cmd_validate)
+
+    rep = sub.add_parser(
+        "report",
+        help="write an HTML report of a run directory",
+        description="Write DIR/report.html (self-contained: figures embedded, opens offline) "
+        "and its figures as DIR/figures/*.png: queue length per sampled port, cwnd and "
+        "throughput per flow (when sampled), the FCT distribution (when flows finished), and "
+        "the port and flow tables.",
+    )
+    rep.add_argument("dir", metavar="DIR", help="a directory written by `ecnlab run`")
+    rep.add_argument("--quiet", "-q", action="store_true")
+    rep.set_defaults(func=cmd_report)
+
+    rp = sub.add_parser(
+        "reproduce",
+        help="reproduce a paper's experiments",
+        description="Run a registered experiment (e.g. core.mdl) or all experiments of a "
+        "paper (e.g. core) and write DIR/report.html, DIR/summary.json and every "
+        "underlying run under DIR/runs/<run-name>/.",
+    )
+    rp.add_argument("name", nargs="?", metavar="NAME", help="experiment or paper name")
+    rp.add_argument("--list", action="store_true", help="list the registered experiments")
+    rp.add_argument("--quick", action="store_true", help="short runs, fewer seeds (seconds)")
+    rp.add_argument("--out", "-o", metavar="DIR", help="output directory")
+    rp.add_argument("--seeds", type=_pos_int, metavar="N", help="number of seeds per configuration")
+    rp.add_argument(
+        "--jobs", "-j", type=_pos_int, metavar="N", help="runs in parallel (default: number of cores)"
+    )
+    rp.add_argument("--quiet", "-q", action="store_true")
+    rp.set_defaults(func=cmd_reproduce)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help(sys.stderr)
+        return EXIT_INVALID
+    debug = bool(os.environ.get("ECNLAB_DEBUG"))
+    try:
+        return args.func(args)
+    except (ScenarioError, OutputError, ExperimentError, _UsageError) as e:
+        if debug:
+            traceback.print_exc()
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_INVALID
+    except KeyboardInterrupt:
+        print("error: interrupted; no results were written", file=sys.stderr)
+        return EXIT_FAILURE
+    except InternalError as e:
+        if debug:
+            traceback.print_exc()
+        print(f"error: internal error: {e}", file=sys.stderr)
+        return EXIT_FAILURE
+    except OSError as e:
+        if debug:
+            traceback.print_exc()
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_FAILURE
+    except Exception as e:  # noqa: BLE001 - the last line of defence: a message, no traceback
+        if debug:
+            traceback.print_exc()
+        print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
+        return EXIT_FAILURE
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

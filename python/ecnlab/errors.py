@@ -1,0 +1,30 @@
+"""Exceptions raised by ecnlab."""
+
+from __future__ import annotations
+
+
+class ScenarioError(ValueError):
+    """A scenario that cannot run: ``path`` is the offending key (``flows[3].cc``, empty
+    for the whole file) and ``message`` says what is wrong and what is allowed."""
+
+    def __init__(self, path: str, message: str) -> None:
+        self.path = path
+        self.message = message
+        super().__init__(f"{path}: {message}" if path else message)
+
+    def __reduce__(self):
+        return (type(self), (self.path, self.message))
+
+
+class InternalError(RuntimeError):
+    """A bug in the simulator (a failed internal check, or a Rust panic); the message says
+    which."""
+
+
+class ExperimentError(ValueError):
+    """An unknown experiment name or an invalid experiment option."""
+
+
+class OutputError(ValueError):
+    """An output directory that cannot be written or would overwrite something that is not
+    an ecnlab result."""

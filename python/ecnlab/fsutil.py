@@ -1,0 +1,96 @@
+"""Writing result directories all at once: into a hidden temporary directory beside the
+target, renamed into place only when complete, so an invalid scenario, a failed run or
+Ctrl-C never leaves a half-written result directory behind."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from .errors import OutputError
+
+#: Files that mark a directory as an ecnlab result (safe to replace).
+RESULT_MARKERS = ("run.json", "summary.json")
+
+
+def check_replaceable(target: str | os.PathLike[str]) -> Path:
+    """Raises OutputError unless ``target`` is absent, an empty directory, or an earlier
+    ecnlab result directory."""
+    t = Path(target)
+    if not t.exists() and not t.is_symlink():
+        return t
+    if not t.is_dir() or t.is_symlink():
+        raise OutputError(f"{t} exists and is not a directory")
+    if any(t.iterdir()) and not any((t / m).is_file() for m in RESULT_MARKERS):
+        raise OutputError(
+            f"{t} exists and is not an ecnlab result directory; choose another output "
+            "directory or remove it"
+        )
+    return t
+
+
+def _missing_parents(p: Path) -> list[Path]:
+    out = []
+    for parent in p.parents:
+        if parent.exists():
+            break
+        out.append(parent)
+    return out
+
+
+@contextmanager
+def atomic_dir(target: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yields a temporary directory; on normal exit it replaces ``target``, on any
+    exception (KeyboardInterrupt included) it is removed along with any parent directories
+    created for it."""
+    t = check_replaceable(target).absolute()
+    created = _missing_parents(t)
+    try:
+        t.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise OutputError(f"cannot create {t.parent}: {e.strerror or e}") from None
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix=f".{t.name}.partial-", dir=t.parent))
+        # mkdtemp makes it private; the result gets the usual permissions.
+        mask = os.umask(0)
+        os.umask(mask)
+        tmp.chmod(0o777 & ~mask)
+    except OSError as e:
+        _remove_empty(created)
+        raise OutputError(f"cannot write in {t.parent}: {e.strerror or e}") from None
+    try:
+        yield tmp
+        _replace(tmp, t)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        _remove_empty(created)
+        raise
+
+
+def _remove_empty(dirs: list[Path]) -> None:
+    for d in dirs:  # deepest first
+        try:
+            d.rmdir()
+        except OSError:
+            break
+
+
+def _replace(tmp: Path, target: Path) -> None:
+    check_replaceable(target)
+    old = None
+    if target.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+        old.rmdir()
+        target.rename(old)
+    try:
+        tmp.rename(target)
+    except BaseException:
+        if old is not None:
+            old.rename(target)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)

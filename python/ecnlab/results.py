@@ -1,0 +1,219 @@
+"""Running scenarios and holding their results.
+
+``run()`` hands the scenario to the core (which releases the GIL while it simulates, so runs
+in several threads proceed in parallel) and wraps the three result tables as polars frames.
+``write_run_dir()`` writes one run in the layout of ``ecnlab run``: Parquet tables, pcap
+files and ``run.json``, all at once or not at all.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import polars as pl
+
+from . import _core, _tables
+from .fsutil import atomic_dir
+from .scenario import Scenario, load_scenario
+
+__all__ = ["Results", "run", "write_run_dir", "read_run_dir", "ProgressFn"]
+
+#: Called about every 0.2 s of wall time with ``{"sim_time_s", "duration_s", "wall_s",
+#: "events"}``; returning ``False`` stops the run (KeyboardInterrupt), raising stops it too.
+ProgressFn = Callable[[dict], Any]
+
+TABLES = ("flows", "ports", "timeseries")
+
+
+class Results:
+    """What one run produced: ``flows`` (one row per flow), ``ports`` (one row per egress
+    port: counters, utilisation, queue and sojourn statistics), ``timeseries`` (long format:
+    ``time_s, kind, entity, value``), ``meta`` (seed, wall time, events, packet counts) and
+    ``scenario_toml`` (the scenario as run, defaults filled in)."""
+
+    def __init__(
+        self,
+        flows: pl.DataFrame,
+        ports: pl.DataFrame,
+        timeseries: pl.DataFrame,
+        meta: dict[str, Any],
+        scenario_toml: str,
+    ) -> None:
+        self.flows = flows
+        self.ports = ports
+        self.timeseries = timeseries
+        self.meta = meta
+        self.scenario_toml = scenario_toml
+
+    @classmethod
+    def _from_core(cls, out: dict) -> "Results":
+        return cls(
+            _tables.to_polars(out["flows"]),
+            _tables.to_polars(out["ports"]),
+            _tables.to_polars(out["timeseries"]),
+            dict(out["meta"]),
+            out["scenario_toml"],
+        )
+
+    def __repr__(self) -> str:
+        m = self.meta
+        return (
+            f"<Results flows={self.flows.height} ports={self.ports.height} "
+            f"samples={self.timeseries.height} events={m.get('events')} wall={m.get('wall_s', 0):.3f}s>"
+        )
+
+    # ----------------------------------------------------------------- lookups
+
+    def flow(self, name: str) -> dict[str, Any]:
+        """One flow's row as a dict."""
+        rows = self.flows.filter(pl.col("name") == name)
+        if rows.height != 1:
+            raise KeyError(f"no flow named {name!r}; flows: {self.flows['name'].to_list()[:10]}")
+        return rows.row(0, named=True)
+
+    def port(self, name: str) -> dict[str, Any]:
+        """One port's row (``"rl->rr"``) as a dict."""
+        rows = self.ports.filter(pl.col("port") == name)
+        if rows.height != 1:
+            raise KeyError(f"no port named {name!r}; ports: {self.ports['port'].to_list()[:10]}")
+        return rows.row(0, named=True)
+
+    def series(self, kind: str, entity: str | None = None) -> pl.DataFrame:
+        """Samples of one kind (``queue_pkts``, ``rate_bps``, ``cwnd_bytes`` …), optionally
+        of one port or flow: columns ``time_s, entity, value``."""
+        ts = self.timeseries.filter(pl.col("kind") == kind)
+        if entity is not None:
+            ts = ts.filter(pl.col("entity") == entity)
+        return ts.select("time_s", "entity", "value")
+
+    def scenario(self) -> Scenario:
+        return Scenario.from_toml(self.scenario_toml)
+
+    def run_info(self) -> dict[str, Any]:
+        """What ``run.json`` holds."""
+        m = self.meta
+        wall = m.get("wall_s") or 0.0
+        return {
+            "ecnlab_version": _core.__version__,
+            "seed": m.get("seed"),
+            "duration_s": m.get("duration_s"),
+            "wall_s": wall,
+            "events": m.get("events"),
+            "events_per_s": (m.get("events", 0) / wall) if wall > 0 else None,
+            "packets": {
+                "created": m.get("packets_created"),
+                "delivered": m.get("packets_delivered"),
+                "dropped": m.get("packets_dropped"),
+                "peak_in_flight": m.get("peak_packets"),
+            },
+            "rows": {"flows": self.flows.height, "ports": self.ports.height, "timeseries": self.timeseries.height},
+            "scenario": Scenario.from_toml(self.scenario_toml).to_dict(),
+            "scenario_toml": self.scenario_toml,
+            "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        }
+
+    # ----------------------------------------------------------------- output
+
+    def to_parquet(self, directory: str | os.PathLike[str]) -> Path:
+        """Writes ``flows.parquet``, ``ports.parquet`` and ``timeseries.parquet`` into
+        ``directory`` (created if needed)."""
+        d = Path(directory)
+        d.mkdir(parents=True, exist_ok=True)
+        for name in TABLES:
+            getattr(self, name).write_parquet(d / f"{name}.parquet")
+        return d
+
+
+def _scenario_text(scenario: Any) -> tuple[str, str]:
+    """(text, format) for the core. Files and TOML text go to the core untouched so its
+    messages can point at lines; dicts and builders go as JSON."""
+    if isinstance(scenario, (str, os.PathLike)) and not isinstance(scenario, Scenario):
+        if isinstance(scenario, str) and ("\n" in scenario or "=" in scenario):
+            return scenario, "toml"
+        p = Path(scenario)
+        s = Scenario.from_file(p)  # raises ScenarioError for a missing/unreadable file
+        if p.suffix.lower() == ".json":
+            return s.to_json(), "json"
+        return p.read_text(encoding="utf-8"), "toml"
+    return load_scenario(scenario).to_json(), "json"
+
+
+def validate(scenario: Any) -> str:
+    """Checks a scenario without running it; returns it as normalised TOML, raises
+    :class:`ecnlab.ScenarioError` naming the offending key."""
+    text, fmt = _scenario_text(scenario)
+    return _core.validate(text, fmt)
+
+
+def run(
+    scenario: Any,
+    seed: int | None = None,
+    pcap_dir: str | os.PathLike[str] | None = None,
+    progress: ProgressFn | None = None,
+) -> Results:
+    """Runs a scenario (a path, TOML text, a dict or a :class:`Scenario`) and returns its
+    :class:`Results`. ``seed`` overrides the scenario's; ``pcap_dir`` receives the pcap files
+    of the ports the scenario captures. Ctrl-C interrupts a run (KeyboardInterrupt)."""
+    text, fmt = _scenario_text(scenario)
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
+        from .errors import ScenarioError
+
+        raise ScenarioError("seed", f"must be a non-negative integer, got {seed!r}")
+    out = _core.run(
+        text,
+        fmt,
+        seed=seed,
+        pcap_dir=None if pcap_dir is None else os.fspath(pcap_dir),
+        progress=progress,
+    )
+    return Results._from_core(out)
+
+
+def write_run_dir(
+    scenario: Any,
+    out_dir: str | os.PathLike[str],
+    seed: int | None = None,
+    progress: ProgressFn | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> Results:
+    """Runs a scenario and writes ``out_dir`` in the layout of ``ecnlab run``:
+    ``flows.parquet``, ``ports.parquet``, ``timeseries.parquet``, ``pcap/*.pcap`` (when the
+    scenario captures) and ``run.json``. The directory appears complete or not at all."""
+    with atomic_dir(out_dir) as tmp:
+        res = run(scenario, seed=seed, pcap_dir=tmp / "pcap", progress=progress)
+        res.to_parquet(tmp)
+        info = res.run_info()
+        pcap = tmp / "pcap"
+        info["pcap"] = sorted(p.name for p in pcap.glob("*.pcap")) if pcap.is_dir() else []
+        if extra:
+            info.update(extra)
+        (tmp / "run.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+    return res
+
+
+def read_run_dir(directory: str | os.PathLike[str]) -> Results:
+    """Loads a directory written by ``ecnlab run`` (or ``write_run_dir``)."""
+    d = Path(directory)
+    info_path = d / "run.json"
+    if not info_path.is_file():
+        raise FileNotFoundError(f"{d} is not a run directory (no run.json)")
+    info = json.loads(info_path.read_text(encoding="utf-8"))
+    frames = {}
+    for name in TABLES:
+        frames[name] = pl.read_parquet(d / f"{name}.parquet")
+    pk = info.get("packets", {})
+    meta = {
+        "seed": info.get("seed"),
+        "duration_s": info.get("duration_s"),
+        "wall_s": info.get("wall_s"),
+        "events": info.get("events"),
+        "packets_created": pk.get("created"),
+        "packets_delivered": pk.get("delivered"),
+        "packets_dropped": pk.get("dropped"),
+        "peak_packets": pk.get("peak_in_flight"),
+    }
+    return Results(frames["flows"], frames["ports"], frames["timeseries"], meta, info.get("scenario_toml", ""))

@@ -1,0 +1,257 @@
+"""Scenarios from Python: load, build, change and validate them.
+
+A scenario is the same tree whatever its source (TOML file, TOML text, dict, builder): the
+simulator's schema is the only authority on what is valid, so :meth:`Scenario.validate` and
+:meth:`Scenario.to_toml` ask the core rather than re-checking anything here.
+
+>>> s = Scenario.dumbbell(left=2, right=2, bottleneck_rate="10Mbps", duration="5s")
+>>> s.add_udp_flow("l0", "r0", rate="4Mbps").set("measure.interval", "100ms")  # doctest: +ELLIPSIS
+<Scenario ...>
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Mapping
+
+from . import _core
+from .errors import ScenarioError
+
+__all__ = ["Scenario", "load_scenario"]
+
+
+def _path_parts(dotted: str) -> list[str | int]:
+    """``"flows[2].rate"`` → ``["flows", 2, "rate"]``."""
+    parts: list[str | int] = []
+    for piece in dotted.split("."):
+        name, *indices = piece.split("[")
+        if name:
+            parts.append(name)
+        for ix in indices:
+            if not ix.endswith("]") or not ix[:-1].isdigit():
+                raise ScenarioError(dotted, "a key path looks like topology.bottleneck.rate or flows[0].rate")
+            parts.append(int(ix[:-1]))
+    return parts
+
+
+class Scenario:
+    """A scenario as a plain tree of dicts and lists (the TOML structure)."""
+
+    def __init__(self, data: Mapping[str, Any] | None = None) -> None:
+        self._data: dict[str, Any] = copy.deepcopy(dict(data or {}))
+
+    # ----------------------------------------------------------------- conversions
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Scenario":
+        return cls(data)
+
+    @classmethod
+    def from_toml(cls, text: str) -> "Scenario":
+        try:
+            return cls(tomllib.loads(text))
+        except tomllib.TOMLDecodeError as e:
+            raise ScenarioError("", f"not valid TOML: {e}") from None
+
+    @classmethod
+    def from_json(cls, text: str) -> "Scenario":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ScenarioError("", f"not valid JSON: {e}") from None
+        if not isinstance(data, dict):
+            raise ScenarioError("", "a scenario is a JSON object")
+        return cls(data)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> "Scenario":
+        p = Path(path)
+        try:
+            text = p.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ScenarioError("", f"no such scenario file: {p}") from None
+        except IsADirectoryError:
+            raise ScenarioError("", f"{p} is a directory, not a scenario file") from None
+        except (OSError, UnicodeDecodeError) as e:
+            raise ScenarioError("", f"cannot read {p}: {e}") from None
+        if p.suffix.lower() == ".json":
+            return cls.from_json(text)
+        return cls.from_toml(text)
+
+    def to_dict(self) -> dict[str, Any]:
+        return copy.deepcopy(self._data)
+
+    def to_json(self) -> str:
+        try:
+            return json.dumps(self._data)
+        except (TypeError, ValueError) as e:
+            raise ScenarioError("", f"the scenario holds a value that is not plain data: {e}") from None
+
+    def to_toml(self) -> str:
+        """The scenario as normalised TOML (defaults filled in); raises ScenarioError when
+        it is not valid."""
+        return _core.validate(self.to_json(), "json")
+
+    def validate(self) -> "Scenario":
+        self.to_toml()
+        return self
+
+    def copy(self) -> "Scenario":
+        return Scenario(self._data)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Scenario) and other._data == self._data
+
+    def __repr__(self) -> str:
+        name = self._data.get("name")
+        kind = (self._data.get("topology") or {}).get("kind", "?")
+        flows = len(self._data.get("flows") or [])
+        return f"<Scenario {name or ''} topology={kind} flows={flows} duration={self._data.get('duration')}>"
+
+    # ------------------------------------------------------------------- editing
+
+    def get(self, dotted: str, default: Any = None) -> Any:
+        node: Any = self._data
+        for part in _path_parts(dotted):
+            try:
+                node = node[part]
+            except (KeyError, IndexError, TypeError):
+                return default
+        return node
+
+    def set(self, dotted: str, value: Any) -> "Scenario":
+        """Sets one value by key path (``topology.bottleneck_queue.min_th``,
+        ``flows[0].rate``), creating tables on the way; returns self."""
+        parts = _path_parts(dotted)
+        node: Any = self._data
+        for here, nxt in zip(parts, parts[1:]):
+            if isinstance(here, int):
+                node = node[here]
+            else:
+                node = node.setdefault(here, [] if isinstance(nxt, int) else {})
+        last = parts[-1]
+        if isinstance(last, int):
+            node[last] = copy.deepcopy(value)
+        else:
+            node[last] = copy.deepcopy(value)
+        return self
+
+    def with_(self, **changes: Any) -> "Scenario":
+        """A copy with top-level keys changed (``s.with_(seed=3, duration="2s")``)."""
+        out = self.copy()
+        for k, v in changes.items():
+            out._data[k] = copy.deepcopy(v)
+        return out
+
+    def add_flow(self, src: str, dst: str, **params: Any) -> "Scenario":
+        flow = {"src": src, "dst": dst}
+        flow.update({k: v for k, v in params.items() if v is not None})
+        self._data.setdefault("flows", []).append(flow)
+        return self
+
+    def add_udp_flow(self, src: str, dst: str, rate: str, **params: Any) -> "Scenario":
+        return self.add_flow(src, dst, kind="udp", rate=rate, **params)
+
+    def add_tcp_flow(self, src: str, dst: str, cc: str | None = None, **params: Any) -> "Scenario":
+        return self.add_flow(src, dst, kind="tcp", cc=cc, **params)
+
+    def add_port(self, port: str, **params: Any) -> "Scenario":
+        entry = {"port": port}
+        entry.update({k: v for k, v in params.items() if v is not None})
+        self._data.setdefault("ports", []).append(entry)
+        return self
+
+    # -------------------------------------------------------------- constructors
+
+    @classmethod
+    def dumbbell(
+        cls,
+        left: int = 1,
+        right: int = 1,
+        bottleneck_rate: str = "100Mbps",
+        bottleneck_delay: str = "10ms",
+        access_rate: str = "1Gbps",
+        access_delay: str = "1ms",
+        queue: Mapping[str, Any] | None = None,
+        marker: Mapping[str, Any] | None = None,
+        access_queue: Mapping[str, Any] | None = None,
+        duration: str = "10s",
+        seed: int = 1,
+        name: str | None = None,
+    ) -> "Scenario":
+        """Hosts l0.. → router rl → bottleneck → router rr → hosts r0..; the bottleneck
+        port is named ``rl->rr``."""
+        topo: dict[str, Any] = {
+            "kind": "dumbbell",
+            "left": left,
+            "right": right,
+            "access": {"rate": access_rate, "delay": access_delay},
+            "bottleneck": {"rate": bottleneck_rate, "delay": bottleneck_delay},
+        }
+        if queue is not None:
+            topo["bottleneck_queue"] = dict(queue)
+        if marker is not None:
+            topo["bottleneck_marker"] = dict(marker)
+        if access_queue is not None:
+            topo["access_queue"] = dict(access_queue)
+        data: dict[str, Any] = {"duration": duration, "seed": seed, "topology": topo}
+        if name:
+            data["name"] = name
+        return cls(data)
+
+    @classmethod
+    def chain(
+        cls,
+        hops: int,
+        link_rate: str = "100Mbps",
+        link_delay: str = "10ms",
+        end_hosts: int = 1,
+        cross_hosts: int = 0,
+        access_rate: str = "1Gbps",
+        access_delay: str = "1ms",
+        queue: Mapping[str, Any] | None = None,
+        marker: Mapping[str, Any] | None = None,
+        duration: str = "10s",
+        seed: int = 1,
+        name: str | None = None,
+    ) -> "Scenario":
+        """Routers c0..c{hops} in a line (parking lot); end hosts l*/r* and cross hosts
+        x{router}_{j}."""
+        topo: dict[str, Any] = {
+            "kind": "chain",
+            "hops": hops,
+            "link": {"rate": link_rate, "delay": link_delay},
+            "access": {"rate": access_rate, "delay": access_delay},
+            "end_hosts": end_hosts,
+            "cross_hosts": cross_hosts,
+        }
+        if queue is not None:
+            topo["queue"] = dict(queue)
+        if marker is not None:
+            topo["marker"] = dict(marker)
+        data: dict[str, Any] = {"duration": duration, "seed": seed, "topology": topo}
+        if name:
+            data["name"] = name
+        return cls(data)
+
+
+def load_scenario(scenario: Any) -> Scenario:
+    """Accepts a Scenario, a dict, a path (``str`` or ``PathLike``) or TOML text."""
+    if isinstance(scenario, Scenario):
+        return scenario
+    if isinstance(scenario, Mapping):
+        return Scenario.from_dict(scenario)
+    if isinstance(scenario, os.PathLike):
+        return Scenario.from_file(scenario)
+    if isinstance(scenario, str):
+        # TOML text has a key/value line; a path has neither newline nor "=".
+        if "\n" in scenario or "=" in scenario:
+            return Scenario.from_toml(scenario)
+        return Scenario.from_file(scenario)
+    raise TypeError(
+        f"a scenario is a Scenario, a dict, a path or TOML text, not {type(scenario).__name__}"
+    )

@@ -1,0 +1,65 @@
+"""Shared fixtures: small UDP scenarios that run in milliseconds and a CLI runner that runs
+the installed ``ecnlab`` command the way a user would (a separate process)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+ECNLAB = [sys.executable, "-m", "ecnlab"]
+
+UDP_DUMBBELL = """
+duration = "2s"
+seed = 7
+
+[topology]
+kind = "dumbbell"
+left = 2
+right = 2
+access = { rate = "1Gbps", delay = "1ms" }
+bottleneck = { rate = "10Mbps", delay = "10ms" }
+bottleneck_queue = { kind = "droptail", limit = 100 }
+
+[[flows]]
+name = "cbr"
+kind = "udp"
+src = "l0"
+dst = "r0"
+rate = "4Mbps"
+"""
+
+
+@pytest.fixture
+def udp_toml() -> str:
+    return UDP_DUMBBELL
+
+
+@pytest.fixture
+def udp_file(tmp_path: Path) -> Path:
+    p = tmp_path / "udp.toml"
+    p.write_text(UDP_DUMBBELL)
+    return p
+
+
+def run_cli(*args: str, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env.pop("ECNLAB_DEBUG", None)
+    return subprocess.run(
+        [*ECNLAB, *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+@pytest.fixture
+def cli():
+    return run_cli
