@@ -229,14 +229,41 @@ impl RedDropper {
         size: u32,
         u: f64,
     ) -> RedDecision {
+        let forced = if cfg.gentle {
+            avg >= 2.0 * cfg.max_th
+        } else {
+            avg >= cfg.max_th
+        };
+        let pb = Self::base_probability(avg, cfg.min_th, cfg.max_th, cfg.max_p, cfg.gentle);
+        self.decide_with(
+            avg >= cfg.min_th,
+            forced,
+            pb,
+            qlen,
+            size,
+            (cfg.wait, cfg.byte_mode, cfg.mean_pkt_size),
+            u,
+        )
+    }
+
+    /// The spacing step on its own, for RED-family disciplines with their own probability law
+    /// (multilevel RED): `early` — the average is at or above the lowest threshold; `forced` —
+    /// it is in the forced-drop region; `pb` — the base probability there. `mode` is
+    /// (`wait`, `byte_mode`, `mean_pkt_size`).
+    pub fn decide_with(
+        &mut self,
+        early: bool,
+        forced: bool,
+        pb: f64,
+        qlen: usize,
+        size: u32,
+        mode: (bool, bool, u32),
+        u: f64,
+    ) -> RedDecision {
+        let (wait, byte_mode, mean) = mode;
         self.count += 1;
         self.count_bytes += size as u64;
-        if avg >= cfg.min_th && qlen > 1 {
-            let forced = if cfg.gentle {
-                avg >= 2.0 * cfg.max_th
-            } else {
-                avg >= cfg.max_th
-            };
+        if (early || forced) && qlen > 1 {
             if forced {
                 return RedDecision::Forced;
             }
@@ -247,8 +274,7 @@ impl RedDropper {
                 self.count_bytes = size as u64;
                 return RedDecision::Accept;
             }
-            let pb = Self::base_probability(avg, cfg.min_th, cfg.max_th, cfg.max_p, cfg.gentle);
-            let pa = self.spaced_probability(pb, cfg.wait, cfg.byte_mode, size, cfg.mean_pkt_size);
+            let pa = self.spaced_probability(pb, wait, byte_mode, size, mean);
             if u <= pa {
                 self.count = 0;
                 self.count_bytes = 0;

@@ -2,3 +2,5 @@
 //! feedback codec and the sender controller of one paper.
 
 pub mod eecn;
+pub mod mecn;
+pub mod vcp;

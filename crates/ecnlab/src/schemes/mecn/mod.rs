@@ -1,0 +1,180 @@
+//! MECN — multilevel ECN (Durresi, Sridharan, Liu, Goyal, Jain, "Traffic Management using
+//! Multilevel Explicit Congestion Notification").
+//!
+//! - Router: [`qdisc::MecnRed`], RED with a third threshold; incipient and moderate marks,
+//!   forced drops above `max_th`.
+//! - Feedback: [`codec::MecnCodec`], RFC 3168 handshake, receiver echo of the level in
+//!   (CWR, ECE), sender decoding into [`Signal::Level`](crate::cc::Signal::Level).
+//! - Sender: [`controller::MecnReno`], Reno with graded decreases (×0.8, ×0.6, loss ×0.5).
+//!
+//! # Codepoints
+//!
+//! The paper writes the IP bits as (CE, ECT): `01` no congestion, `10` incipient, `11`
+//! moderate, `00` not MECN-capable. In RFC 3168 numbering ([`Ecn`]) these are: sender
+//! [`codepoint::NO_CONGESTION`] = ECT(1), [`codepoint::INCIPIENT`] = ECT(0) value,
+//! [`codepoint::MODERATE`] = CE value. A classic ECN sender's ECT(0) therefore reads as
+//! incipient and a classic router's CE as moderate. Receiver echo in (CWR, ECE) (Table 2):
+//! `00` none, `01` incipient, `11` moderate; `10` is not defined by the paper and decodes as
+//! none.
+//!
+//! CWR is used both ways (§2): on a pure ACK it is the high bit of the echo; on a segment
+//! carrying data it is the sender's "congestion window reduced". The echo is therefore read
+//! only from segments without payload, i.e. one-way transfers as in the paper's runs.
+//!
+//! # Readings of the paper
+//!
+//! Every ambiguous point, the reading implemented, and the parameter that selects it:
+//!
+//! - **Probability in the moderate region.** The text says each region marks "with a maximum
+//!   probability of P1max" (resp. P2max); with `P1max = P2max` (as simulated) a ramp that
+//!   continued from P1max would be flat, which "maximum" does not describe. Reading: each
+//!   region has its own ramp from 0 — incipient 0 → P1max over [min_th, mid_th), moderate
+//!   0 → P2max over [mid_th, max_th). Alternative (`MecnRedConfig::moderate_ramp =
+//!   ContinueFromP1max`): P1max → P2max over [mid_th, max_th).
+//! - **Spacing.** One RED count (packets since the last mark) shared by both levels, ns-2
+//!   `wait` spacing on by default (`MecnRedConfig::wait`), average with RED's idle-time
+//!   correction, no `gentle` (the paper drops every packet above max_th).
+//! - **Thresholds.** `mid_th = 2·min_th`, `max_th = 2·mid_th` unless given
+//!   (`MecnRedConfig::mid_th`, `max_th`); `P1max = P2max = 0.1`. The paper gives no buffer
+//!   size nor default `min_th`: defaults are ns-2's (limit 50 packets, `min_th` 5); a
+//!   `max_th` above the buffer is an error.
+//! - **Not-MECN packets** (Not-ECT) are dropped where an MECN packet would be marked; a mark
+//!   never lowers a level already written upstream.
+//! - **Receiver, "remember the first level".** §3: the receiver echoes the first level it
+//!   sees; if a higher level arrives before CWR, it switches to echoing the higher one. Reading
+//!   (`MecnCodecConfig::cwr_clears = FirstLevel`): a CWR acknowledges the level echoed first;
+//!   if the receiver has since escalated, it keeps echoing the higher level until the next
+//!   CWR. Alternative `All`: any CWR stops the echo (RFC 3168 style). As in RFC 3168, a CWR
+//!   segment that is itself marked starts a new echo.
+//! - **Sender reaction rate.** At most one reduction per window of data (RFC 3168): the codec
+//!   delivers one signal per window (window = until a byte sent after the signal is
+//!   acknowledged) and sets CWR on the next new segment; the controller reduces at most once
+//!   per round (until a segment sent after the reduction is acknowledged, from
+//!   `AckEvent::delivered`/`prior_delivered`), and a loss in the same round does not reduce
+//!   again (RFC 3168 §6.1.2). Alternative [`Escalation::TopUp`] (set it in both
+//!   `MecnCodecConfig::escalation` and `MecnRenoConfig::escalation`): a higher level (or a
+//!   loss) within the round lowers the window to what that level alone would have given from
+//!   the window before the round's first reduction.
+//! - **Decrease factors.** Table 3: incipient −20 %, moderate −40 %, loss −50 %
+//!   (`MecnRenoConfig::beta1/beta2/beta3` = 0.8/0.6/0.5 as multipliers). Signals reduce
+//!   `min(cwnd, max_window)` (ns-2 reduces `window()`), loss reduces the flight size
+//!   (RFC 5681); `ssthresh` follows the reduced window so growth continues additively.
+//! - **Window cap.** The runs use "window = 25" (ns-2's `window_`): `MecnRenoConfig::
+//!   max_window` = 25 segments caps the window the sender uses.
+//! - **Handshake** unchanged from RFC 3168 (the paper: "not modified"); retransmissions are
+//!   sent Not-ECT as RFC 3168 requires (`MecnCodecConfig::ect_on_retransmissions`).
+
+pub mod codec;
+pub mod controller;
+pub mod qdisc;
+
+pub use codec::{CwrClears, MecnCodec, MecnCodecConfig};
+pub use controller::{MecnReno, MecnRenoConfig};
+pub use qdisc::{MecnRed, MecnRedConfig, ModerateRamp};
+
+use crate::wire::{Ecn, TcpFlags};
+use serde::{Deserialize, Serialize};
+
+/// MECN's meaning of the IP ECN field, in RFC 3168 numbering.
+pub mod codepoint {
+    use crate::wire::Ecn;
+    /// `00`: the transport is not MECN-capable.
+    pub const NOT_MECN: Ecn = Ecn::NOT_ECT;
+    /// `01`: MECN-capable, no congestion seen (what the sender writes).
+    pub const NO_CONGESTION: Ecn = Ecn(0b01);
+    /// `10`: incipient congestion.
+    pub const INCIPIENT: Ecn = Ecn(0b10);
+    /// `11`: moderate congestion.
+    pub const MODERATE: Ecn = Ecn(0b11);
+}
+
+/// A congestion level as routers write it and receivers echo it. Ordered: a router only
+/// raises a packet's level.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Level {
+    #[default]
+    None = 0,
+    Incipient = 1,
+    Moderate = 2,
+}
+
+impl Level {
+    /// The level a packet carries (Not-ECT and `01` carry none).
+    #[inline]
+    pub fn from_ecn(e: Ecn) -> Level {
+        match e.bits() {
+            0b10 => Level::Incipient,
+            0b11 => Level::Moderate,
+            _ => Level::None,
+        }
+    }
+
+    /// The codepoint of an MECN-capable packet at this level.
+    #[inline]
+    pub fn ecn(self) -> Ecn {
+        match self {
+            Level::None => codepoint::NO_CONGESTION,
+            Level::Incipient => codepoint::INCIPIENT,
+            Level::Moderate => codepoint::MODERATE,
+        }
+    }
+
+    /// The level echoed in an ACK's (CWR, ECE) bits (Table 2).
+    #[inline]
+    pub fn from_echo(f: TcpFlags) -> Level {
+        match (f.has(TcpFlags::CWR), f.has(TcpFlags::ECE)) {
+            (false, true) => Level::Incipient,
+            (true, true) => Level::Moderate,
+            _ => Level::None,
+        }
+    }
+
+    /// Writes this level into an ACK's (CWR, ECE) bits.
+    #[inline]
+    pub fn write_echo(self, f: &mut TcpFlags) {
+        f.set(TcpFlags::ECE, self != Level::None);
+        f.set(TcpFlags::CWR, self == Level::Moderate);
+    }
+
+    /// The value carried by [`Signal::Level`](crate::cc::Signal::Level).
+    #[inline]
+    pub fn signal_value(self) -> u8 {
+        self as u8
+    }
+}
+
+/// What the sender does with a second congestion indication in the round of a reduction.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Escalation {
+    /// At most one reduction per round, whatever the level (PROTOCOLS reading).
+    #[default]
+    Ignore,
+    /// A higher level (or a loss) within the round lowers the window to that level's target
+    /// computed from the window before the round's first reduction.
+    TopUp,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codepoints_and_echo_round_trip() {
+        for l in [Level::None, Level::Incipient, Level::Moderate] {
+            assert_eq!(Level::from_ecn(l.ecn()), l);
+            let mut f = TcpFlags(TcpFlags::ACK);
+            l.write_echo(&mut f);
+            assert_eq!(Level::from_echo(f), l);
+            assert!(f.has(TcpFlags::ACK));
+        }
+        assert_eq!(Level::from_ecn(Ecn::NOT_ECT), Level::None);
+        // RFC 3168 values: ECT(1) is "no congestion", ECT(0) reads as incipient, CE moderate.
+        assert_eq!(codepoint::NO_CONGESTION, Ecn::ECT1);
+        assert_eq!(Level::from_ecn(Ecn::ECT0), Level::Incipient);
+        assert_eq!(Level::from_ecn(Ecn::CE), Level::Moderate);
+        // (CWR, ECE) = 10 is undefined in Table 2.
+        assert_eq!(Level::from_echo(TcpFlags(TcpFlags::CWR)), Level::None);
+        assert!(Level::None < Level::Incipient && Level::Incipient < Level::Moderate);
+    }
+}
