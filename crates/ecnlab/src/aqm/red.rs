@@ -250,6 +250,7 @@ impl RedDropper {
     /// (multilevel RED): `early` — the average is at or above the lowest threshold; `forced` —
     /// it is in the forced-drop region; `pb` — the base probability there. `mode` is
     /// (`wait`, `byte_mode`, `mean_pkt_size`).
+    #[allow(clippy::too_many_arguments)]
     pub fn decide_with(
         &mut self,
         early: bool,

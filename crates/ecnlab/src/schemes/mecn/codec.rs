@@ -141,7 +141,7 @@ impl Codec for MecnCodec {
         if level == Level::None {
             return None;
         }
-        let new_window = self.recover.map_or(true, |r| info.snd_una > r);
+        let new_window = self.recover.is_none_or(|r| info.snd_una > r);
         if new_window {
             self.recover = Some(info.snd_nxt);
             self.window_level = level;
@@ -218,7 +218,7 @@ mod tests {
         let mut synack = seg(0, Ecn::NOT_ECT, TcpFlags::SYN | TcpFlags::ACK);
         b.handshake_out(Handshake::SynAck, &mut synack);
         a.handshake_in(Handshake::SynAck, &synack);
-        assert_eq!(synack.tcp().unwrap().flags.has(TcpFlags::CWR), false);
+        assert!(!synack.tcp().unwrap().flags.has(TcpFlags::CWR));
         (a, b)
     }
 
@@ -355,13 +355,13 @@ mod tests {
             tx.ack_in(&ack(L1), &info(1000, 20_000)),
             Some(Signal::Level(1))
         );
-        assert_eq!(cwr_of(&mut tx, false).0, true);
+        assert!(cwr_of(&mut tx, false).0);
         assert_eq!(tx.ack_in(&ack(L1), &info(2000, 20_000)), None);
         assert_eq!(
             tx.ack_in(&ack(L2), &info(3000, 21_000)),
             Some(Signal::Level(2))
         );
-        assert_eq!(cwr_of(&mut tx, false).0, true);
+        assert!(cwr_of(&mut tx, false).0);
         assert_eq!(tx.ack_in(&ack(L2), &info(4000, 21_000)), None);
     }
 
@@ -376,12 +376,13 @@ mod tests {
         });
         let mut in_flight = std::collections::VecDeque::new();
         let mut nxt = 0u64;
-        let send = |tx: &mut MecnCodec, q: &mut std::collections::VecDeque<Packet>, nxt: &mut u64| {
-            let mut d = seg(1000, Ecn::NOT_ECT, TcpFlags::ACK);
-            tx.data_out(&mut d, false, &TcpInfo::default());
-            *nxt += 1000;
-            q.push_back(d);
-        };
+        let send =
+            |tx: &mut MecnCodec, q: &mut std::collections::VecDeque<Packet>, nxt: &mut u64| {
+                let mut d = seg(1000, Ecn::NOT_ECT, TcpFlags::ACK);
+                tx.data_out(&mut d, false, &TcpInfo::default());
+                *nxt += 1000;
+                q.push_back(d);
+            };
         for _ in 0..10 {
             send(&mut tx, &mut in_flight, &mut nxt);
         }

@@ -128,7 +128,11 @@ impl MecnReno {
     /// earlier reduction is still open; `mark` starts a new round; `base` is the window the
     /// multiplier applies to.
     fn reduce(&mut self, level: usize, prior: u64, mark: u64, base: f64) {
-        let floor = if level == LOSS { 2.0 * self.mss } else { self.mss };
+        let floor = if level == LOSS {
+            2.0 * self.mss
+        } else {
+            self.mss
+        };
         let factor = self.factor(level);
         if let Some(r) = self.round.as_mut().filter(|r| prior < r.mark) {
             if self.cfg.escalation == Escalation::TopUp && level > r.level {
@@ -252,7 +256,7 @@ mod tests {
         let mut c = cc(MecnRenoConfig::default());
         c.set_initial_window(20 * MSS);
         c.ssthresh = 20.0 * MSS as f64; // congestion avoidance
-        // Incipient: ×0.8.
+                                        // Incipient: ×0.8.
         c.on_signal(&ack(100_000, 90_000), Signal::Level(1));
         assert!((segs(&c) - 16.0).abs() < 1e-9);
         assert_eq!(c.ssthresh(), 16 * MSS);

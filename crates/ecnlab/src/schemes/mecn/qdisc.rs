@@ -429,8 +429,13 @@ mod tests {
         let mut q = MecnRed::new(c, rng::stream(3, 1, 0)).unwrap();
         assert_eq!(run(&mut q, 9.99, 10_000, |_| Ecn::ECT1), [0, 0, 0, 0]);
         for avg in [40.0, 55.0] {
-            let [inc, modr, early, forced] =
-                run(&mut q, avg, 10_000, |i| if i % 2 == 0 { Ecn::ECT1 } else { Ecn::NOT_ECT });
+            let [inc, modr, early, forced] = run(&mut q, avg, 10_000, |i| {
+                if i % 2 == 0 {
+                    Ecn::ECT1
+                } else {
+                    Ecn::NOT_ECT
+                }
+            });
             assert_eq!((inc, modr, early), (0, 0, 0));
             // Only packets that find more than one queued are decided: all but the first two.
             assert!(forced >= 9_990, "avg {avg}: {forced} forced drops");
@@ -445,8 +450,13 @@ mod tests {
         let c = cfg(10.0, 1.0, 1.0, false);
         let mut q = MecnRed::new(c.clone(), rng::stream(4, 1, 0)).unwrap();
         let n = 20_000;
-        let [inc, _, early, _] =
-            run(&mut q, 19.9, n, |i| if i % 2 == 0 { Ecn::ECT1 } else { Ecn::NOT_ECT });
+        let [inc, _, early, _] = run(&mut q, 19.9, n, |i| {
+            if i % 2 == 0 {
+                Ecn::ECT1
+            } else {
+                Ecn::NOT_ECT
+            }
+        });
         assert!(inc > 5_000 && early > 5_000, "marks {inc}, drops {early}");
         // Every early drop was a Not-ECT packet and every mark an ECT one: re-run and check
         // each verdict against the codepoint offered.
@@ -455,8 +465,12 @@ mod tests {
         let mut pool = PacketPool::new();
         let mut dropped = Vec::new();
         for i in 0..2_000u32 {
-            let offered = [Ecn::NOT_ECT, Ecn::ECT1, codepoint::INCIPIENT, codepoint::MODERATE]
-                [i as usize % 4];
+            let offered = [
+                Ecn::NOT_ECT,
+                Ecn::ECT1,
+                codepoint::INCIPIENT,
+                codepoint::MODERATE,
+            ][i as usize % 4];
             let mut p = pkt(offered);
             match q.enqueue(0, PktId(i), &mut p) {
                 Verdict::Dropped(DropReason::Early) => assert_eq!(offered, Ecn::NOT_ECT),

@@ -1,0 +1,230 @@
+//! VCP feedback: data segments carry the low-load code `01`; routers raise it; the receiver
+//! echoes the highest code of the segments an ACK covers in (CWR, ECE); the sender turns
+//! every ACK of new data into [`Signal::Load`].
+
+use super::LoadCode;
+use crate::cc::Signal;
+use crate::packet::Packet;
+use crate::tcp::codec::{Codec, Handshake, TcpInfo};
+use crate::wire::{Ecn, TcpFlags};
+
+pub struct VcpCodec {
+    /// The peer's SYN asked for VCP (passive side).
+    peer_asked: bool,
+    negotiated: bool,
+    // ---- data receiver
+    /// Highest code among the segments received since the last ACK.
+    pending: Option<LoadCode>,
+    /// Code of the last segment received (echoed again by ACKs that cover nothing new).
+    last: Option<LoadCode>,
+    /// Load signals delivered, by code bits.
+    pub signals: [u64; 4],
+}
+
+impl Default for VcpCodec {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl VcpCodec {
+    pub fn new() -> Self {
+        VcpCodec {
+            peer_asked: false,
+            negotiated: false,
+            pending: None,
+            last: None,
+            signals: [0; 4],
+        }
+    }
+}
+
+const SETUP: u16 = TcpFlags::ECE | TcpFlags::CWR | TcpFlags::AE;
+
+impl Codec for VcpCodec {
+    fn name(&self) -> &'static str {
+        "vcp"
+    }
+
+    fn handshake_out(&mut self, kind: Handshake, pkt: &mut Packet) {
+        pkt.ip.ecn = Ecn::NOT_ECT;
+        let Some(t) = pkt.tcp_mut() else { return };
+        match kind {
+            Handshake::Syn => t.flags.set(SETUP, true),
+            Handshake::SynAck => {
+                t.flags.set(SETUP, false);
+                t.flags.set(TcpFlags::ECE | TcpFlags::AE, self.peer_asked);
+            }
+            Handshake::Ack => {}
+        }
+    }
+
+    fn handshake_in(&mut self, kind: Handshake, pkt: &Packet) {
+        let Some(t) = pkt.tcp() else { return };
+        let f = t.flags;
+        match kind {
+            Handshake::Syn => {
+                self.peer_asked = f.0 & SETUP == SETUP;
+                self.negotiated = self.peer_asked;
+            }
+            Handshake::SynAck => {
+                self.negotiated =
+                    f.has(TcpFlags::ECE) && f.has(TcpFlags::AE) && !f.has(TcpFlags::CWR)
+            }
+            Handshake::Ack => {}
+        }
+    }
+
+    fn negotiated(&self) -> bool {
+        self.negotiated
+    }
+
+    fn data_out(&mut self, pkt: &mut Packet, _retransmission: bool, _info: &TcpInfo) {
+        // Retransmissions carry the code too: the load they collect is as valid (ns-2 stamps
+        // every segment it outputs).
+        pkt.ip.ecn = if self.negotiated {
+            LoadCode::Low.ecn()
+        } else {
+            Ecn::NOT_ECT
+        };
+    }
+
+    fn ack_in(&mut self, pkt: &Packet, info: &TcpInfo) -> Option<Signal> {
+        if !self.negotiated || info.acked_bytes == 0 {
+            // Only ACKs of new data drive the window (duplicates go to loss recovery).
+            return None;
+        }
+        let code = LoadCode::from_echo(pkt.tcp()?.flags)?;
+        self.signals[code.bits() as usize] += 1;
+        Some(Signal::Load(code.bits()))
+    }
+
+    fn data_in(&mut self, pkt: &Packet) -> bool {
+        if self.negotiated {
+            if let Some(c) = LoadCode::from_ecn(pkt.ip.ecn) {
+                self.pending = self.pending.max(Some(c));
+                self.last = Some(c);
+            }
+        }
+        false
+    }
+
+    fn ack_out(&mut self, pkt: &mut Packet) {
+        if !self.negotiated {
+            return;
+        }
+        let code = self.pending.take().or(self.last);
+        if let (Some(c), Some(t)) = (code, pkt.tcp_mut()) {
+            c.write_echo(&mut t.flags);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::{Ipv4Repr, TcpRepr};
+
+    fn seg(payload: u32, ecn: Ecn, flags: u16) -> Packet {
+        Packet::new_tcp(
+            Ipv4Repr {
+                ecn,
+                ..Default::default()
+            },
+            TcpRepr {
+                flags: TcpFlags(flags),
+                ..Default::default()
+            },
+            payload,
+        )
+    }
+
+    fn pair() -> (VcpCodec, VcpCodec) {
+        let (mut a, mut b) = (VcpCodec::new(), VcpCodec::new());
+        let mut syn = seg(0, Ecn::NOT_ECT, TcpFlags::SYN);
+        a.handshake_out(Handshake::Syn, &mut syn);
+        b.handshake_in(Handshake::Syn, &syn);
+        let mut sa = seg(0, Ecn::NOT_ECT, TcpFlags::SYN | TcpFlags::ACK);
+        b.handshake_out(Handshake::SynAck, &mut sa);
+        a.handshake_in(Handshake::SynAck, &sa);
+        (a, b)
+    }
+
+    fn acked(n: u64) -> TcpInfo {
+        TcpInfo {
+            acked_bytes: n,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn handshake_and_fallback() {
+        let (a, b) = pair();
+        assert!(a.negotiated() && b.negotiated());
+        // A classic ECN responder (SYN-ACK with ECE only) is not a VCP receiver.
+        let mut a = VcpCodec::new();
+        a.handshake_in(
+            Handshake::SynAck,
+            &seg(
+                0,
+                Ecn::NOT_ECT,
+                TcpFlags::SYN | TcpFlags::ACK | TcpFlags::ECE,
+            ),
+        );
+        assert!(!a.negotiated());
+        let mut d = seg(1000, Ecn::ECT1, TcpFlags::ACK);
+        a.data_out(&mut d, false, &TcpInfo::default());
+        assert_eq!(d.ip.ecn, Ecn::NOT_ECT);
+        // A classic ECN SYN (ECE|CWR without AE) does not negotiate VCP.
+        let mut b = VcpCodec::new();
+        b.handshake_in(
+            Handshake::Syn,
+            &seg(
+                0,
+                Ecn::NOT_ECT,
+                TcpFlags::SYN | TcpFlags::ECE | TcpFlags::CWR,
+            ),
+        );
+        assert!(!b.negotiated());
+    }
+
+    #[test]
+    fn receiver_echoes_every_ack_and_sender_decodes_each() {
+        let (mut tx, mut rx) = pair();
+        let mut d = seg(1000, Ecn::NOT_ECT, TcpFlags::ACK);
+        tx.data_out(&mut d, false, &TcpInfo::default());
+        assert_eq!(d.ip.ecn, LoadCode::Low.ecn());
+        tx.data_out(&mut d, true, &TcpInfo::default());
+        assert_eq!(d.ip.ecn, LoadCode::Low.ecn());
+        let echo = |rx: &mut VcpCodec, codes: &[LoadCode]| {
+            for c in codes {
+                rx.data_in(&seg(1000, c.ecn(), TcpFlags::ACK));
+            }
+            let mut a = seg(0, Ecn::NOT_ECT, TcpFlags::ACK);
+            rx.ack_out(&mut a);
+            a
+        };
+        for c in [
+            LoadCode::High,
+            LoadCode::Low,
+            LoadCode::Overload,
+            LoadCode::Low,
+        ] {
+            let a = echo(&mut rx, &[c]);
+            assert_eq!(LoadCode::from_echo(a.tcp().unwrap().flags), Some(c));
+            assert_eq!(tx.ack_in(&a, &acked(1000)), Some(Signal::Load(c.bits())));
+        }
+        // A delayed ACK covering two segments echoes the higher code.
+        let a = echo(&mut rx, &[LoadCode::Overload, LoadCode::Low]);
+        assert_eq!(tx.ack_in(&a, &acked(2000)), Some(Signal::Load(0b11)));
+        // An ACK that covers nothing new repeats the last segment's code; the sender ignores
+        // duplicates.
+        let a = echo(&mut rx, &[]);
+        assert_eq!(
+            LoadCode::from_echo(a.tcp().unwrap().flags),
+            Some(LoadCode::Low)
+        );
+        assert_eq!(tx.ack_in(&a, &acked(0)), None);
+        assert_eq!(tx.signals, [0, 2, 1, 2]);
+    }
+}

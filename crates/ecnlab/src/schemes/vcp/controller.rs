@@ -1,0 +1,488 @@
+//! VCP's sender: the load code of each ACK selects multiplicative increase (low),
+//! additive increase (high) or multiplicative decrease (overload), with the increments
+//! scaled by the flow's RTT; after an MD the window ignores overload for one `t_ρ` and then
+//! grows additively on overload for one RTT (`vcp-src.cc`). Losses are handled as TCP.
+//! The window is kept in segments.
+
+use super::LoadCode;
+use crate::cc::{AckEvent, Controller, Signal};
+use crate::net::Samples;
+use crate::time::{from_secs, to_secs, Time};
+use serde::{Deserialize, Serialize};
+
+/// How the AI increment scales with the RTT.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AiScaling {
+    /// `α·(rtt/t_ρ)²` (the paper).
+    #[default]
+    Paper,
+    /// `α·s(rtt/t_d)` with `t_d` = 100 ms, `s(x) = x²` for 0.2 ≤ x ≤ 5, `0.2·x` below,
+    /// `x − 5 + 25` above (the ns-2 code).
+    Ns2,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct VcpConfig {
+    /// MI factor ξ per `t_ρ`.
+    pub xi: f64,
+    /// AI step α (segments per `t_ρ`-scaled RTT).
+    pub alpha: f64,
+    /// MD multiplier β.
+    pub beta: f64,
+    /// The routers' load interval `t_ρ` in seconds (scaling and the MD freeze).
+    pub t_rho_s: f64,
+    /// Cap on `rtt/t_ρ` in the MI exponent.
+    pub max_rtt_ratio: f64,
+    pub ai_scaling: AiScaling,
+    /// Initial window in segments, unless the handshake sets one.
+    pub initial_window: u32,
+    /// RTT assumed before the first sample, in seconds.
+    pub initial_rtt_s: f64,
+    /// Cap on the window in segments; `None` for none.
+    pub max_window: Option<u32>,
+}
+
+impl Default for VcpConfig {
+    fn default() -> Self {
+        VcpConfig {
+            xi: 0.0625,
+            alpha: 1.0,
+            beta: 0.875,
+            t_rho_s: 0.2,
+            max_rtt_ratio: 2.5,
+            ai_scaling: AiScaling::Paper,
+            initial_window: 2,
+            initial_rtt_s: 0.1,
+            max_window: None,
+        }
+    }
+}
+
+impl VcpConfig {
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.xi.is_finite() && self.xi > 0.0) {
+            return Err(format!("xi: {} must be positive", self.xi));
+        }
+        if !(self.alpha.is_finite() && self.alpha > 0.0) {
+            return Err(format!("alpha: {} must be positive", self.alpha));
+        }
+        if !(self.beta > 0.0 && self.beta < 1.0) {
+            return Err(format!("beta: {} is outside (0, 1)", self.beta));
+        }
+        if !(self.t_rho_s.is_finite() && self.t_rho_s > 0.0) {
+            return Err(format!("t_rho_s: {} must be positive", self.t_rho_s));
+        }
+        if !(self.max_rtt_ratio.is_finite() && self.max_rtt_ratio > 0.0) {
+            return Err(format!(
+                "max_rtt_ratio: {} must be positive",
+                self.max_rtt_ratio
+            ));
+        }
+        if !(self.initial_rtt_s.is_finite() && self.initial_rtt_s > 0.0) {
+            return Err(format!(
+                "initial_rtt_s: {} must be positive",
+                self.initial_rtt_s
+            ));
+        }
+        if self.initial_window == 0 {
+            return Err("initial_window: must be at least 1 segment".into());
+        }
+        if self.max_window == Some(0) {
+            return Err("max_window: must be at least 1 segment".into());
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Action {
+    Mi,
+    Ai,
+    /// No change (the ACK that caused an MD, or overload during the freeze).
+    Hold,
+}
+
+/// Where the sender is after its last multiplicative decrease.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Idle,
+    /// Overload is ignored until `until` (one `t_ρ` after the MD).
+    Freeze {
+        until: Time,
+    },
+    /// Overload means AI until `until` (one RTT after the freeze).
+    AiAfterMd {
+        until: Time,
+    },
+}
+
+pub struct Vcp {
+    cfg: VcpConfig,
+    mss: f64,
+    /// Window in segments.
+    cwnd: f64,
+    ssthresh: f64,
+    cap: f64,
+    t_rho: Time,
+    initial_rtt: Time,
+    srtt: Time,
+    /// Code of the latest ACK that carried one.
+    code: LoadCode,
+    /// What the ACK being processed does (set by its signal).
+    action: Option<Action>,
+    phase: Phase,
+    pub mds: u64,
+    pub losses: u64,
+    pub timeouts: u64,
+}
+
+impl Vcp {
+    pub fn new(cfg: VcpConfig, mss: u32) -> Result<Self, String> {
+        cfg.validate()?;
+        if mss == 0 {
+            return Err("mss: must be positive".into());
+        }
+        let cap = cfg.max_window.map_or(f64::INFINITY, |w| w as f64);
+        Ok(Vcp {
+            mss: mss as f64,
+            cwnd: (cfg.initial_window as f64).min(cap),
+            ssthresh: f64::INFINITY,
+            cap,
+            t_rho: from_secs(cfg.t_rho_s).max(1),
+            initial_rtt: from_secs(cfg.initial_rtt_s).max(1),
+            srtt: 0,
+            code: LoadCode::Low,
+            action: None,
+            phase: Phase::Idle,
+            cfg,
+            mds: 0,
+            losses: 0,
+            timeouts: 0,
+        })
+    }
+
+    /// Window in segments (fractional).
+    pub fn cwnd_segments(&self) -> f64 {
+        self.cwnd
+    }
+
+    fn rtt(&self) -> Time {
+        if self.srtt > 0 {
+            self.srtt
+        } else {
+            self.initial_rtt
+        }
+    }
+
+    /// MI increment per acknowledged segment: `(1+ξ)^min(rtt/t_ρ, cap) − 1`.
+    pub fn mi_increment(&self) -> f64 {
+        let ratio = (to_secs(self.rtt()) / self.cfg.t_rho_s).min(self.cfg.max_rtt_ratio);
+        (1.0 + self.cfg.xi).powf(ratio) - 1.0
+    }
+
+    /// AI increment per acknowledged segment at the current window.
+    pub fn ai_increment(&self) -> f64 {
+        let rtt = to_secs(self.rtt());
+        let scale = match self.cfg.ai_scaling {
+            AiScaling::Paper => (rtt / self.cfg.t_rho_s).powi(2),
+            AiScaling::Ns2 => {
+                const T_D: f64 = 0.1;
+                const LEFT: f64 = 0.02 / T_D;
+                const RIGHT: f64 = 0.5 / T_D;
+                let x = rtt / T_D;
+                if x <= LEFT {
+                    x * LEFT
+                } else if x <= RIGHT {
+                    x * x
+                } else {
+                    x - RIGHT + RIGHT * RIGHT
+                }
+            }
+        };
+        self.cfg.alpha * scale / self.cwnd
+    }
+
+    /// Moves through the post-MD phases as time passes.
+    fn advance(&mut self, now: Time) {
+        loop {
+            self.phase = match self.phase {
+                Phase::Freeze { until } if now >= until => Phase::AiAfterMd {
+                    until: until + self.rtt(),
+                },
+                Phase::AiAfterMd { until } if now >= until => Phase::Idle,
+                _ => return,
+            };
+        }
+    }
+
+    fn note_rtt(&mut self, ev: &AckEvent) {
+        if ev.srtt > 0 {
+            self.srtt = ev.srtt;
+        }
+    }
+}
+
+impl Controller for Vcp {
+    fn name(&self) -> &'static str {
+        "vcp"
+    }
+
+    fn set_initial_window(&mut self, bytes: u64) {
+        self.cwnd = (bytes as f64 / self.mss).max(1.0).min(self.cap);
+    }
+
+    fn on_signal(&mut self, ev: &AckEvent, signal: Signal) {
+        let Signal::Load(bits) = signal else { return };
+        let Some(code) = LoadCode::from_bits(bits) else {
+            return;
+        };
+        self.note_rtt(ev);
+        self.code = code;
+        if ev.in_recovery {
+            return;
+        }
+        self.advance(ev.now);
+        self.action = Some(match code {
+            LoadCode::Low => Action::Mi,
+            LoadCode::High => Action::Ai,
+            LoadCode::Overload => match self.phase {
+                Phase::Idle => {
+                    self.cwnd = (self.cwnd * self.cfg.beta).max(1.0);
+                    self.phase = Phase::Freeze {
+                        until: ev.now + self.t_rho,
+                    };
+                    self.mds += 1;
+                    Action::Hold
+                }
+                Phase::Freeze { .. } => Action::Hold,
+                Phase::AiAfterMd { .. } => Action::Ai,
+            },
+        });
+    }
+
+    fn on_ack(&mut self, ev: &AckEvent) {
+        self.note_rtt(ev);
+        let action = self.action.take();
+        if ev.in_recovery || ev.acked_bytes == 0 {
+            return;
+        }
+        self.advance(ev.now);
+        // Without a code on this ACK, keep increasing as the last code said (never an MD).
+        let action = action.unwrap_or(match (self.code, self.phase) {
+            (LoadCode::Low, _) => Action::Mi,
+            (LoadCode::High, _) | (LoadCode::Overload, Phase::AiAfterMd { .. }) => Action::Ai,
+            (LoadCode::Overload, _) => Action::Hold,
+        });
+        let segments = ev.acked_bytes as f64 / self.mss;
+        match action {
+            Action::Mi => self.cwnd += self.mi_increment() * segments,
+            Action::Ai => self.cwnd += self.ai_increment() * segments,
+            Action::Hold => {}
+        }
+        self.cwnd = self.cwnd.min(self.cap);
+    }
+
+    fn on_loss(&mut self, _now: Time, bytes_in_flight: u64) {
+        self.losses += 1;
+        self.ssthresh = (bytes_in_flight as f64 / self.mss / 2.0).max(2.0);
+        self.cwnd = self.ssthresh.min(self.cap);
+    }
+
+    fn on_recovery_end(&mut self, _now: Time) {
+        self.cwnd = self.ssthresh.min(self.cap);
+    }
+
+    fn on_rto(&mut self, _now: Time, bytes_in_flight: u64) {
+        self.timeouts += 1;
+        self.ssthresh = (bytes_in_flight as f64 / self.mss / 2.0).max(2.0);
+        self.cwnd = 1.0;
+    }
+
+    fn window(&self) -> u64 {
+        (self.cwnd.max(1.0) * self.mss) as u64
+    }
+
+    fn ssthresh(&self) -> u64 {
+        if self.ssthresh.is_finite() {
+            (self.ssthresh * self.mss) as u64
+        } else {
+            u64::MAX
+        }
+    }
+
+    fn sample(&self, out: &mut Samples) {
+        out.push(("vcp_load_code", self.code.bits() as f64));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::{MS, SEC};
+
+    const MSS: u64 = 1000;
+
+    fn vcp(cfg: VcpConfig, segments: f64) -> Vcp {
+        let mut v = Vcp::new(cfg, MSS as u32).unwrap();
+        v.cwnd = segments;
+        v
+    }
+
+    fn ev(now: Time, srtt: Time, segs: u64) -> AckEvent {
+        AckEvent {
+            now,
+            srtt,
+            acked_bytes: segs * MSS,
+            ..Default::default()
+        }
+    }
+
+    /// One ACK carrying `code`: signal, then the ACK itself. Returns the window change.
+    fn ack(v: &mut Vcp, e: &AckEvent, code: LoadCode) -> f64 {
+        let before = v.cwnd;
+        v.on_signal(e, Signal::Load(code.bits()));
+        v.on_ack(e);
+        v.cwnd - before
+    }
+
+    #[test]
+    fn mi_increment_is_the_scaled_xi() {
+        let mut v = vcp(VcpConfig::default(), 10.0);
+        // rtt 100 ms: (1.0625)^0.5 − 1.
+        let d = ack(&mut v, &ev(SEC, 100 * MS, 1), LoadCode::Low);
+        assert!((d - 0.030_776_406_404_415_1).abs() < 1e-12, "{d}");
+        // rtt 200 ms = t_ρ: exactly ξ per segment; two segments acknowledged: twice.
+        let d = ack(&mut v, &ev(SEC, 200 * MS, 2), LoadCode::Low);
+        assert!((d - 2.0 * 0.0625).abs() < 1e-12);
+        // rtt 1 s: the exponent is capped at 2.5.
+        let d = ack(&mut v, &ev(SEC, SEC, 1), LoadCode::Low);
+        assert!((d - (1.0625f64.powf(2.5) - 1.0)).abs() < 1e-12);
+        assert!((d - 0.163_650).abs() < 1e-6);
+        // One RTT of MI at rtt = t_ρ, one ACK per segment: the window grows by (1 + ξ).
+        let mut v = vcp(VcpConfig::default(), 16.0);
+        for _ in 0..16 {
+            ack(&mut v, &ev(SEC, 200 * MS, 1), LoadCode::Low);
+        }
+        assert!((v.cwnd - 17.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn ai_increment_scales_with_rtt_squared() {
+        let mut v = vcp(VcpConfig::default(), 10.0);
+        // α·(rtt/t_ρ)²/cwnd: 100 ms → 0.25/10.
+        let d = ack(&mut v, &ev(SEC, 100 * MS, 1), LoadCode::High);
+        assert!((d - 0.025).abs() < 1e-12);
+        let mut v = vcp(VcpConfig::default(), 10.0);
+        let d = ack(&mut v, &ev(SEC, 300 * MS, 1), LoadCode::High);
+        assert!((d - 2.25 / 10.0).abs() < 1e-12);
+        // ns-2's scaling: (rtt/100 ms)² between 20 and 500 ms, linear outside.
+        let ns2 = VcpConfig {
+            ai_scaling: AiScaling::Ns2,
+            ..Default::default()
+        };
+        for (rtt, scale) in [
+            (100 * MS, 1.0),
+            (10 * MS, 0.1 * 0.2),
+            (SEC, 10.0 - 5.0 + 25.0),
+        ] {
+            let mut v = vcp(ns2.clone(), 10.0);
+            let d = ack(&mut v, &ev(SEC, rtt, 1), LoadCode::High);
+            assert!((d - scale / 10.0).abs() < 1e-12, "rtt {rtt}: {d}");
+        }
+        // Over one RTT of AI (one ACK per segment) the window grows by about α·(rtt/t_ρ)².
+        let mut v = vcp(VcpConfig::default(), 50.0);
+        for _ in 0..50 {
+            ack(&mut v, &ev(SEC, 200 * MS, 1), LoadCode::High);
+        }
+        assert!((v.cwnd - 51.0).abs() < 0.01);
+    }
+
+    #[test]
+    fn md_then_freeze_for_t_rho_then_ai_for_one_rtt() {
+        let rtt = 100 * MS;
+        let mut v = vcp(VcpConfig::default(), 16.0);
+        let t0 = 10 * SEC;
+        // First overload: ×0.875, no increase on that ACK.
+        let d = ack(&mut v, &ev(t0, rtt, 1), LoadCode::Overload);
+        assert!((v.cwnd - 14.0).abs() < 1e-12, "{d}");
+        assert_eq!(v.mds, 1);
+        // Within t_ρ (200 ms): overload changes nothing ...
+        for t in [t0 + MS, t0 + 100 * MS, t0 + 199 * MS] {
+            assert_eq!(ack(&mut v, &ev(t, rtt, 1), LoadCode::Overload), 0.0);
+        }
+        // ... while low and high ACKs still increase (vcp-src.cc freezes only overload).
+        let d = ack(&mut v, &ev(t0 + 150 * MS, rtt, 1), LoadCode::Low);
+        assert!((d - (1.0625f64.sqrt() - 1.0)).abs() < 1e-12);
+        let w = v.cwnd;
+        // From t_ρ to t_ρ + rtt: overload means AI.
+        let d = ack(&mut v, &ev(t0 + 200 * MS, rtt, 1), LoadCode::Overload);
+        assert!((d - 0.25 / w).abs() < 1e-12);
+        let d = ack(&mut v, &ev(t0 + 299 * MS, rtt, 1), LoadCode::Overload);
+        assert!(d > 0.0);
+        assert_eq!(v.mds, 1);
+        // After that, overload decreases again.
+        let w = v.cwnd;
+        ack(&mut v, &ev(t0 + 300 * MS, rtt, 1), LoadCode::Overload);
+        assert!((v.cwnd - 0.875 * w).abs() < 1e-12);
+        assert_eq!(v.mds, 2);
+        // Overload ACKs long after a freeze each start a new MD cycle.
+        ack(&mut v, &ev(t0 + 2 * SEC, rtt, 1), LoadCode::Overload);
+        assert_eq!(v.mds, 3);
+        // The window never goes below one segment.
+        let mut v = vcp(VcpConfig::default(), 1.0);
+        ack(&mut v, &ev(t0, rtt, 1), LoadCode::Overload);
+        assert_eq!(v.window(), MSS);
+    }
+
+    #[test]
+    fn loss_halves_like_tcp_and_recovery_freezes_growth() {
+        let mut v = vcp(VcpConfig::default(), 20.0);
+        v.on_loss(0, 20 * MSS);
+        assert_eq!(v.window(), 10 * MSS);
+        assert_eq!(v.ssthresh(), 10 * MSS);
+        let mut e = ev(SEC, 100 * MS, 1);
+        e.in_recovery = true;
+        assert_eq!(ack(&mut v, &e, LoadCode::Overload), 0.0);
+        assert_eq!(ack(&mut v, &e, LoadCode::Low), 0.0);
+        assert_eq!(v.mds, 0);
+        v.on_recovery_end(SEC);
+        assert_eq!(v.window(), 10 * MSS);
+        v.on_rto(SEC, 3 * MSS);
+        assert_eq!(v.window(), MSS);
+        assert_eq!(v.ssthresh(), 2 * MSS);
+        // No slow start: the next low-load ACK is an MI step.
+        let d = ack(&mut v, &ev(2 * SEC, 200 * MS, 1), LoadCode::Low);
+        assert!((d - 0.0625).abs() < 1e-12);
+    }
+
+    #[test]
+    fn ack_without_code_keeps_the_last_increase_and_cap_holds() {
+        let mut v = vcp(
+            VcpConfig {
+                max_window: Some(12),
+                ..Default::default()
+            },
+            10.0,
+        );
+        ack(&mut v, &ev(SEC, 200 * MS, 1), LoadCode::High);
+        let w = v.cwnd;
+        v.on_ack(&ev(SEC, 200 * MS, 1));
+        assert!((v.cwnd - (w + 1.0 / w)).abs() < 1e-12);
+        for _ in 0..200 {
+            ack(&mut v, &ev(SEC, 200 * MS, 1), LoadCode::Low);
+        }
+        assert_eq!(v.window(), 12 * MSS);
+        assert!(Vcp::new(
+            VcpConfig {
+                beta: 1.5,
+                ..Default::default()
+            },
+            1000
+        )
+        .err()
+        .unwrap()
+        .starts_with("beta"));
+    }
+}
