@@ -1,12 +1,17 @@
-//! MECN's sender: Reno (RFC 5681 growth, RFC 6582 loss response) with graded decreases —
+//! MECN's sender: NewReno's window ([`RenoWindow`]: RFC 5681 growth with byte counting, the
+//! window side of RFC 6582 fast recovery, RFC 5681 timeouts) with graded decreases —
 //! incipient ×β1, moderate ×β2, loss ×β3 — at most one reduction per round, and a window cap.
 //!
 //! A *round* starts at a reduction and ends when a segment sent after it is acknowledged
 //! (`AckEvent::prior_delivered` ≥ `delivered` at the reduction), which is RFC 3168's "once per
 //! window of data". A loss detected within the round of an earlier reduction does not reduce
-//! again (RFC 3168 §6.1.2) unless [`Escalation::TopUp`] is chosen.
+//! again (RFC 3168 §6.1.2) unless [`Escalation::TopUp`] is chosen. As NewReno, the ACK that
+//! carries a signal does not also grow the window, and reductions never go below 2·SMSS.
 
 use super::Escalation;
+use crate::cc::newreno::{
+    check_mss, reduction_base, CaIncrease, NewRenoConfig, ReduceFrom, RenoWindow,
+};
 use crate::cc::{AckEvent, Controller, Signal};
 use crate::time::Time;
 use serde::{Deserialize, Serialize};
@@ -18,12 +23,17 @@ pub struct MecnRenoConfig {
     pub beta1: f64,
     /// Window multiplier on moderate congestion (paper: −40 %).
     pub beta2: f64,
-    /// Multiplier of the flight size on loss (paper: −50 %).
+    /// Window multiplier on loss (paper: −50 %).
     pub beta3: f64,
+    /// What the multipliers apply to: the window (the paper: "cwnd is reduced", ns-2's
+    /// `window()`) or the flight size (RFC 5681 eq. 4).
+    pub reduce_from: ReduceFrom,
     /// Cap on the window in segments (the paper's runs: 25); `None` for no cap.
     pub max_window: Option<u32>,
     /// Initial window in segments (ns-2's `windowInit_`), unless the handshake sets one.
     pub initial_window: u32,
+    /// Congestion-avoidance growth (NewReno's parameter).
+    pub ca_increase: CaIncrease,
     /// A second, higher indication within a round: ignored, or lowers the window to its own
     /// target. Set the codec's `escalation` to the same value.
     pub escalation: Escalation,
@@ -35,8 +45,10 @@ impl Default for MecnRenoConfig {
             beta1: 0.8,
             beta2: 0.6,
             beta3: 0.5,
+            reduce_from: ReduceFrom::Cwnd,
             max_window: Some(25),
             initial_window: 2,
+            ca_increase: CaIncrease::ByteCounting,
             escalation: Escalation::Ignore,
         }
     }
@@ -72,20 +84,23 @@ const LOSS: usize = 3;
 struct Round {
     /// `delivered` at the reduction: the round ends at an ACK of a segment sent after it.
     mark: u64,
-    /// The window the round's first reduction started from.
-    w0: f64,
+    /// The base the round's first reduction applied its multiplier to.
+    w0: u64,
     /// The most severe indication acted on in this round.
     level: usize,
 }
 
 pub struct MecnReno {
     cfg: MecnRenoConfig,
-    mss: f64,
-    /// In bytes, fractional so that per-ACK increments accumulate.
-    cwnd: f64,
-    ssthresh: f64,
-    cap: f64,
+    w: RenoWindow,
+    cap: u64,
     round: Option<Round>,
+    /// Fast recovery, from `on_loss` to `on_recovery_end`.
+    in_fast_recovery: bool,
+    /// The last event was a timeout and no new data has been acknowledged since.
+    rto_without_progress: bool,
+    /// The ACK being processed carried a signal that reduced the window.
+    reduced_on_this_ack: bool,
     /// From the latest ACK, for reductions not triggered by an ACK (loss, timeout).
     last_prior_delivered: u64,
     last_delivered: u64,
@@ -96,19 +111,27 @@ pub struct MecnReno {
 
 impl MecnReno {
     pub fn new(cfg: MecnRenoConfig, mss: u32) -> Result<Self, String> {
+        check_mss(mss)?;
         cfg.validate()?;
-        if mss == 0 {
-            return Err("mss: must be positive".into());
-        }
-        let mss = mss as f64;
-        let cap = cfg.max_window.map_or(f64::INFINITY, |w| w as f64 * mss);
+        let reno = NewRenoConfig {
+            initial_window: Some(cfg.initial_window),
+            ca_increase: cfg.ca_increase,
+            reduce_from: cfg.reduce_from,
+            ..NewRenoConfig::default()
+        };
+        let mut w = RenoWindow::new(mss, &reno);
+        let cap = cfg
+            .max_window
+            .map_or(u64::MAX, |n| (n as u64).saturating_mul(mss as u64));
+        w.cwnd = w.cwnd.min(cap);
         Ok(MecnReno {
-            cwnd: (cfg.initial_window as f64 * mss).min(cap),
-            ssthresh: f64::INFINITY,
-            cap,
-            mss,
             cfg,
+            w,
+            cap,
             round: None,
+            in_fast_recovery: false,
+            rto_without_progress: false,
+            reduced_on_this_ack: false,
             last_prior_delivered: 0,
             last_delivered: 0,
             reductions: [0; 4],
@@ -124,35 +147,34 @@ impl MecnReno {
         }
     }
 
-    /// Acts on an indication of severity `level`. `prior` tells whether the round of an
-    /// earlier reduction is still open; `mark` starts a new round; `base` is the window the
-    /// multiplier applies to.
-    fn reduce(&mut self, level: usize, prior: u64, mark: u64, base: f64) {
-        let floor = if level == LOSS {
-            2.0 * self.mss
-        } else {
-            self.mss
-        };
+    fn base(&self, bytes_in_flight: u64) -> u64 {
+        reduction_base(self.cfg.reduce_from, bytes_in_flight, self.w.cwnd).min(self.cap)
+    }
+
+    /// Acts on an indication of severity `level`; true if the window was reduced. `prior`
+    /// tells whether the round of an earlier reduction is still open; `mark` starts a new
+    /// round; `base` is what the multiplier applies to.
+    fn reduce(&mut self, level: usize, prior: u64, mark: u64, base: u64) -> bool {
         let factor = self.factor(level);
         if let Some(r) = self.round.as_mut().filter(|r| prior < r.mark) {
-            if self.cfg.escalation == Escalation::TopUp && level > r.level {
-                let target = (r.w0 * factor).max(floor);
-                r.level = level;
-                self.cwnd = self.cwnd.min(target);
-                self.ssthresh = self.cwnd;
-                self.reductions[level] += 1;
+            if self.cfg.escalation != Escalation::TopUp || level <= r.level {
+                return false;
             }
-            return;
+            r.level = level;
+            let target = (r.w0 as f64 * factor) as u64;
+            if target < self.w.cwnd {
+                self.w.reduce_to(target);
+            }
+        } else {
+            self.round = Some(Round {
+                mark,
+                w0: base,
+                level,
+            });
+            self.w.reduce_to((base as f64 * factor) as u64);
         }
-        let target = (base * factor).max(floor);
-        self.round = Some(Round {
-            mark,
-            w0: base,
-            level,
-        });
-        self.cwnd = target.min(self.cap);
-        self.ssthresh = self.cwnd;
         self.reductions[level] += 1;
+        true
     }
 }
 
@@ -162,25 +184,24 @@ impl Controller for MecnReno {
     }
 
     fn set_initial_window(&mut self, bytes: u64) {
-        self.cwnd = (bytes as f64).max(self.mss).min(self.cap);
+        self.w.set_cwnd(bytes.min(self.cap));
     }
 
     fn on_ack(&mut self, ev: &AckEvent) {
         self.last_prior_delivered = ev.prior_delivered;
         self.last_delivered = ev.delivered;
-        if ev.in_recovery || ev.acked_bytes == 0 {
+        if ev.acked_bytes > 0 {
+            self.rto_without_progress = false;
+        }
+        if std::mem::take(&mut self.reduced_on_this_ack) || self.in_fast_recovery {
             return;
         }
-        if self.cwnd < self.ssthresh {
-            self.cwnd += (ev.acked_bytes as f64).min(self.mss);
-        } else {
-            self.cwnd += self.mss * self.mss / self.cwnd;
-        }
-        self.cwnd = self.cwnd.min(self.cap);
+        self.w.grow(ev.acked_bytes);
+        self.w.cwnd = self.w.cwnd.min(self.cap);
     }
 
     fn on_signal(&mut self, ev: &AckEvent, signal: Signal) {
-        if ev.in_recovery {
+        if self.in_fast_recovery || ev.in_recovery {
             // Fast recovery already reduced for this window.
             return;
         }
@@ -189,41 +210,49 @@ impl Controller for MecnReno {
             Signal::Level(2) => MODERATE,
             _ => return,
         };
-        let base = self.cwnd.min(self.cap);
-        self.reduce(level, ev.prior_delivered, ev.delivered, base);
+        let base = self.base(ev.bytes_in_flight);
+        self.reduced_on_this_ack = self.reduce(level, ev.prior_delivered, ev.delivered, base);
     }
 
     fn on_loss(&mut self, _now: Time, bytes_in_flight: u64) {
-        let prior = self.last_prior_delivered;
-        let mark = self.last_delivered;
-        self.reduce(LOSS, prior, mark, bytes_in_flight as f64);
+        if self.in_fast_recovery {
+            return;
+        }
+        self.in_fast_recovery = true;
+        let base = self.base(bytes_in_flight);
+        self.reduce(LOSS, self.last_prior_delivered, self.last_delivered, base);
     }
 
     fn on_recovery_end(&mut self, _now: Time) {
-        self.cwnd = self.ssthresh.min(self.cap);
+        // RFC 6582 §3.2 step 6, full acknowledgment: cwnd = ssthresh.
+        if self.in_fast_recovery {
+            self.in_fast_recovery = false;
+            self.w.cwnd = self.w.ssthresh.min(self.cap);
+        }
     }
 
     fn on_rto(&mut self, _now: Time, bytes_in_flight: u64) {
         self.timeouts += 1;
-        self.ssthresh = (bytes_in_flight as f64 * self.cfg.beta3).max(2.0 * self.mss);
-        self.cwnd = self.mss;
+        self.in_fast_recovery = false;
+        let base = self.base(bytes_in_flight);
+        // RFC 5681 §3.1: a timeout of an already retransmitted segment keeps ssthresh.
+        let ssthresh =
+            (!self.rto_without_progress).then_some((base as f64 * self.cfg.beta3) as u64);
+        self.w.timeout(ssthresh);
+        self.rto_without_progress = true;
         self.round = Some(Round {
             mark: self.last_delivered,
-            w0: bytes_in_flight as f64,
+            w0: base,
             level: LOSS,
         });
     }
 
     fn window(&self) -> u64 {
-        self.cwnd as u64
+        self.w.cwnd
     }
 
     fn ssthresh(&self) -> u64 {
-        if self.ssthresh.is_finite() {
-            self.ssthresh as u64
-        } else {
-            u64::MAX
-        }
+        self.w.ssthresh
     }
 }
 
@@ -237,127 +266,153 @@ mod tests {
         MecnReno::new(cfg, MSS as u32).unwrap()
     }
 
-    /// An ACK of one segment; `prior` is `delivered` when the acknowledged segment was sent.
-    fn ack(delivered: u64, prior: u64) -> AckEvent {
-        AckEvent {
+    /// A controller in congestion avoidance at `segments`.
+    fn at(cfg: MecnRenoConfig, segments: u64) -> MecnReno {
+        let mut c = cc(cfg);
+        c.set_initial_window(segments * MSS);
+        c.w.ssthresh = segments * MSS;
+        c
+    }
+
+    /// One ACK of a segment: `prior` is `delivered` when the acknowledged segment was sent.
+    /// The signal (if any) is delivered before the ACK, as the connection does.
+    fn ack(c: &mut MecnReno, delivered: u64, prior: u64, signal: Option<u8>) {
+        let ev = AckEvent {
             acked_bytes: MSS,
+            bytes_in_flight: c.window(),
             delivered,
             prior_delivered: prior,
             ..Default::default()
+        };
+        if let Some(l) = signal {
+            c.on_signal(&ev, Signal::Level(l));
         }
-    }
-
-    fn segs(c: &MecnReno) -> f64 {
-        c.cwnd / MSS as f64
+        c.on_ack(&ev);
     }
 
     #[test]
     fn window_after_each_signal() {
-        let mut c = cc(MecnRenoConfig::default());
-        c.set_initial_window(20 * MSS);
-        c.ssthresh = 20.0 * MSS as f64; // congestion avoidance
-                                        // Incipient: ×0.8.
-        c.on_signal(&ack(100_000, 90_000), Signal::Level(1));
-        assert!((segs(&c) - 16.0).abs() < 1e-9);
-        assert_eq!(c.ssthresh(), 16 * MSS);
+        let mut c = at(MecnRenoConfig::default(), 20);
+        // Incipient: ×0.8; the ACK that carried it does not grow the window.
+        ack(&mut c, 100_000, 90_000, Some(1));
+        assert_eq!((c.window(), c.ssthresh()), (16_000, 16_000));
         // Next round (a segment sent after the reduction is acknowledged): moderate ×0.6.
-        c.on_signal(&ack(110_000, 100_000), Signal::Level(2));
-        assert!((segs(&c) - 9.6).abs() < 1e-9);
-        // Next round: loss halves the flight size (RFC 5681), never below 2 segments.
-        c.on_ack(&ack(120_000, 110_000));
+        ack(&mut c, 110_000, 100_000, Some(2));
+        assert_eq!(c.window(), 9_600);
+        // Next round: a loss halves the window; recovery ends at ssthresh.
+        ack(&mut c, 120_000, 110_000, None);
         c.on_loss(0, 9 * MSS);
-        assert_eq!(c.window(), 4500);
+        assert_eq!(c.window(), 4_800);
         c.on_recovery_end(0);
-        assert_eq!(c.window(), 4500);
-        c.on_ack(&ack(130_000, 125_000));
-        c.on_loss(0, 3 * MSS);
+        assert_eq!(c.window(), 4_800);
+        ack(&mut c, 130_000, 125_000, None);
+        c.on_loss(0, 4 * MSS);
+        c.on_recovery_end(0);
+        assert_eq!(c.window(), 2_400);
+        // Never below 2 segments.
+        ack(&mut c, 140_000, 135_000, Some(2));
         assert_eq!(c.window(), 2 * MSS);
-        assert_eq!(c.reductions, [0, 1, 1, 2]);
-        // Timeout: one segment.
+        assert_eq!(c.reductions, [0, 1, 2, 2]);
+        // Timeout: one segment, ssthresh from the halved window (at least 2 segments).
         c.on_rto(0, 4 * MSS);
-        assert_eq!(c.window(), MSS);
-        assert_eq!(c.ssthresh(), 2 * MSS);
+        assert_eq!((c.window(), c.ssthresh()), (MSS, 2 * MSS));
+        // RFC 5681's base: the flight size.
+        let mut c = at(
+            MecnRenoConfig {
+                reduce_from: ReduceFrom::FlightSize,
+                ..Default::default()
+            },
+            20,
+        );
+        c.on_loss(0, 9 * MSS);
+        assert_eq!(c.window(), 4_500);
     }
 
     #[test]
     fn one_reduction_per_round() {
-        let mut c = cc(MecnRenoConfig::default());
-        c.set_initial_window(20 * MSS);
-        c.ssthresh = 20.0 * MSS as f64;
-        c.on_signal(&ack(100_000, 90_000), Signal::Level(1));
-        assert!((segs(&c) - 16.0).abs() < 1e-9);
+        let mut c = at(MecnRenoConfig::default(), 20);
+        ack(&mut c, 100_000, 90_000, Some(1));
+        assert_eq!(c.window(), 16_000);
         // ACKs of segments sent before the reduction: still the same round.
-        c.on_signal(&ack(101_000, 99_000), Signal::Level(1));
-        c.on_signal(&ack(102_000, 99_500), Signal::Level(2));
-        c.on_ack(&ack(103_000, 99_900));
-        let w = c.cwnd;
+        ack(&mut c, 101_000, 99_000, Some(1));
+        ack(&mut c, 102_000, 99_500, Some(2));
+        ack(&mut c, 103_000, 99_900, None);
+        assert_eq!(c.window(), 16_000);
+        // A loss in the same round: fast recovery, but no second reduction (RFC 3168 §6.1.2).
         c.on_loss(0, 16 * MSS);
-        assert_eq!(c.cwnd, w, "a loss in the same round must not reduce again");
+        assert_eq!((c.window(), c.ssthresh()), (16_000, 16_000));
         // Signals during fast recovery are ignored.
-        let mut in_rec = ack(200_000, 150_000);
-        in_rec.in_recovery = true;
-        c.on_signal(&in_rec, Signal::Level(2));
-        assert_eq!(c.cwnd, w);
+        ack(&mut c, 117_000, 110_000, Some(2));
+        assert_eq!(c.window(), 16_000);
+        c.on_recovery_end(0);
         // The first ACK of a segment sent after the reduction opens the next round.
-        c.on_signal(&ack(104_000, 100_000), Signal::Level(1));
-        assert!((c.cwnd - w * 0.8).abs() < 1e-6);
+        ack(&mut c, 118_000, 100_000, Some(1));
+        assert_eq!(c.window(), 12_800);
         assert_eq!(c.reductions, [0, 2, 0, 0]);
     }
 
     #[test]
     fn escalation_top_up_lowers_to_the_higher_level_target() {
-        let mut c = cc(MecnRenoConfig {
-            escalation: Escalation::TopUp,
-            ..Default::default()
-        });
-        c.set_initial_window(20 * MSS);
-        c.ssthresh = 20.0 * MSS as f64;
-        c.on_signal(&ack(100_000, 90_000), Signal::Level(1));
-        assert!((segs(&c) - 16.0).abs() < 1e-9);
+        let mut c = at(
+            MecnRenoConfig {
+                escalation: Escalation::TopUp,
+                ..Default::default()
+            },
+            20,
+        );
+        ack(&mut c, 100_000, 90_000, Some(1));
+        assert_eq!(c.window(), 16_000);
         // Moderate within the round: to 0.6 × 20, not 0.6 × 16.
-        c.on_signal(&ack(101_000, 95_000), Signal::Level(2));
-        assert!((segs(&c) - 12.0).abs() < 1e-9);
+        ack(&mut c, 101_000, 95_000, Some(2));
+        assert_eq!(c.window(), 12_000);
         // Incipient within the round: nothing.
-        c.on_signal(&ack(102_000, 96_000), Signal::Level(1));
-        assert!((segs(&c) - 12.0).abs() < 1e-9);
+        ack(&mut c, 102_000, 96_000, Some(1));
+        assert_eq!(c.window(), 12_000);
         // A loss within the round: to 0.5 × 20.
-        c.on_ack(&ack(103_000, 97_000));
         c.on_loss(0, 12 * MSS);
-        assert!((segs(&c) - 10.0).abs() < 1e-9);
+        assert_eq!(c.window(), 10_000);
+        assert_eq!(c.reductions, [0, 1, 1, 1]);
     }
 
     #[test]
     fn growth_and_window_cap() {
         let mut c = cc(MecnRenoConfig::default());
         assert_eq!(c.window(), 2 * MSS);
-        // Slow start: one segment per ACK of a segment, up to the 25-segment cap.
+        // Slow start: one segment per acknowledged segment, up to the 25-segment cap.
         let mut d = 0;
         for i in 0..23 {
             d += MSS;
-            c.on_ack(&ack(d, d - MSS));
+            ack(&mut c, d, d - MSS, None);
             assert_eq!(c.window(), (3 + i) * MSS);
         }
         for _ in 0..100 {
             d += MSS;
-            c.on_ack(&ack(d, d - MSS));
+            ack(&mut c, d, d - MSS, None);
         }
         assert_eq!(c.window(), 25 * MSS);
         // Reductions start from the capped window.
-        c.on_signal(&ack(d + MSS, d), Signal::Level(1));
+        d += MSS;
+        ack(&mut c, d, d - MSS, Some(1));
         assert_eq!(c.window(), 20 * MSS);
-        // Congestion avoidance: MSS²/cwnd per ACK.
-        d += 2 * MSS;
-        c.on_ack(&ack(d, d - MSS));
-        assert!((c.cwnd - (20_000.0 + 1000.0 * 1000.0 / 20_000.0)).abs() < 1e-9);
+        // Congestion avoidance: one segment per window of acknowledged bytes.
+        for _ in 0..20 {
+            d += MSS;
+            ack(&mut c, d, d - MSS, None);
+        }
+        assert_eq!(c.window(), 21 * MSS);
         // Uncapped: the window grows past 25 segments.
         let mut u = cc(MecnRenoConfig {
             max_window: None,
             ..Default::default()
         });
         for i in 1..=40 {
-            u.on_ack(&ack(i * MSS, (i - 1) * MSS));
+            ack(&mut u, i * MSS, (i - 1) * MSS, None);
         }
         assert_eq!(u.window(), 42 * MSS);
+        // A handshake-set initial window is capped too.
+        let mut h = cc(MecnRenoConfig::default());
+        h.set_initial_window(40 * MSS);
+        assert_eq!(h.window(), 25 * MSS);
     }
 
     #[test]

@@ -56,9 +56,12 @@
 //!   loss) within the round lowers the window to what that level alone would have given from
 //!   the window before the round's first reduction.
 //! - **Decrease factors.** Table 3: incipient −20 %, moderate −40 %, loss −50 %
-//!   (`MecnRenoConfig::beta1/beta2/beta3` = 0.8/0.6/0.5 as multipliers). Signals reduce
-//!   `min(cwnd, max_window)` (ns-2 reduces `window()`), loss reduces the flight size
-//!   (RFC 5681); `ssthresh` follows the reduced window so growth continues additively.
+//!   (`MecnRenoConfig::beta1/beta2/beta3` = 0.8/0.6/0.5 as multipliers), applied to the window
+//!   (the paper: "cwnd is reduced"; ns-2 reduces `window()`) or, with
+//!   `reduce_from = flight_size`, to the flight size (RFC 5681 eq. 4); `ssthresh` follows the
+//!   reduced window so growth continues additively; never below 2 segments (NewReno's
+//!   floor). Growth, fast recovery and timeouts are NewReno's (`crate::cc::newreno`); the
+//!   initial window is 2 segments (ns-2's `windowInit_`, `MecnRenoConfig::initial_window`).
 //! - **Window cap.** The runs use "window = 25" (ns-2's `window_`): `MecnRenoConfig::
 //!   max_window` = 25 segments caps the window the sender uses.
 //! - **Handshake** unchanged from RFC 3168 (the paper: "not modified"); retransmissions are

@@ -133,6 +133,10 @@ pub struct Vcp {
     /// What the ACK being processed does (set by its signal).
     action: Option<Action>,
     phase: Phase,
+    /// Fast recovery, from `on_loss` to `on_recovery_end` (as NewReno).
+    in_fast_recovery: bool,
+    /// The last event was a timeout and no new data has been acknowledged since.
+    rto_without_progress: bool,
     pub mds: u64,
     pub losses: u64,
     pub timeouts: u64,
@@ -156,6 +160,8 @@ impl Vcp {
             code: LoadCode::Low,
             action: None,
             phase: Phase::Idle,
+            in_fast_recovery: false,
+            rto_without_progress: false,
             cfg,
             mds: 0,
             losses: 0,
@@ -217,6 +223,11 @@ impl Vcp {
         }
     }
 
+    /// RFC 5681 eq. 4 in segments: max(FlightSize/2, 2).
+    fn halved(&self, bytes_in_flight: u64) -> f64 {
+        (bytes_in_flight as f64 / self.mss / 2.0).max(2.0)
+    }
+
     fn note_rtt(&mut self, ev: &AckEvent) {
         if ev.srtt > 0 {
             self.srtt = ev.srtt;
@@ -240,7 +251,7 @@ impl Controller for Vcp {
         };
         self.note_rtt(ev);
         self.code = code;
-        if ev.in_recovery {
+        if self.in_fast_recovery || ev.in_recovery {
             return;
         }
         self.advance(ev.now);
@@ -265,7 +276,10 @@ impl Controller for Vcp {
     fn on_ack(&mut self, ev: &AckEvent) {
         self.note_rtt(ev);
         let action = self.action.take();
-        if ev.in_recovery || ev.acked_bytes == 0 {
+        if ev.acked_bytes > 0 {
+            self.rto_without_progress = false;
+        }
+        if self.in_fast_recovery || ev.in_recovery || ev.acked_bytes == 0 {
             return;
         }
         self.advance(ev.now);
@@ -285,19 +299,32 @@ impl Controller for Vcp {
     }
 
     fn on_loss(&mut self, _now: Time, bytes_in_flight: u64) {
+        if self.in_fast_recovery {
+            return;
+        }
+        self.in_fast_recovery = true;
         self.losses += 1;
-        self.ssthresh = (bytes_in_flight as f64 / self.mss / 2.0).max(2.0);
+        self.ssthresh = self.halved(bytes_in_flight);
         self.cwnd = self.ssthresh.min(self.cap);
     }
 
     fn on_recovery_end(&mut self, _now: Time) {
-        self.cwnd = self.ssthresh.min(self.cap);
+        // RFC 6582 §3.2 step 6, full acknowledgment: cwnd = ssthresh.
+        if self.in_fast_recovery {
+            self.in_fast_recovery = false;
+            self.cwnd = self.ssthresh.min(self.cap);
+        }
     }
 
     fn on_rto(&mut self, _now: Time, bytes_in_flight: u64) {
         self.timeouts += 1;
-        self.ssthresh = (bytes_in_flight as f64 / self.mss / 2.0).max(2.0);
+        self.in_fast_recovery = false;
+        // RFC 5681 §3.1: a timeout of an already retransmitted segment keeps ssthresh.
+        if !self.rto_without_progress {
+            self.ssthresh = self.halved(bytes_in_flight);
+        }
         self.cwnd = 1.0;
+        self.rto_without_progress = true;
     }
 
     fn window(&self) -> u64 {
@@ -442,16 +469,21 @@ mod tests {
         v.on_loss(0, 20 * MSS);
         assert_eq!(v.window(), 10 * MSS);
         assert_eq!(v.ssthresh(), 10 * MSS);
-        let mut e = ev(SEC, 100 * MS, 1);
-        e.in_recovery = true;
+        // During fast recovery neither load codes nor ACKs change the window, and a second
+        // loss indication does not halve again.
+        let e = ev(SEC, 100 * MS, 1);
         assert_eq!(ack(&mut v, &e, LoadCode::Overload), 0.0);
         assert_eq!(ack(&mut v, &e, LoadCode::Low), 0.0);
-        assert_eq!(v.mds, 0);
+        v.on_loss(0, 10 * MSS);
+        assert_eq!(v.window(), 10 * MSS);
+        assert_eq!((v.mds, v.losses), (0, 1));
         v.on_recovery_end(SEC);
         assert_eq!(v.window(), 10 * MSS);
-        v.on_rto(SEC, 3 * MSS);
-        assert_eq!(v.window(), MSS);
-        assert_eq!(v.ssthresh(), 2 * MSS);
+        v.on_rto(SEC, 6 * MSS);
+        assert_eq!((v.window(), v.ssthresh()), (MSS, 3 * MSS));
+        // A second timeout without progress keeps ssthresh (RFC 5681 §3.1).
+        v.on_rto(2 * SEC, MSS);
+        assert_eq!(v.ssthresh(), 3 * MSS);
         // No slow start: the next low-load ACK is an MI step.
         let d = ack(&mut v, &ev(2 * SEC, 200 * MS, 1), LoadCode::Low);
         assert!((d - 0.0625).abs() < 1e-12);

@@ -51,9 +51,11 @@
 //! - **No slow start**: VCP starts in MI (`vcp-src.cc` comments slow start out); initial
 //!   window 2 segments (ns-2's `windowInit_`). An ACK without a load code (none echoed) keeps
 //!   the last code's increase.
-//! - **Loss** halves the flight size (RFC 5681, `ssthresh = max(flight/2, 2·MSS)`,
-//!   `cwnd = ssthresh`), no growth during fast recovery; timeout → 1 segment. ns-2's
-//!   sender-side pacing of the first RTTs of long-RTT flows is not modelled.
+//! - **Loss** as NewReno (`crate::cc::newreno`): halves the flight size (RFC 5681,
+//!   `ssthresh = max(flight/2, 2·MSS)`, `cwnd = ssthresh`), no growth and no load reaction
+//!   during fast recovery, `cwnd = ssthresh` when it ends; timeout → 1 segment (ssthresh
+//!   kept on a timeout without progress). ns-2's sender-side pacing of the first RTTs of
+//!   long-RTT flows is not modelled.
 //! - **Handshake:** SYN with ECE, CWR and AE; a VCP receiver answers the SYN-ACK with ECE and
 //!   AE. Without agreement, data goes Not-ECT and no load is echoed.
 //! - **Delayed ACKs:** the receiver echoes the highest code among the segments the ACK
