@@ -459,6 +459,7 @@ fn add_flow_spec(c: &mut Ctx, path: &str, f: &FlowSpec, index: usize) -> Result<
                 ("cc", f.cc.is_some()),
                 ("ecn", f.ecn.is_some()),
                 ("cc_params", f.cc_params.is_some()),
+                ("ecn_params", f.ecn_params.is_some()),
                 ("tcp", f.tcp.is_some()),
                 ("client_initiated", f.client_initiated.is_some()),
             ] {
@@ -556,6 +557,7 @@ fn add_flow_spec(c: &mut Ctx, path: &str, f: &FlowSpec, index: usize) -> Result<
                 cc: f.cc.as_deref(),
                 ecn: f.ecn.as_deref(),
                 cc_params: f.cc_params.as_ref(),
+                ecn_params: f.ecn_params.as_ref(),
                 tcp: f.tcp.as_ref(),
                 client_initiated: f.client_initiated.unwrap_or(false),
             };
@@ -582,22 +584,70 @@ struct TcpFlowArgs<'a> {
     cc: Option<&'a str>,
     ecn: Option<&'a str>,
     cc_params: Option<&'a Params>,
+    ecn_params: Option<&'a Params>,
     tcp: Option<&'a Params>,
     client_initiated: bool,
 }
 
+/// Adds one TCP flow; `path` is the flow's (or workload's) key path.
 #[allow(clippy::too_many_arguments)]
 fn add_tcp_flow(
     c: &mut Ctx,
     path: &str,
-    _name: &str,
-    _src: NodeId,
-    _dst: NodeId,
-    _size: Option<u64>,
-    _start: Time,
-    _a: &TcpFlowArgs,
+    name: &str,
+    src: NodeId,
+    dst: NodeId,
+    size: Option<u64>,
+    start: Time,
+    a: &TcpFlowArgs,
 ) -> Result<(), ScenarioError> {
-    Err(err(path, "TCP flows are not available in this build yet"))
+    // Scenario-wide [tcp] first, then the flow's own table.
+    let mut merged = c.scenario.tcp.clone();
+    if let Some(t) = a.tcp {
+        for (k, v) in t {
+            merged.insert(k.clone(), v.clone());
+        }
+    }
+    let tpath = if a.tcp.is_some() {
+        format!("{path}.tcp")
+    } else {
+        "tcp".to_string()
+    };
+    let config: crate::tcp::config::TcpConfig = registry::params(&tpath, &merged)?;
+    config
+        .validate()
+        .map_err(|m| registry::field_error(&tpath, &m))?;
+    let cc_name = a.cc.unwrap_or("newreno");
+    let flow_index = c.sim.flows.len() as u64;
+    let cc = registry::controller(
+        &format!("{path}.cc"),
+        cc_name,
+        a.cc_params,
+        config.mss,
+        c.seed ^ flow_index.wrapping_mul(0x9E37_79B9),
+    )?;
+    let codec_name = a.ecn.unwrap_or_else(|| registry::default_codec(cc_name));
+    let epath = format!("{path}.ecn");
+    let sender_codec = registry::codec(&epath, codec_name, a.ecn_params)?;
+    let receiver_codec = registry::codec(&epath, codec_name, a.ecn_params)?;
+    if size == Some(0) {
+        return Err(err(
+            format!("{path}.size"),
+            "must be at least 1 byte (omit it for an unlimited transfer)",
+        ));
+    }
+    let spec = crate::tcp::flow::TcpFlowSpec {
+        name: name.to_string(),
+        src,
+        dst,
+        size,
+        start,
+        client_initiated: a.client_initiated,
+        config,
+    };
+    crate::tcp::flow::add_tcp_flow(&mut c.sim, &spec, cc, sender_codec, receiver_codec)
+        .map_err(|m| registry::field_error(path, &m))?;
+    Ok(())
 }
 
 fn add_workload(
@@ -662,6 +712,7 @@ fn add_workload(
         cc: w.cc.as_deref(),
         ecn: w.ecn.as_deref(),
         cc_params: w.cc_params.as_ref(),
+        ecn_params: w.ecn_params.as_ref(),
         tcp: w.tcp.as_ref(),
         client_initiated: w.client_initiated.unwrap_or(false),
     };

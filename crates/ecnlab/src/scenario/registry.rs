@@ -106,6 +106,95 @@ pub fn marker(
     }
 }
 
+/// Congestion controllers a flow's `cc` may name.
+pub const CONTROLLERS: &[&str] = &["newreno", "cubic", "dctcp", "bbr", "eecn"];
+/// Feedback codecs a flow's `ecn` may name.
+pub const CODECS: &[&str] = &["none", "ecn", "dctcp", "eecn"];
+
+/// The codec a controller uses when the flow names none: a scheme's controller speaks its
+/// own feedback; DCTCP needs its precise echo; the loss-based baselines run without ECN.
+pub fn default_codec(cc: &str) -> &'static str {
+    match cc {
+        "dctcp" => "dctcp",
+        "eecn" => "eecn",
+        _ => "none",
+    }
+}
+
+/// Builds a congestion controller; `path` names the flow's `cc` key.
+pub fn controller(
+    path: &str,
+    name: &str,
+    cc_params: Option<&Params>,
+    mss: u32,
+    seed: u64,
+) -> Result<Box<dyn crate::cc::Controller>, ScenarioError> {
+    let ppath = path.replace(".cc", ".cc_params");
+    let empty = Params::new();
+    let p = cc_params.unwrap_or(&empty);
+    match name {
+        "newreno" | "cubic" | "dctcp" | "bbr" => {
+            let v = serde_json::Value::Object(p.clone());
+            crate::cc::by_name(name, mss, Some(&v), seed).map_err(|m| {
+                // by_name prefixes parameter errors with "<name>.".
+                match m.strip_prefix(&format!("{name}.")) {
+                    Some(rest) => field_error(&ppath, rest),
+                    None => ScenarioError::new(&ppath, m),
+                }
+            })
+        }
+        "eecn" => {
+            let cfg: crate::schemes::eecn::ControllerConfig = params(&ppath, p)?;
+            Ok(Box::new(
+                crate::schemes::eecn::Controller::new(cfg, mss)
+                    .map_err(|m| field_error(&ppath, &m))?,
+            ))
+        }
+        other => Err(ScenarioError::new(
+            path,
+            format!(
+                "unknown congestion controller \"{other}\"; expected one of {}",
+                CONTROLLERS.join(", ")
+            ),
+        )),
+    }
+}
+
+/// Builds a feedback codec; `path` names the flow's `ecn` key.
+pub fn codec(
+    path: &str,
+    name: &str,
+    ecn_params: Option<&Params>,
+) -> Result<Box<dyn crate::tcp::codec::Codec>, ScenarioError> {
+    let ppath = path.replace(".ecn", ".ecn_params");
+    let empty = Params::new();
+    let p = ecn_params.unwrap_or(&empty);
+    match name {
+        "none" | "ecn" | "dctcp" => {
+            if !p.is_empty() {
+                return Err(ScenarioError::new(
+                    &ppath,
+                    format!("codec \"{name}\" takes no parameters"),
+                ));
+            }
+            crate::tcp::codecs::by_name(name).map_err(|m| ScenarioError::new(path, m))
+        }
+        "eecn" => {
+            let cfg: crate::schemes::eecn::CodecConfig = params(&ppath, p)?;
+            Ok(Box::new(
+                crate::schemes::eecn::Codec::new(cfg).map_err(|m| field_error(&ppath, &m))?,
+            ))
+        }
+        other => Err(ScenarioError::new(
+            path,
+            format!(
+                "unknown feedback codec \"{other}\"; expected one of {}",
+                CODECS.join(", ")
+            ),
+        )),
+    }
+}
+
 /// Turns a component's "field: message" validation error into a path error.
 pub fn field_error(path: &str, m: &str) -> ScenarioError {
     match m.split_once(": ") {

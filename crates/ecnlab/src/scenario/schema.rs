@@ -233,6 +233,9 @@ pub struct FlowSpec {
     pub ecn: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cc_params: Option<Params>,
+    /// Parameters of the feedback codec (schemes' codecs have some).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn_params: Option<Params>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<Params>,
     /// The receiver opens the connection (client download: SYN from dst, data from src).
@@ -290,6 +293,8 @@ pub struct WorkloadSpec {
     pub ecn: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cc_params: Option<Params>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn_params: Option<Params>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<Params>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
