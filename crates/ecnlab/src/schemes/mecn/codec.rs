@@ -1,11 +1,18 @@
 //! MECN feedback: RFC 3168 negotiation, the receiver's level echo in (CWR, ECE) with §3's
 //! "remember the first level, move to a higher one before CWR" rule, and the sender's
 //! decoding into [`Signal::Level`] at most once per window of data.
+//!
+//! As the classic-ECN codec (RFC 3168 §6.1.2), the window of a loss reduction counts too: no
+//! signal is delivered during loss recovery or before the data outstanding at the last loss
+//! reduction is acknowledged, and the first new segment after any reduction (level or loss)
+//! carries CWR. New data segments are MECN-capable (`01`); retransmissions and segments
+//! without payload are Not-ECT.
 
 use super::{codepoint, Escalation, Level};
 use crate::cc::Signal;
 use crate::packet::Packet;
 use crate::tcp::codec::{Codec, Handshake, TcpInfo};
+use crate::tcp::codecs::EcnSetup;
 use crate::wire::{Ecn, TcpFlags};
 use serde::{Deserialize, Serialize};
 
@@ -35,10 +42,10 @@ pub struct MecnCodecConfig {
 
 pub struct MecnCodec {
     cfg: MecnCodecConfig,
-    /// The peer's SYN asked for ECN (passive side).
-    peer_asked: bool,
-    negotiated: bool,
+    setup: EcnSetup,
     // ---- data sender
+    /// Loss reductions the connection has reported so far.
+    seen_loss_reductions: u32,
     /// `snd_nxt` when the last signal was delivered: echoes are ignored until a byte sent
     /// after it is acknowledged.
     recover: Option<u64>,
@@ -59,8 +66,8 @@ impl MecnCodec {
     pub fn new(cfg: MecnCodecConfig) -> Self {
         MecnCodec {
             cfg,
-            peer_asked: false,
-            negotiated: false,
+            setup: EcnSetup::default(),
+            seen_loss_reductions: 0,
             recover: None,
             window_level: Level::None,
             cwr_pending: false,
@@ -74,6 +81,17 @@ impl MecnCodec {
     pub fn echo_level(&self) -> Level {
         self.echo
     }
+
+    /// Picks up window reductions the connection made for losses: CWR follows, and their
+    /// window counts as the window of a reduction.
+    fn note_loss_reductions(&mut self, info: &TcpInfo) {
+        if info.loss_reductions != self.seen_loss_reductions {
+            self.seen_loss_reductions = info.loss_reductions;
+            self.cwr_pending = true;
+            self.recover = Some(self.recover.unwrap_or(0).max(info.recovery_point));
+            self.window_level = Level::Moderate;
+        }
+    }
 }
 
 impl Codec for MecnCodec {
@@ -82,49 +100,29 @@ impl Codec for MecnCodec {
     }
 
     fn handshake_out(&mut self, kind: Handshake, pkt: &mut Packet) {
-        pkt.ip.ecn = Ecn::NOT_ECT;
-        let Some(t) = pkt.tcp_mut() else { return };
-        match kind {
-            Handshake::Syn => {
-                t.flags.set(TcpFlags::ECE, true);
-                t.flags.set(TcpFlags::CWR, true);
-            }
-            Handshake::SynAck => {
-                t.flags.set(TcpFlags::ECE, self.peer_asked);
-                t.flags.set(TcpFlags::CWR, false);
-            }
-            Handshake::Ack => {}
-        }
+        self.setup.handshake_out(kind, pkt);
     }
 
     fn handshake_in(&mut self, kind: Handshake, pkt: &Packet) {
-        let Some(t) = pkt.tcp() else { return };
-        let (ece, cwr) = (t.flags.has(TcpFlags::ECE), t.flags.has(TcpFlags::CWR));
-        match kind {
-            Handshake::Syn => {
-                self.peer_asked = ece && cwr;
-                self.negotiated = self.peer_asked;
-            }
-            Handshake::SynAck => self.negotiated = ece && !cwr,
-            Handshake::Ack => {}
-        }
+        self.setup.handshake_in(kind, pkt);
     }
 
     fn negotiated(&self) -> bool {
-        self.negotiated
+        self.setup.negotiated()
     }
 
-    fn data_out(&mut self, pkt: &mut Packet, retransmission: bool, _info: &TcpInfo) {
-        if !self.negotiated {
+    fn data_out(&mut self, pkt: &mut Packet, retransmission: bool, info: &TcpInfo) {
+        if !self.negotiated() {
             pkt.ip.ecn = Ecn::NOT_ECT;
             return;
         }
-        pkt.ip.ecn = if retransmission && !self.cfg.ect_on_retransmissions {
-            codepoint::NOT_MECN
+        self.note_loss_reductions(info);
+        if pkt.payload_len == 0 || (retransmission && !self.cfg.ect_on_retransmissions) {
+            pkt.ip.ecn = codepoint::NOT_MECN;
         } else {
-            codepoint::NO_CONGESTION
-        };
-        if self.cwr_pending && !retransmission {
+            pkt.ip.ecn = codepoint::NO_CONGESTION;
+        }
+        if self.cwr_pending && !retransmission && pkt.payload_len > 0 {
             if let Some(t) = pkt.tcp_mut() {
                 t.flags.set(TcpFlags::CWR, true);
                 self.cwr_pending = false;
@@ -133,8 +131,13 @@ impl Codec for MecnCodec {
     }
 
     fn ack_in(&mut self, pkt: &Packet, info: &TcpInfo) -> Option<Signal> {
-        if !self.negotiated || pkt.payload_len > 0 {
-            // On a segment carrying data, CWR is the peer's "window reduced" (§2).
+        if !self.negotiated() {
+            return None;
+        }
+        self.note_loss_reductions(info);
+        if pkt.payload_len > 0 || info.in_recovery {
+            // On a segment carrying data, CWR is the peer's "window reduced" (§2); during
+            // loss recovery the window was already reduced.
             return None;
         }
         let level = Level::from_echo(pkt.tcp()?.flags);
@@ -156,7 +159,7 @@ impl Codec for MecnCodec {
     }
 
     fn data_in(&mut self, pkt: &Packet) -> bool {
-        if !self.negotiated {
+        if !self.negotiated() {
             return false;
         }
         let cwr = pkt.payload_len > 0 && pkt.tcp().is_some_and(|t| t.flags.has(TcpFlags::CWR));
@@ -181,7 +184,7 @@ impl Codec for MecnCodec {
     }
 
     fn ack_out(&mut self, pkt: &mut Packet) {
-        if !self.negotiated {
+        if !self.negotiated() {
             return;
         }
         if let Some(t) = pkt.tcp_mut() {
@@ -363,6 +366,30 @@ mod tests {
         );
         assert!(cwr_of(&mut tx, false).0);
         assert_eq!(tx.ack_in(&ack(L2), &info(4000, 21_000)), None);
+    }
+
+    #[test]
+    fn loss_reductions_share_the_window_and_send_cwr() {
+        let (mut tx, _) = pair(MecnCodecConfig::default());
+        // During loss recovery echoes are not delivered (the window was already reduced).
+        let mut i = info(1000, 20_000);
+        i.in_recovery = true;
+        assert_eq!(tx.ack_in(&ack(L2), &i), None);
+        // The connection reports a loss reduction with recovery point 20 000: CWR on the next
+        // new segment, and no level signal until data beyond the recovery point is acked.
+        let mut i = info(5000, 25_000);
+        i.loss_reductions = 1;
+        i.recovery_point = 20_000;
+        assert_eq!(tx.ack_in(&ack(L1), &i), None);
+        assert_eq!(cwr_of(&mut tx, false), (true, OK));
+        i.snd_una = 20_000;
+        assert_eq!(tx.ack_in(&ack(L1), &i), None);
+        i.snd_una = 20_001;
+        assert_eq!(tx.ack_in(&ack(L1), &i), Some(Signal::Level(1)));
+        // Segments without payload (pure ACKs from this side) are Not-ECT.
+        let mut p = seg(0, Ecn::ECT1, TcpFlags::ACK);
+        tx.data_out(&mut p, false, &TcpInfo::default());
+        assert_eq!(p.ip.ecn, Ecn::NOT_ECT);
     }
 
     /// Sender and receiver with ten segments in flight and a router that marks segment 1

@@ -30,8 +30,6 @@ pub struct MecnRenoConfig {
     pub reduce_from: ReduceFrom,
     /// Cap on the window in segments (the paper's runs: 25); `None` for no cap.
     pub max_window: Option<u32>,
-    /// Initial window in segments (ns-2's `windowInit_`), unless the handshake sets one.
-    pub initial_window: u32,
     /// Congestion-avoidance growth (NewReno's parameter).
     pub ca_increase: CaIncrease,
     /// A second, higher indication within a round: ignored, or lowers the window to its own
@@ -47,7 +45,6 @@ impl Default for MecnRenoConfig {
             beta3: 0.5,
             reduce_from: ReduceFrom::Cwnd,
             max_window: Some(25),
-            initial_window: 2,
             ca_increase: CaIncrease::ByteCounting,
             escalation: Escalation::Ignore,
         }
@@ -68,12 +65,13 @@ impl MecnRenoConfig {
         if self.max_window == Some(0) {
             return Err("max_window: must be at least 1 segment".into());
         }
-        if self.initial_window == 0 {
-            return Err("initial_window: must be at least 1 segment".into());
-        }
         Ok(())
     }
 }
+
+/// Window in segments until the connection sets the initial window at the end of the
+/// handshake (`TcpConfig::initial_window`).
+const WINDOW_BEFORE_SETUP: u32 = 2;
 
 /// Indication levels, in increasing severity (index into the multipliers).
 const INCIPIENT: usize = 1;
@@ -114,7 +112,7 @@ impl MecnReno {
         check_mss(mss)?;
         cfg.validate()?;
         let reno = NewRenoConfig {
-            initial_window: Some(cfg.initial_window),
+            initial_window: Some(WINDOW_BEFORE_SETUP),
             ca_increase: cfg.ca_increase,
             reduce_from: cfg.reduce_from,
             ..NewRenoConfig::default()

@@ -60,8 +60,9 @@
 //!   (the paper: "cwnd is reduced"; ns-2 reduces `window()`) or, with
 //!   `reduce_from = flight_size`, to the flight size (RFC 5681 eq. 4); `ssthresh` follows the
 //!   reduced window so growth continues additively; never below 2 segments (NewReno's
-//!   floor). Growth, fast recovery and timeouts are NewReno's (`crate::cc::newreno`); the
-//!   initial window is 2 segments (ns-2's `windowInit_`, `MecnRenoConfig::initial_window`).
+//!   floor). Growth, fast recovery and timeouts are NewReno's (`crate::cc::newreno`). The
+//!   initial window is the connection's (`TcpConfig::initial_window`; the paper's ns-2 runs
+//!   used ns-2's `windowInit_`, 2 segments).
 //! - **Window cap.** The runs use "window = 25" (ns-2's `window_`): `MecnRenoConfig::
 //!   max_window` = 25 segments caps the window the sender uses.
 //! - **Handshake** unchanged from RFC 3168 (the paper: "not modified"); retransmissions are
@@ -181,3 +182,6 @@ mod tests {
         assert!(Level::None < Level::Incipient && Level::Incipient < Level::Moderate);
     }
 }
+
+#[cfg(test)]
+mod e2e_tests;

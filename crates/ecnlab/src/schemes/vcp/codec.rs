@@ -109,6 +109,10 @@ impl Codec for VcpCodec {
         false
     }
 
+    fn load_top_code(&self) -> Option<u8> {
+        Some(LoadCode::Overload.bits())
+    }
+
     fn ack_out(&mut self, pkt: &mut Packet) {
         if !self.negotiated {
             return;

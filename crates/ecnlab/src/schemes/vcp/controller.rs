@@ -36,8 +36,6 @@ pub struct VcpConfig {
     /// Cap on `rtt/t_ρ` in the MI exponent.
     pub max_rtt_ratio: f64,
     pub ai_scaling: AiScaling,
-    /// Initial window in segments, unless the handshake sets one.
-    pub initial_window: u32,
     /// RTT assumed before the first sample, in seconds.
     pub initial_rtt_s: f64,
     /// Cap on the window in segments; `None` for none.
@@ -53,7 +51,6 @@ impl Default for VcpConfig {
             t_rho_s: 0.2,
             max_rtt_ratio: 2.5,
             ai_scaling: AiScaling::Paper,
-            initial_window: 2,
             initial_rtt_s: 0.1,
             max_window: None,
         }
@@ -86,15 +83,16 @@ impl VcpConfig {
                 self.initial_rtt_s
             ));
         }
-        if self.initial_window == 0 {
-            return Err("initial_window: must be at least 1 segment".into());
-        }
         if self.max_window == Some(0) {
             return Err("max_window: must be at least 1 segment".into());
         }
         Ok(())
     }
 }
+
+/// Window in segments until the connection sets the initial window at the end of the
+/// handshake (`TcpConfig::initial_window`).
+const WINDOW_BEFORE_SETUP: f64 = 2.0;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Action {
@@ -151,7 +149,7 @@ impl Vcp {
         let cap = cfg.max_window.map_or(f64::INFINITY, |w| w as f64);
         Ok(Vcp {
             mss: mss as f64,
-            cwnd: (cfg.initial_window as f64).min(cap),
+            cwnd: WINDOW_BEFORE_SETUP.min(cap),
             ssthresh: f64::INFINITY,
             cap,
             t_rho: from_secs(cfg.t_rho_s).max(1),

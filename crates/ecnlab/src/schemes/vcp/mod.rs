@@ -48,9 +48,9 @@
 //!   still apply MI/AI); for the next RTT (the smoothed RTT when the freeze ends) overload
 //!   ACKs apply AI; after that an overload ACK triggers MD again. ns-2 rounds these timers
 //!   to 10 ms; we do not.
-//! - **No slow start**: VCP starts in MI (`vcp-src.cc` comments slow start out); initial
-//!   window 2 segments (ns-2's `windowInit_`). An ACK without a load code (none echoed) keeps
-//!   the last code's increase.
+//! - **No slow start**: VCP starts in MI (`vcp-src.cc` comments slow start out) from the
+//!   connection's initial window (`TcpConfig::initial_window`; ns-2's `windowInit_` was 2
+//!   segments). An ACK without a load code (none echoed) keeps the last code's increase.
 //! - **Loss** as NewReno (`crate::cc::newreno`): halves the flight size (RFC 5681,
 //!   `ssthresh = max(flight/2, 2·MSS)`, `cwnd = ssthresh`), no growth and no load reaction
 //!   during fast recovery, `cwnd = ssthresh` when it ends; timeout → 1 segment (ssthresh
@@ -145,3 +145,6 @@ mod tests {
         assert!(LoadCode::Low < LoadCode::High && LoadCode::High < LoadCode::Overload);
     }
 }
+
+#[cfg(test)]
+mod e2e_tests;
