@@ -48,7 +48,9 @@
 //!   segment that is itself marked starts a new echo.
 //! - **Sender reaction rate.** At most one reduction per window of data (RFC 3168): the codec
 //!   delivers one signal per window (window = until a byte sent after the signal is
-//!   acknowledged) and sets CWR on the next new segment; the controller reduces at most once
+//!   acknowledged) and sets CWR on the next new segment; as the classic-ECN codec, a loss
+//!   reduction's window counts too (no level signal during loss recovery or before the
+//!   loss's recovery point is acknowledged; CWR after it); the controller reduces at most once
 //!   per round (until a segment sent after the reduction is acknowledged, from
 //!   `AckEvent::delivered`/`prior_delivered`), and a loss in the same round does not reduce
 //!   again (RFC 3168 §6.1.2). Alternative [`Escalation::TopUp`] (set it in both
