@@ -3,6 +3,20 @@
 use crate::time::{from_secs, Time};
 use serde::{Deserialize, Serialize};
 
+/// How `min_rto_s` bounds the retransmission timeout.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RtoFloor {
+    /// RFC 6298 §2.4: RTO = max(min_rto, SRTT + max(G, 4·RTTVAR)). With a 200 ms floor and
+    /// 200 ms delayed ACKs a lone segment can time out before its ACK comes (ns-3 avoids this
+    /// with a 1 s floor).
+    #[default]
+    Rfc6298,
+    /// Linux: RTO = SRTT + max(min_rto, 4·RTTVAR) (the variance term is floored), so the RTO
+    /// always exceeds the RTT by at least min_rto.
+    Linux,
+}
+
 /// Parameters of a TCP connection. Every field has a default (below); a scenario sets only
 /// what it changes, and an unknown key is an error.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -22,6 +36,8 @@ pub struct TcpConfig {
     pub min_rto_s: f64,
     /// RTO before the first RTT sample (RFC 6298 §2.1: 1 s).
     pub initial_rto_s: f64,
+    /// Where the floor applies (see [`RtoFloor`]). Default `rfc6298`.
+    pub rto_floor: RtoFloor,
     /// Upper bound of the RTO (RFC 6298 §2.5 allows ≥ 60 s). Default 60 s.
     pub max_rto_s: f64,
     /// Clock granularity G of RFC 6298 §2 (RTO ≥ SRTT + G). Default 1 ms (ns-3's default).
@@ -71,6 +87,7 @@ impl Default for TcpConfig {
             initial_window: 10,
             syn_loss_iw1: true,
             min_rto_s: 0.2,
+            rto_floor: RtoFloor::Rfc6298,
             initial_rto_s: 1.0,
             max_rto_s: 60.0,
             clock_granularity_s: 0.001,

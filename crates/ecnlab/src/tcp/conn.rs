@@ -45,7 +45,7 @@
 //!   handshake completes (no request bytes are modelled).
 
 use super::codec::{Codec, Handshake, TcpInfo};
-use super::config::TcpConfig;
+use super::config::{RtoFloor, TcpConfig};
 use super::rate::{RateSample, RateState};
 use super::recv::{Arrival, Receiver};
 use super::rtt::RttEstimator;
@@ -194,12 +194,13 @@ const RTO_AFTER_SYN_LOSS: Time = 3 * SEC;
 impl TcpConn {
     pub fn new(p: ConnParams) -> Self {
         let cfg = p.cfg;
-        let rtt = RttEstimator::new(
+        let mut rtt = RttEstimator::new(
             cfg.initial_rto(),
             cfg.min_rto(),
             cfg.max_rto(),
             cfg.granularity(),
         );
+        rtt.floor_on_variance = cfg.rto_floor == RtoFloor::Linux;
         let (state, open_at) = match p.active_open_at {
             Some(t) => (State::Idle, t),
             None => (State::Listen, NEVER),

@@ -19,6 +19,6 @@ pub mod scoreboard;
 pub mod seq;
 pub mod testing;
 
-pub use config::TcpConfig;
+pub use config::{RtoFloor, TcpConfig};
 pub use conn::{ConnParams, Recovery, State, TcpConn};
 pub use flow::{add_tcp_flow, TcpFlowSpec};

@@ -15,6 +15,8 @@ pub struct RttEstimator {
     min_rto: Time,
     max_rto: Time,
     granularity: Time,
+    /// Floor the variance term instead of the RTO (Linux; see `TcpConfig::rto_floor`).
+    pub floor_on_variance: bool,
     /// Consecutive back-offs since the last sample.
     pub backoffs: u32,
 }
@@ -33,6 +35,7 @@ impl RttEstimator {
             min_rto,
             max_rto,
             granularity,
+            floor_on_variance: false,
             backoffs: 0,
         }
     }
@@ -54,8 +57,11 @@ impl RttEstimator {
         }
         self.latest = r;
         self.backoffs = 0;
-        self.rto =
-            (self.srtt + self.granularity.max(K * self.rttvar)).clamp(self.min_rto, self.max_rto);
+        self.rto = if self.floor_on_variance {
+            (self.srtt + self.min_rto.max(self.granularity).max(K * self.rttvar)).min(self.max_rto)
+        } else {
+            (self.srtt + self.granularity.max(K * self.rttvar)).clamp(self.min_rto, self.max_rto)
+        };
     }
 
     /// §5.5: the timer expired, double the RTO (bounded by max_rto).
@@ -115,6 +121,14 @@ mod tests {
             e.on_sample(MS);
         }
         assert_eq!(e.rto(), 200 * MS);
+    }
+
+    #[test]
+    fn linux_floor_bounds_the_variance_term() {
+        let mut e = RttEstimator::new(1000 * MS, 200 * MS, 60_000 * MS, MS);
+        e.floor_on_variance = true;
+        e.on_sample(20 * MS);
+        assert_eq!(e.rto(), 220 * MS);
     }
 
     #[test]

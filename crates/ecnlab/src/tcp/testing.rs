@@ -113,6 +113,80 @@ impl Controller for FixedWindow {
     }
 }
 
+/// One call into a controller, as [`Probe`] records it.
+#[derive(Clone, Copy, Debug)]
+pub enum Call {
+    Ack(AckEvent),
+    Signal(Time, Signal),
+    Loss(Time, u64),
+    RecoveryEnd(Time),
+    Rto(Time, u64),
+    Send(Time, u64, u64),
+}
+
+/// Wraps a controller and records every call into a shared log.
+pub struct Probe<C: Controller> {
+    pub inner: C,
+    pub log: std::rc::Rc<std::cell::RefCell<Vec<Call>>>,
+}
+
+impl<C: Controller> Probe<C> {
+    pub fn new(inner: C) -> (Self, std::rc::Rc<std::cell::RefCell<Vec<Call>>>) {
+        let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        (
+            Probe {
+                inner,
+                log: log.clone(),
+            },
+            log,
+        )
+    }
+}
+
+impl<C: Controller> Controller for Probe<C> {
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+    fn set_initial_window(&mut self, bytes: u64) {
+        self.inner.set_initial_window(bytes)
+    }
+    fn on_ack(&mut self, ev: &AckEvent) {
+        self.log.borrow_mut().push(Call::Ack(*ev));
+        self.inner.on_ack(ev)
+    }
+    fn on_signal(&mut self, ev: &AckEvent, signal: Signal) {
+        self.log.borrow_mut().push(Call::Signal(ev.now, signal));
+        self.inner.on_signal(ev, signal)
+    }
+    fn on_loss(&mut self, now: Time, bytes_in_flight: u64) {
+        self.log.borrow_mut().push(Call::Loss(now, bytes_in_flight));
+        self.inner.on_loss(now, bytes_in_flight)
+    }
+    fn on_recovery_end(&mut self, now: Time) {
+        self.log.borrow_mut().push(Call::RecoveryEnd(now));
+        self.inner.on_recovery_end(now)
+    }
+    fn on_rto(&mut self, now: Time, bytes_in_flight: u64) {
+        self.log.borrow_mut().push(Call::Rto(now, bytes_in_flight));
+        self.inner.on_rto(now, bytes_in_flight)
+    }
+    fn on_send(&mut self, now: Time, bytes: u64, bytes_in_flight: u64) {
+        self.log
+            .borrow_mut()
+            .push(Call::Send(now, bytes, bytes_in_flight));
+        self.inner.on_send(now, bytes, bytes_in_flight)
+    }
+    fn window(&self) -> u64 {
+        self.inner.window()
+    }
+    fn ssthresh(&self) -> u64 {
+        self.inner.ssthresh()
+    }
+    fn pacing_rate(&self) -> Option<f64> {
+        self.inner.pacing_rate()
+    }
+}
+
 // ---------------------------------------------------------------- impairment element
 
 /// A node element that drops, duplicates and delays (reorders) forwarded packets at random.
