@@ -236,7 +236,7 @@ pub fn build(s: &Scenario, seed: u64, pcap_dir: Option<&Path>) -> Result<Built, 
 fn build_topology(c: &mut Ctx) -> Result<(), ScenarioError> {
     let s = c.scenario;
     match &s.topology {
-        Topology::Dumbbell {
+        Topology::Dumbbell(DumbbellSpec {
             left,
             right,
             access,
@@ -245,7 +245,7 @@ fn build_topology(c: &mut Ctx) -> Result<(), ScenarioError> {
             reverse_queue,
             bottleneck_marker,
             access_queue,
-        } => {
+        }) => {
             if *left == 0 || *right == 0 {
                 return Err(err(
                     if *left == 0 {
@@ -288,7 +288,7 @@ fn build_topology(c: &mut Ctx) -> Result<(), ScenarioError> {
                 c.sim.set_marker(d.bottleneck, mk);
             }
         }
-        Topology::Chain {
+        Topology::Chain(ChainSpec {
             hops,
             link,
             access,
@@ -297,7 +297,7 @@ fn build_topology(c: &mut Ctx) -> Result<(), ScenarioError> {
             queue,
             marker,
             access_queue,
-        } => {
+        }) => {
             if *hops == 0 {
                 return Err(err("topology.hops", "must be at least 1"));
             }
@@ -358,7 +358,7 @@ fn build_topology(c: &mut Ctx) -> Result<(), ScenarioError> {
                 }
             }
         }
-        Topology::Explicit { nodes, links } => {
+        Topology::Explicit(ExplicitSpec { nodes, links }) => {
             if nodes.len() > MAX_NODES {
                 return Err(err(
                     "topology.nodes",
@@ -768,9 +768,9 @@ enum SizeKind {
 impl SizeSampler {
     pub fn new(path: &str, d: &SizeDist) -> Result<Self, ScenarioError> {
         let kind = match d {
-            SizeDist::Fixed { size } if size.0 > 0 => SizeKind::Fixed(size.0 as f64),
-            SizeDist::Fixed { .. } => return Err(err(format!("{path}.size"), "must be positive")),
-            SizeDist::Pareto { mean, shape } => {
+            SizeDist::Fixed(FixedSize { size }) if size.0 > 0 => SizeKind::Fixed(size.0 as f64),
+            SizeDist::Fixed(_) => return Err(err(format!("{path}.size"), "must be positive")),
+            SizeDist::Pareto(ParetoSize { mean, shape }) => {
                 if !(*shape > 1.0 && shape.is_finite()) {
                     return Err(err(
                         format!("{path}.shape"),
@@ -786,11 +786,13 @@ impl SizeSampler {
                     shape: *shape,
                 }
             }
-            SizeDist::Exponential { mean } if mean.0 > 0 => SizeKind::Exp(mean.0 as f64),
-            SizeDist::Exponential { .. } => {
+            SizeDist::Exponential(ExponentialSize { mean }) if mean.0 > 0 => {
+                SizeKind::Exp(mean.0 as f64)
+            }
+            SizeDist::Exponential(_) => {
                 return Err(err(format!("{path}.mean"), "must be positive"))
             }
-            SizeDist::Empirical { cdf } => {
+            SizeDist::Empirical(EmpiricalSize { cdf }) => {
                 if cdf.len() < 2 {
                     return Err(err(format!("{path}.cdf"), "needs at least two points"));
                 }

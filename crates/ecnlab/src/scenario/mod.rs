@@ -105,6 +105,22 @@ impl ScenarioError {
     }
 }
 
+/// Joins a path and a message whose start may carry a deeper path (see `schema::SUBPATH`).
+fn path_error(path: String, msg: String) -> ScenarioError {
+    let m = schema::SUBPATH;
+    if let Some(rest) = msg.strip_prefix(m) {
+        if let Some((sub, text)) = rest.split_once(m) {
+            let full = if path.is_empty() {
+                sub.to_string()
+            } else {
+                format!("{path}.{sub}")
+            };
+            return ScenarioError::new(full, text.to_string());
+        }
+    }
+    ScenarioError::new(path, msg)
+}
+
 /// Renders serde_path_to_error's path (`flows[3].cc`); empty at the root.
 fn render_path(p: &serde_path_to_error::Path) -> String {
     let s = p.to_string();
@@ -128,7 +144,7 @@ pub fn parse_toml(text: &str) -> Result<Scenario, ScenarioError> {
                 msg = format!("line {line}: {msg}");
             }
         }
-        ScenarioError::new(path, msg)
+        path_error(path, msg)
     })?;
     validate(&s)?;
     Ok(s)
@@ -145,7 +161,7 @@ pub fn parse_json(text: &str) -> Result<Scenario, ScenarioError> {
             Some(i) => msg[..i].to_string(),
             None => msg,
         };
-        ScenarioError::new(path, msg)
+        path_error(path, msg)
     })?;
     validate(&s)?;
     Ok(s)

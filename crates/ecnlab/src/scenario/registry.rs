@@ -11,8 +11,8 @@ use crate::marker::Marker;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
-pub const QUEUES: &[&str] = &["droptail", "red"];
-pub const MARKERS: &[&str] = &["step", "eecn"];
+pub const QUEUES: &[&str] = &["droptail", "red", "mecn"];
+pub const MARKERS: &[&str] = &["step", "eecn", "vcp"];
 
 /// Deserialises a component's parameters into its config type; errors carry `path`.
 pub fn params<T: DeserializeOwned>(path: &str, p: &Params) -> Result<T, ScenarioError> {
@@ -81,6 +81,12 @@ pub fn queue(
             cfg.validate().map_err(|m| field_error(path, &m))?;
             Ok(Box::new(Red::new(cfg, rng)))
         }
+        "mecn" => {
+            let cfg: crate::schemes::mecn::MecnRedConfig = params(path, &c.params)?;
+            let q =
+                crate::schemes::mecn::MecnRed::new(cfg, rng).map_err(|m| field_error(path, &m))?;
+            Ok(Box::new(q))
+        }
         other => Err(unknown(path, "queue discipline", other, QUEUES)),
     }
 }
@@ -102,14 +108,19 @@ pub fn marker(
             let m = crate::schemes::eecn::Marker::new(cfg).map_err(|m| field_error(path, &m))?;
             Ok(Box::new(m))
         }
+        "vcp" => {
+            let cfg: crate::schemes::vcp::VcpMarkerConfig = params(path, &c.params)?;
+            let m = crate::schemes::vcp::VcpMarker::new(cfg).map_err(|m| field_error(path, &m))?;
+            Ok(Box::new(m))
+        }
         other => Err(unknown(path, "marker", other, MARKERS)),
     }
 }
 
 /// Congestion controllers a flow's `cc` may name.
-pub const CONTROLLERS: &[&str] = &["newreno", "cubic", "dctcp", "bbr", "eecn"];
+pub const CONTROLLERS: &[&str] = &["newreno", "cubic", "dctcp", "bbr", "eecn", "mecn", "vcp"];
 /// Feedback codecs a flow's `ecn` may name.
-pub const CODECS: &[&str] = &["none", "ecn", "dctcp", "eecn"];
+pub const CODECS: &[&str] = &["none", "ecn", "dctcp", "eecn", "mecn", "vcp"];
 
 /// The codec a controller uses when the flow names none: a scheme's controller speaks its
 /// own feedback; DCTCP needs its precise echo; the loss-based baselines run without ECN.
@@ -117,6 +128,8 @@ pub fn default_codec(cc: &str) -> &'static str {
     match cc {
         "dctcp" => "dctcp",
         "eecn" => "eecn",
+        "mecn" => "mecn",
+        "vcp" => "vcp",
         _ => "none",
     }
 }
@@ -148,6 +161,19 @@ pub fn controller(
             Ok(Box::new(
                 crate::schemes::eecn::Controller::new(cfg, mss)
                     .map_err(|m| field_error(&ppath, &m))?,
+            ))
+        }
+        "mecn" => {
+            let cfg: crate::schemes::mecn::MecnRenoConfig = params(&ppath, p)?;
+            Ok(Box::new(
+                crate::schemes::mecn::MecnReno::new(cfg, mss)
+                    .map_err(|m| field_error(&ppath, &m))?,
+            ))
+        }
+        "vcp" => {
+            let cfg: crate::schemes::vcp::VcpConfig = params(&ppath, p)?;
+            Ok(Box::new(
+                crate::schemes::vcp::Vcp::new(cfg, mss).map_err(|m| field_error(&ppath, &m))?,
             ))
         }
         other => Err(ScenarioError::new(
@@ -184,6 +210,19 @@ pub fn codec(
             Ok(Box::new(
                 crate::schemes::eecn::Codec::new(cfg).map_err(|m| field_error(&ppath, &m))?,
             ))
+        }
+        "mecn" => {
+            let cfg: crate::schemes::mecn::MecnCodecConfig = params(&ppath, p)?;
+            Ok(Box::new(crate::schemes::mecn::MecnCodec::new(cfg)))
+        }
+        "vcp" => {
+            if !p.is_empty() {
+                return Err(ScenarioError::new(
+                    &ppath,
+                    "codec \"vcp\" takes no parameters",
+                ));
+            }
+            Ok(Box::new(crate::schemes::vcp::VcpCodec::new()))
         }
         other => Err(ScenarioError::new(
             path,

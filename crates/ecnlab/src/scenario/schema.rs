@@ -104,48 +104,135 @@ fn default_bottleneck_queue() -> Component {
     Component::droptail(100)
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+/// The network's shape, chosen by `kind`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Topology {
-    /// `left` hosts l0.. — access — router rl — bottleneck — router rr — access — `right`
-    /// hosts r0...
-    Dumbbell {
-        left: usize,
-        right: usize,
-        access: LinkParams,
-        bottleneck: LinkParams,
-        #[serde(default = "default_bottleneck_queue")]
-        bottleneck_queue: Component,
-        /// Queue of the reverse bottleneck direction (rr→rl); default: same as forward.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        reverse_queue: Option<Component>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        bottleneck_marker: Option<Component>,
-        #[serde(default = "default_access_queue")]
-        access_queue: Component,
-    },
-    /// Routers c0..c{hops} in a line; `end_hosts` hosts l0.. on c0 and r0.. on c{hops};
-    /// `cross_hosts` hosts x{i}_{j} on every router c{i} (parking lot cross traffic).
-    Chain {
-        hops: usize,
-        link: LinkParams,
-        access: LinkParams,
-        #[serde(default)]
-        end_hosts: usize,
-        #[serde(default)]
-        cross_hosts: usize,
-        #[serde(default = "default_bottleneck_queue")]
-        queue: Component,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        marker: Option<Component>,
-        #[serde(default = "default_access_queue")]
-        access_queue: Component,
-    },
-    /// Nodes and links listed one by one.
-    Explicit {
-        nodes: Vec<NodeSpec>,
-        links: Vec<LinkSpecToml>,
-    },
+    Dumbbell(DumbbellSpec),
+    Chain(ChainSpec),
+    Explicit(ExplicitSpec),
+}
+
+/// `left` hosts l0.. — access — router rl — bottleneck — router rr — access — `right`
+/// hosts r0...
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DumbbellSpec {
+    pub left: usize,
+    pub right: usize,
+    pub access: LinkParams,
+    pub bottleneck: LinkParams,
+    #[serde(default = "default_bottleneck_queue")]
+    pub bottleneck_queue: Component,
+    /// Queue of the reverse bottleneck direction (rr→rl); default: same as forward.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_queue: Option<Component>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bottleneck_marker: Option<Component>,
+    #[serde(default = "default_access_queue")]
+    pub access_queue: Component,
+}
+
+/// Routers c0..c{hops} in a line; `end_hosts` hosts l0.. on c0 and r0.. on c{hops};
+/// `cross_hosts` hosts x{i}_{j} on every router c{i} (parking-lot cross traffic).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChainSpec {
+    pub hops: usize,
+    pub link: LinkParams,
+    pub access: LinkParams,
+    #[serde(default)]
+    pub end_hosts: usize,
+    #[serde(default)]
+    pub cross_hosts: usize,
+    #[serde(default = "default_bottleneck_queue")]
+    pub queue: Component,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub marker: Option<Component>,
+    #[serde(default = "default_access_queue")]
+    pub access_queue: Component,
+}
+
+/// Nodes and links listed one by one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExplicitSpec {
+    pub nodes: Vec<NodeSpec>,
+    pub links: Vec<LinkSpecToml>,
+}
+
+/// Marks an error message that carries a key path below the field being deserialised;
+/// `parse_toml`/`parse_json` move it into the error's path.
+pub(crate) const SUBPATH: &str = "\u{1}";
+
+/// Deserialises an internally tagged value by hand, so that errors inside the chosen variant
+/// keep their key path (serde's own tagged enums lose it).
+fn tagged<'de, D, T>(
+    d: D,
+    tag: &str,
+    variants: &[&str],
+    pick: impl FnOnce(
+        &str,
+        serde_json::Value,
+    ) -> Option<Result<T, serde_path_to_error::Error<serde_json::Error>>>,
+) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    use serde::de::Error;
+    let mut m = Map::<String, Value>::deserialize(d)?;
+    let kind = match m.remove(tag) {
+        Some(Value::String(k)) => k,
+        Some(_) => {
+            return Err(D::Error::custom(format!(
+                "{SUBPATH}{tag}{SUBPATH}must be a string"
+            )))
+        }
+        None => {
+            return Err(D::Error::custom(format!(
+                "missing field `{tag}`; expected one of {}",
+                variants.join(", ")
+            )))
+        }
+    };
+    match pick(&kind, Value::Object(m)) {
+        None => Err(D::Error::custom(format!(
+            "{SUBPATH}{tag}{SUBPATH}unknown {tag} \"{kind}\"; expected one of {}",
+            variants.join(", ")
+        ))),
+        Some(Ok(v)) => Ok(v),
+        Some(Err(e)) => {
+            let p = e.path().to_string();
+            let inner = e.into_inner().to_string();
+            if p == "." {
+                Err(D::Error::custom(inner))
+            } else {
+                Err(D::Error::custom(format!("{SUBPATH}{p}{SUBPATH}{inner}")))
+            }
+        }
+    }
+}
+
+fn sub<T: serde::de::DeserializeOwned>(
+    v: Value,
+) -> Result<T, serde_path_to_error::Error<serde_json::Error>> {
+    serde_path_to_error::deserialize(v)
+}
+
+impl<'de> Deserialize<'de> for Topology {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        tagged(
+            d,
+            "kind",
+            &["dumbbell", "chain", "explicit"],
+            |k, v| match k {
+                "dumbbell" => Some(sub(v).map(Topology::Dumbbell)),
+                "chain" => Some(sub(v).map(Topology::Chain)),
+                "explicit" => Some(sub(v).map(Topology::Explicit)),
+                _ => None,
+            },
+        )
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -301,24 +388,58 @@ pub struct WorkloadSpec {
     pub client_initiated: Option<bool>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "dist", rename_all = "lowercase", deny_unknown_fields)]
+/// A flow-size distribution, chosen by `dist`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "dist", rename_all = "lowercase")]
 pub enum SizeDist {
-    Fixed {
-        size: Size,
-    },
+    Fixed(FixedSize),
     /// Pareto with the given mean and shape (> 1).
-    Pareto {
-        mean: Size,
-        shape: f64,
-    },
-    Exponential {
-        mean: Size,
-    },
+    Pareto(ParetoSize),
+    Exponential(ExponentialSize),
     /// Piecewise-linear CDF: `[[bytes, cumulative probability], ...]`, increasing, ending at 1.
-    Empirical {
-        cdf: Vec<(f64, f64)>,
-    },
+    Empirical(EmpiricalSize),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FixedSize {
+    pub size: Size,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParetoSize {
+    pub mean: Size,
+    pub shape: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExponentialSize {
+    pub mean: Size,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EmpiricalSize {
+    pub cdf: Vec<(f64, f64)>,
+}
+
+impl<'de> Deserialize<'de> for SizeDist {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        tagged(
+            d,
+            "dist",
+            &["fixed", "pareto", "exponential", "empirical"],
+            |k, v| match k {
+                "fixed" => Some(sub(v).map(SizeDist::Fixed)),
+                "pareto" => Some(sub(v).map(SizeDist::Pareto)),
+                "exponential" => Some(sub(v).map(SizeDist::Exponential)),
+                "empirical" => Some(sub(v).map(SizeDist::Empirical)),
+                _ => None,
+            },
+        )
+    }
 }
 
 fn default_interval() -> Duration {
