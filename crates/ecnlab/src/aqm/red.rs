@@ -61,21 +61,24 @@ impl RedConfig {
         if self.limit == 0 {
             return Err("limit: must be positive".into());
         }
-        if !(self.min_th >= 0.0) || !(self.max_th > self.min_th) {
-            return Err(format!(
-                "max_th: must be greater than min_th ({} <= {})",
-                self.max_th, self.min_th
-            ));
-        }
         let cap = if self.byte_mode {
             self.limit as f64 / self.mean_pkt_size as f64
         } else {
             self.limit as f64
         };
+        if !(self.min_th >= 0.0) {
+            return Err(format!("min_th: {} must be non-negative", self.min_th));
+        }
         if self.min_th >= cap {
             return Err(format!(
                 "min_th: {} is not below the buffer limit ({cap} packets)",
                 self.min_th
+            ));
+        }
+        if !(self.max_th > self.min_th) {
+            return Err(format!(
+                "max_th: must be greater than min_th ({} <= {})",
+                self.max_th, self.min_th
             ));
         }
         if !(self.max_p > 0.0 && self.max_p <= 1.0) {
