@@ -162,3 +162,70 @@ fn flows_in_a_sim_fill_their_records_and_conserve_packets() {
     .unwrap_err();
     assert!(e.starts_with("dst"), "{e}");
 }
+
+#[test]
+fn a_flow_beyond_4_gib_crosses_the_32_bit_sequence_space() {
+    // 60 000-byte segments keep the packet count small: 4.5 GB is 75 000 segments, so the
+    // 32-bit wire sequence numbers wrap once, with SACK recovery of random losses around it.
+    let mut sim = Sim::new(11);
+    let a = sim.add_host("a");
+    let r = sim.add_router("r");
+    let b = sim.add_host("b");
+    let q = || Box::new(DropTail::new(Limit::Packets(10_000)));
+    let link = LinkSpec::new(100_000_000_000, MS);
+    sim.connect(a, r, &link, q(), q());
+    sim.connect(r, b, &link, q(), q());
+    let mut imp = ecnlab::tcp::testing::Impairment::new(11, 0.001, 0.0, 0.0, 0);
+    imp.data_only = true;
+    sim.set_element(r, Box::new(imp));
+    let cfg = TcpConfig {
+        mss: 60_000,
+        ..Default::default()
+    };
+    let size = 4_500_000_000u64 + 12_345;
+    let spec = TcpFlowSpec {
+        name: "big".into(),
+        src: a,
+        dst: b,
+        size: Some(size),
+        start: 0,
+        client_initiated: false,
+        config: cfg.clone(),
+    };
+    add_tcp_flow(
+        &mut sim,
+        &spec,
+        Box::new(Reno::new(cfg.mss)),
+        Box::new(NoEcn),
+        Box::new(NoEcn),
+    )
+    .unwrap();
+    let mut t = 0;
+    while !sim.endpoints.iter().all(|e| e.finished()) && t < 100 * SEC {
+        t += SEC;
+        sim.run_until(t);
+    }
+    sim.conservation().unwrap();
+    let rec = &sim.flow_records()[0];
+    assert_eq!(rec.bytes_delivered, Some(size));
+    assert!(rec.retransmissions.unwrap() > 20);
+    assert!(rec.fct_s.is_some());
+}
+
+#[test]
+fn handshake_gives_up_after_syn_retries_with_doubling_timeouts() {
+    let cfg = TcpConfig {
+        syn_retries: 3,
+        ..Default::default()
+    };
+    let mut h = harness(cfg, Some(10_000), false);
+    h.run(600 * SEC, &mut |_, dir, _| dir == Dir::BtoA);
+    let syn_times: Vec<u64> = h.sent.iter().map(|t| t.time).collect();
+    // SYN at 0, retried after 1, 2 and 4 s; then the connection fails.
+    assert_eq!(syn_times, vec![0, SEC, 3 * SEC, 7 * SEC]);
+    assert_eq!(h.a.state(), State::Failed);
+    assert_eq!(h.a.deadline(), ecnlab::time::NEVER);
+    let mut r = ecnlab::stats::FlowRecord::default();
+    h.b.record(h.now, &mut r);
+    assert_eq!((r.bytes_delivered, r.fct_s), (Some(0), None));
+}

@@ -8,6 +8,8 @@
 //! never behind it, never decreasing).
 
 use ecnlab::aqm::{DropTail, Limit};
+use ecnlab::cc::newreno::{NewReno, NewRenoConfig};
+use ecnlab::cc::Controller;
 use ecnlab::net::{node_addr, Ctx, Endpoint, LinkSpec, Samples};
 use ecnlab::packet::Packet;
 use ecnlab::stats::FlowRecord;
@@ -120,7 +122,14 @@ fn run(seed: u64, sack: bool, timestamps: bool, size: u64, impair: (f64, f64, f6
         active_open_at: (snd != ci).then_some(0),
         app_start: 0,
         send_bytes: if snd { Some(size) } else { Some(0) },
-        cc: snd.then(|| Box::new(Reno::new(cfg.mss)) as _),
+        // Odd seeds use the library's NewReno, even ones the reference Reno of the test kit.
+        cc: snd.then(|| -> Box<dyn Controller> {
+            if seed % 2 == 1 {
+                Box::new(NewReno::new(cfg.mss, NewRenoConfig::default()).unwrap())
+            } else {
+                Box::new(Reno::new(cfg.mss))
+            }
+        }),
         codec: Box::new(NoEcn),
     };
     let oracle = Rc::new(RefCell::new(Oracle::default()));

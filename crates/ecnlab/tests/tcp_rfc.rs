@@ -294,6 +294,21 @@ fn sack_blocks_report_the_newest_segment_first_and_recovery_repairs_in_order() {
         }
     }
     assert!(checked >= 10);
+    // A retransmission that fills a hole is acknowledged at once (RFC 5681 §4.2), despite
+    // delayed ACKs.
+    for &l in &lost {
+        let arrival = h
+            .arrived
+            .iter()
+            .find(|t| t.dir == Dir::AtoB && t.pkt.payload_len > 0 && h.rel_seq_a(&t.pkt) == l)
+            .unwrap();
+        let ack = h
+            .sent
+            .iter()
+            .find(|t| t.dir == Dir::BtoA && t.time == arrival.time)
+            .expect("immediate ACK for the gap-filling segment");
+        assert!(h.rel_ack_b(&ack.pkt) > l);
+    }
     // Sender (RFC 6675): each hole is retransmitted once, in order, and the second and third
     // as soon as DupThresh segments above them are SACKed.
     let rtx: Vec<(u64, Time)> = lost.iter().map(|&l| (l, sends_of(&h, l)[1])).collect();

@@ -41,6 +41,10 @@
 //!   signal (`on_signal`), then `on_ack` if the ACK acknowledged (or SACKed) new bytes, then
 //!   `on_recovery_end` if the ACK ended fast recovery — so the ACK that ends recovery is
 //!   reported as inside it.
+//! - One reduction per window (RFC 3168 §6.1.2) is enforced for marks after marks and for
+//!   marks after losses (the codecs see `TcpInfo::recovery_point`); a loss detected in the
+//!   window after a mark-triggered reduction still calls `on_loss`, and whether that reduces
+//!   again is the controller's decision.
 //! - Client-initiated transfers: the data receiver opens; the sender starts sending when the
 //!   handshake completes (no request bytes are modelled).
 
