@@ -1,16 +1,25 @@
 //! ECN codecs over the real connection: RFC 3168 negotiation and fallback, the ECE/CWR
-//! exchange with one reduction per window, and DCTCP's receiver state machine (RFC 8257 §3.2)
-//! with the sender's exact accounting of marked bytes.
+//! exchange with one reduction per window, DCTCP's receiver state machine (RFC 8257 §3.2)
+//! with the sender's exact accounting of marked bytes, and DCTCP with a step marker holding
+//! the queue at the threshold as its analysis predicts.
 
-use ecnlab::cc::Signal;
+use ecnlab::aqm::{DropTail, Limit};
+use ecnlab::cc::dctcp::{Dctcp, DctcpConfig};
+use ecnlab::cc::newreno::{NewReno, NewRenoConfig};
+use ecnlab::cc::{Controller, Signal};
+use ecnlab::marker::step::{StepConfig, StepMarker};
 use ecnlab::net::Endpoint;
+use ecnlab::net::LinkSpec;
 use ecnlab::packet::Packet;
 use ecnlab::stats::FlowRecord;
 use ecnlab::tcp::codecs::by_name;
 use ecnlab::tcp::testing::{Call, Dir, FixedWindow, Harness, Probe, Reno};
 use ecnlab::tcp::TcpConfig;
+use ecnlab::tcp::{add_tcp_flow, TcpFlowSpec};
+use ecnlab::time::US;
 use ecnlab::time::{Time, MS, SEC};
 use ecnlab::wire::{Ecn, TcpFlags};
+use ecnlab::Sim;
 
 const MSS: u64 = 1000;
 
@@ -281,4 +290,103 @@ fn dctcp_receiver_state_machine_and_exact_marked_bytes() {
     }
     assert_eq!(marked, ce.len() as u64 * MSS);
     assert_eq!(acked, h.a.snd_una() - 1);
+}
+
+/// Two long flows through a 100 Mbit/s bottleneck with a step marker at K packets; returns
+/// (mean, standard deviation, maximum) of the sampled queue after warm-up, the goodput
+/// (bit/s), and the packets dropped at the bottleneck.
+fn step_marked_dumbbell(scheme: &str, k: u64) -> (f64, f64, f64, f64, u64) {
+    let mut sim = Sim::new(1);
+    let q = |n| Box::new(DropTail::new(Limit::Packets(n)));
+    let db = ecnlab::net::topology::dumbbell(
+        &mut sim,
+        2,
+        2,
+        &LinkSpec::new(1_000_000_000, 100 * US),
+        &LinkSpec::new(100_000_000, 200 * US),
+        q(300),
+        q(300),
+        &mut |_| q(1000),
+    );
+    sim.set_marker(
+        db.bottleneck,
+        Box::new(StepMarker::new(StepConfig { k, bytes: false })),
+    );
+    sim.sample_port(db.bottleneck);
+    sim.set_sample_interval(MS / 2);
+    let cfg = TcpConfig::default();
+    for i in 0..2 {
+        let spec = TcpFlowSpec {
+            name: format!("f{i}"),
+            src: db.left[i],
+            dst: db.right[i],
+            size: None,
+            start: 0,
+            client_initiated: false,
+            config: cfg.clone(),
+        };
+        let cc: Box<dyn Controller> = if scheme == "dctcp" {
+            Box::new(Dctcp::new(cfg.mss, DctcpConfig::default()).unwrap())
+        } else {
+            Box::new(NewReno::new(cfg.mss, NewRenoConfig::default()).unwrap())
+        };
+        let codec = || by_name(scheme).unwrap();
+        add_tcp_flow(&mut sim, &spec, cc, codec(), codec()).unwrap();
+    }
+    let (warm, end) = (500 * MS, 1500 * MS);
+    sim.run_until(warm);
+    let before: u64 = sim
+        .flow_records()
+        .iter()
+        .map(|r| r.bytes_delivered.unwrap())
+        .sum();
+    sim.run_until(end);
+    sim.conservation().unwrap();
+    let after: u64 = sim
+        .flow_records()
+        .iter()
+        .map(|r| r.bytes_delivered.unwrap())
+        .sum();
+    let port = &sim.ports[db.bottleneck as usize];
+    let qs: Vec<f64> = sim
+        .ts
+        .series("queue_pkts", &port.name)
+        .iter()
+        .filter(|x| x.0 > warm)
+        .map(|x| x.1)
+        .collect();
+    let mean = qs.iter().sum::<f64>() / qs.len() as f64;
+    let sd = (qs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / qs.len() as f64).sqrt();
+    let max = qs.iter().cloned().fold(0.0, f64::max);
+    let goodput = (after - before) as f64 * 8.0 / to_s(end - warm);
+    (mean, sd, max, goodput, port.counters.dropped())
+}
+
+fn to_s(t: Time) -> f64 {
+    ecnlab::time::to_secs(t)
+}
+
+#[test]
+fn dctcp_holds_the_queue_at_the_step_threshold() {
+    // Alizadeh, Javanmard and Prabhakar ("Analysis of DCTCP", SIGMETRICS 2011): with N
+    // synchronised flows the queue peaks at K + N and oscillates with an amplitude of about
+    // ½·√(2N(C·RTT + K)) ≈ 6 packets here (C·RTT ≈ 12 packets, K = 20, N = 2); with
+    // K > C·RTT/7 the link stays fully used. Classic ECN halves its window on each mark and
+    // drains the queue far below K.
+    let k = 20;
+    let (mean, sd, max, goodput, drops) = step_marked_dumbbell("dctcp", k);
+    let link = 100e6 * 1000.0 / 1040.0;
+    assert!(max <= (k + 2 + 1) as f64, "max queue {max}");
+    assert!(
+        mean > k as f64 - 4.0 && mean < k as f64 + 1.0,
+        "mean queue {mean}"
+    );
+    assert!(sd < 2.5, "queue sd {sd}");
+    assert!(goodput > 0.99 * link, "goodput {goodput}");
+    assert_eq!(drops, 0);
+    let (e_mean, e_sd, _, e_goodput, e_drops) = step_marked_dumbbell("ecn", k);
+    assert!(e_sd > 2.0 * sd, "ECN queue sd {e_sd} vs DCTCP {sd}");
+    assert!(e_mean < mean - 3.0);
+    assert!(e_goodput > 0.98 * link);
+    assert_eq!(e_drops, 0);
 }
