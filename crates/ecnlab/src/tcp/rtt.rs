@@ -1,6 +1,6 @@
 //! Retransmission timer arithmetic of RFC 6298: SRTT/RTTVAR with α = 1/8, β = 1/4, K = 4,
 //! a clock granularity G, bounds [min_rto, max_rto], exponential back-off that stays in force
-//! until a new valid sample arrives (Karn's algorithm, §5.7 and [KP87]).
+//! until a new valid sample arrives (Karn's algorithm, RFC 6298 §5.7).
 
 use crate::time::Time;
 
