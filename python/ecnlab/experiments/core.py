@@ -1,0 +1,169 @@
+"""Sanity experiments of the simulator itself against analytic results.
+
+``core.mdl`` — M/D/1 queueing: Poisson arrivals of equal-size packets into a FIFO served at
+a constant rate. The mean waiting time before service is Pollaczek–Khinchine's
+``Wq = ρ / (2 μ (1 − ρ))`` (μ = service rate in packets/s, ρ = offered load), which plays the
+role of the "paper" value. Our measurement is the bottleneck port's mean sojourn time (enqueue
+to start of transmission). Also checked: utilisation equals ρ, and Little's law
+``Lq = λ Wq`` between the time-averaged queue and the measured wait.
+
+Modelling choices (named, since the analytic model is an idealisation):
+
+- ``ACCESS_RATE``: the Poisson source sits behind an access link 100× faster than the
+  bottleneck, so the arrival process at the bottleneck is Poisson up to spacing of one
+  access transmission time (0.8 µs against 80 µs of service).
+- ``BUFFER``: large enough that no packet is dropped (a dropped packet would make the queue
+  M/D/1/K).
+- Tolerance of the wait comparison: the run's statistical error. Waiting times are strongly
+  correlated near ρ → 1, so the tolerance is wider there (``TOLERANCE``).
+"""
+
+from __future__ import annotations
+
+from ..plots import errorbar_with_spread, new_figure, time_series
+from ..scenario import Scenario
+from . import register
+from .base import Comparison, Context, Experiment, RunSet, Stat
+
+BOTTLENECK_BPS = 100e6
+ACCESS_RATE = "10Gbps"
+PACKET_BYTES = 1000
+BUFFER = 1_000_000
+PORT = "rl->rr"
+
+
+def pk_wait_s(rho: float) -> float:
+    """Pollaczek–Khinchine mean wait of M/D/1."""
+    mu = BOTTLENECK_BPS / (8 * PACKET_BYTES)
+    return rho / (2 * mu * (1 - rho))
+
+
+def tolerance(rho: float, quick: bool) -> float:
+    """Relative tolerance of the mean wait: sampling error grows like 1/(1−ρ)."""
+    base = 0.04 if quick else 0.015
+    return base * max(1.0, 0.3 / (1 - rho))
+
+
+def scenario(rho: float, duration: str) -> Scenario:
+    s = Scenario.dumbbell(
+        left=1,
+        right=1,
+        bottleneck_rate=f"{BOTTLENECK_BPS / 1e6:g}Mbps",
+        bottleneck_delay="1ms",
+        access_rate=ACCESS_RATE,
+        access_delay="1ms",
+        queue={"kind": "droptail", "limit": BUFFER},
+        duration=duration,
+        name=f"M/D/1 at rho={rho:g}",
+    )
+    s.add_udp_flow(
+        "l0", "r0", rate=f"{rho * BOTTLENECK_BPS:.0f}bps", pattern="poisson", packet_size=PACKET_BYTES, name="poisson"
+    )
+    s.set("measure.sample_ports", [PORT])
+    s.set("measure.interval", "10ms")
+    return s
+
+
+@register
+class MD1Wait(Experiment):
+    name = "core.mdl"
+    title = "M/D/1 queue: mean wait vs load against Pollaczek–Khinchine"
+    source = "analytic: Pollaczek–Khinchine mean-value formula for M/D/1, Wq = ρ/(2μ(1−ρ))"
+    description = (
+        "One Poisson UDP source of 1000-byte packets through a 100 Mbit/s bottleneck with an "
+        "unlimited FIFO, at offered loads ρ from light to heavy. The bottleneck's measured mean "
+        "wait is compared with the analytic value; utilisation with ρ; the time-averaged queue "
+        "with Little's law."
+    )
+    quick_seeds = 3
+    full_seeds = 5
+
+    def loads(self, quick: bool) -> list[float]:
+        return [0.3, 0.5, 0.7, 0.9] if quick else [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95]
+
+    def runs(self, quick: bool, seeds: list[int]):
+        duration = "20s" if quick else "120s"
+        out = {}
+        for rho in self.loads(quick):
+            base = scenario(rho, duration)
+            for seed in seeds:
+                out[f"rho{rho:.2f}-s{seed}"] = base.with_(seed=seed)
+        return out
+
+    def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
+        comps: list[Comparison] = []
+        rhos, waits, pk = [], [], []
+        little_err, util_err, drops = [], [], 0
+        for rho in self.loads(ctx.quick):
+            cfg = f"rho{rho:.2f}"
+            wait = runs.stat(cfg, lambda r: r.port(PORT)["mean_sojourn_s"] * 1e3)
+            expect = pk_wait_s(rho) * 1e3
+            tol = tolerance(rho, ctx.quick)
+            comps.append(
+                Comparison(
+                    metric=f"mean wait at ρ = {rho:g}",
+                    paper=expect,
+                    ours=wait,
+                    direction_holds=abs(wait.mean - expect) <= tol * expect,
+                    unit="ms",
+                    claim=f"equals Wq = ρ/(2μ(1−ρ)) within {tol * 100:.0f} %",
+                    note=f"error {100 * (wait.mean - expect) / expect:+.1f} %",
+                )
+            )
+            rhos.append(rho)
+            waits.append(wait)
+            pk.append(expect)
+            for r in runs.over_seeds(cfg):
+                p = r.port(PORT)
+                dur = r.meta["duration_s"]
+                lam = p["dequeued_pkts"] / dur
+                lq = p["mean_queue_pkts"]
+                wq = p["mean_sojourn_s"]
+                little_err.append(abs(lq - lam * wq) / max(lq, 1e-12))
+                util_err.append(abs(p["utilization"] - rho))
+                drops += p["dropped_pkts"]
+        comps.append(
+            Comparison(
+                metric="utilisation − ρ (largest over runs)",
+                paper=0.0,
+                ours=Stat.of([max(util_err)]),
+                direction_holds=max(util_err) <= (0.02 if ctx.quick else 0.01),
+                claim="utilisation equals the offered load",
+            )
+        )
+        comps.append(
+            Comparison(
+                metric="Little's law: |Lq − λWq| / Lq (largest over runs)",
+                paper=0.0,
+                ours=Stat.of([max(little_err)]),
+                direction_holds=max(little_err) <= 0.01,
+                claim="time-averaged queue equals arrival rate × mean wait",
+            )
+        )
+        comps.append(
+            Comparison(
+                metric="packets dropped at the bottleneck",
+                paper=0,
+                ours=float(drops),
+                direction_holds=drops == 0,
+                claim="an unlimited FIFO drops nothing",
+            )
+        )
+
+        # Figure: wait vs load, analytic curve and our mean with min–max over seeds.
+        import numpy as np
+
+        fig, ax = new_figure("M/D/1 mean wait at the bottleneck", "offered load ρ", "mean wait (ms)")
+        xs = np.linspace(0.05, max(rhos) + 0.02, 200)
+        ax.plot(xs, [pk_wait_s(x) * 1e3 for x in xs], color="#9aa7b8", lw=2, label="Pollaczek–Khinchine")
+        errorbar_with_spread(ax, rhos, waits, label=f"ecnlab ({len(ctx.seeds)} seeds)", color="#3b6ea8")
+        ax.set_yscale("log")
+        ax.legend()
+        ctx.figure(fig, "wait_vs_load", "Mean wait before service against offered load (log scale).")
+
+        heavy = f"rho{max(rhos):.2f}"
+        r = runs.over_seeds(heavy)[0]
+        fig, ax, _ = time_series(r.timeseries, "queue_pkts", [PORT], title=f"Bottleneck queue at ρ = {max(rhos):g}", ylabel="packets")
+        ax.set_xlim(0, min(2.0, r.meta["duration_s"]))
+        ctx.figure(fig, "queue_heavy", f"Queue length sampled every 10 ms at ρ = {max(rhos):g}, first seconds of one seed.")
+        return comps
