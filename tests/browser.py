@@ -83,7 +83,7 @@ def picture_stats(png: Path) -> dict[str, float]:
 
     img = Image.open(png).convert("RGB")
     img.thumbnail((600, 1200))
-    px = list(img.getdata())
+    px = list(img.get_flattened_data()) if hasattr(img, "get_flattened_data") else list(img.getdata())
     n = len(px)
     non_white = sum(1 for r, g, b in px if r < 235 or g < 235 or b < 235)
     colourful = sum(1 for r, g, b in px if max(r, g, b) - min(r, g, b) > 60)

@@ -58,17 +58,22 @@ def time_series(
     ylabel: str = "",
     scale: float = 1.0,
     extra_kind: str | None = None,
+    smooth: int = 1,
 ):
     """Lines of one sample kind over time, one per entity (port or flow). ``extra_kind``
     adds a dashed line per entity (e.g. RED's average queue beside the instantaneous one).
-    Returns (fig, ax, drawn entity names)."""
+    ``smooth`` > 1 draws the rolling mean over that many samples. Returns (fig, ax, drawn
+    entity names)."""
     sel = ts.filter(pl.col("kind") == kind)
     names = entities if entities is not None else sel["entity"].unique(maintain_order=True).to_list()
     names = list(names)[:MAX_LINES]
     fig, ax = new_figure(title, "time (s)", ylabel)
     for name in names:
         part = sel.filter(pl.col("entity") == name)
-        line = ax.plot(part["time_s"].to_numpy(), part["value"].to_numpy() * scale, lw=1.0, label=name)[0]
+        values = part["value"]
+        if smooth > 1:
+            values = values.rolling_mean(smooth, min_samples=1)
+        line = ax.plot(part["time_s"].to_numpy(), values.to_numpy() * scale, lw=1.0, label=name)[0]
         if extra_kind:
             ex = ts.filter((pl.col("kind") == extra_kind) & (pl.col("entity") == name))
             if ex.height:

@@ -168,6 +168,14 @@ MAX_PORT_FIGURES = 6
 MAX_OTHER_FLOW_KINDS = 6
 
 
+RATE_WINDOW_S = 0.1
+
+
+def _sample_interval(ts: pl.DataFrame) -> float | None:
+    times = ts["time_s"].unique().sort().head(3).to_list() if ts.height else []
+    return times[1] - times[0] if len(times) > 1 and times[1] > times[0] else None
+
+
 def _slug(s: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in s).strip("_")
 
@@ -202,12 +210,17 @@ def run_figures(doc: Html, flows: pl.DataFrame, ports: pl.DataFrame, ts: pl.Data
     ] if flow_names else []  # fmt: skip
     ordered = [k for k in FLOW_KINDS if k in flow_kinds]
     others = [k for k in flow_kinds if k not in FLOW_KINDS][:MAX_OTHER_FLOW_KINDS]
+    interval = _sample_interval(ts)
     for k in ordered + others:
         ylabel, scale = FLOW_KINDS.get(k, (k, 1.0))
-        fig, _, drawn = plots.time_series(ts, k, None, title=f"{ylabel} per flow", ylabel=ylabel, scale=scale)
+        # Delivery comes in bursts (a filled loss hole releases many bytes at once), so the
+        # rate is shown averaged over RATE_WINDOW_S.
+        smooth = max(1, round(RATE_WINDOW_S / interval)) if k == "rate_bps" and interval else 1
+        fig, _, drawn = plots.time_series(ts, k, None, title=f"{ylabel} per flow", ylabel=ylabel, scale=scale, smooth=smooth)
         n = ts.filter(pl.col("kind") == k)["entity"].n_unique()
         more = f" ({len(drawn)} of {n} flows shown)" if n > len(drawn) else ""
-        doc.figure(fig, f"{prefix}flow_{_slug(k)}", f"{ylabel} of each flow over time{more}.")
+        avg = f", averaged over {smooth * interval * 1e3:.0f} ms" if smooth > 1 else ""
+        doc.figure(fig, f"{prefix}flow_{_slug(k)}", f"{ylabel} of each flow over time{avg}{more}.")
 
     # Flow completion times.
     if flows.height and "fct_s" in flows.columns:

@@ -1,0 +1,232 @@
+"""The Python API end to end: scenarios in every form, result tables checked against what
+the scenario implies (rates, conservation of packets, counters that add up), determinism,
+pcap output, progress and interruption, panics, and table conversion at scale."""
+
+from __future__ import annotations
+
+import struct
+import threading
+import time
+
+import polars as pl
+import pytest
+
+import ecnlab
+from ecnlab import _core
+
+
+def overloaded(seed: int = 1, pattern: str = "cbr") -> ecnlab.Scenario:
+    """15 Mbit/s of UDP into a 10 Mbit/s bottleneck with a 50-packet DropTail queue."""
+    s = ecnlab.Scenario.dumbbell(
+        left=2, right=2, bottleneck_rate="10Mbps", bottleneck_delay="5ms",
+        queue={"kind": "droptail", "limit": 50}, duration="4s", seed=seed,
+    )  # fmt: skip
+    s.add_udp_flow("l0", "r0", rate="9Mbps", name="a", pattern=pattern)
+    s.add_udp_flow("l1", "r1", rate="6Mbps", name="b", start="1s", pattern=pattern)
+    return s
+
+
+def test_every_scenario_form_gives_the_same_results(udp_toml, udp_file):
+    forms = [
+        udp_toml,
+        udp_file,
+        str(udp_file),
+        ecnlab.Scenario.from_toml(udp_toml),
+        ecnlab.Scenario.from_toml(udp_toml).to_dict(),
+    ]
+    results = [ecnlab.run(f) for f in forms]
+    for r in results[1:]:
+        assert r.flows.equals(results[0].flows)
+        assert r.ports.equals(results[0].ports)
+        assert r.timeseries.equals(results[0].timeseries)
+
+
+def test_udp_cbr_delivers_exactly_its_rate(udp_toml):
+    r = ecnlab.run(udp_toml)
+    f = r.flow("cbr")
+    # 4 Mbit/s of 1000-byte packets is one every 2 ms: 1000 in 2 s (1001 when the run's
+    # last instant, t = 2 s, is included).
+    assert f["packets_sent"] in (1000, 1001)
+    # Goodput counts what arrived by the end: all but the packets still in flight.
+    assert f["throughput_bps"] == pytest.approx(f["packets_received"] * 8000 / 2.0)
+    assert f["throughput_bps"] == pytest.approx(4e6, rel=0.01)
+    # Nothing queues at 40 % load: one-way delay is propagation + three transmissions.
+    base = 2 * 1e-3 + 10e-3 + 8000 / 1e9 * 2 + 8000 / 10e6
+    assert f["owd_mean_s"] == pytest.approx(base, rel=1e-6)
+    in_flight = f["packets_sent"] - f["packets_received"]
+    assert in_flight == pytest.approx(base / 2e-3, abs=1)
+    bn = r.port("rl->rr")
+    assert bn["utilization"] == pytest.approx(0.4, abs=0.002)
+    assert bn["dropped_pkts"] == 0
+
+
+def test_bottleneck_counters_add_up_under_overload():
+    r = ecnlab.run(overloaded())
+    bn = r.port("rl->rr")
+    # Every arrival is either queued or dropped; every queued packet left or is still queued.
+    assert bn["arrived_pkts"] == bn["enqueued_pkts"] + bn["dropped_pkts"]
+    assert 0 <= bn["enqueued_pkts"] - bn["dequeued_pkts"] <= 50
+    drop_cols = [c for c in r.ports.columns if c.startswith("dropped_") and c not in ("dropped_pkts", "dropped_bytes")]
+    assert sum(bn[c] for c in drop_cols) == bn["dropped_pkts"]
+    assert bn["max_queue_pkts"] == 50
+    # The link is busy from the moment the two flows overload it (t = 1 s) to the end.
+    assert bn["utilization"] > 0.9 * 3 / 4 + 0.25 * 0.9 - 0.01
+    # It carries exactly its capacity while overloaded: dequeued bytes ≈ rate × busy time.
+    assert bn["dequeued_bytes"] * 8 == pytest.approx(10e6 * 4 * bn["utilization"], rel=0.01)
+    # The flows' losses are the bottleneck's drops (no other port drops).
+    f = r.flows
+    lost = (f["packets_sent"] - f["packets_received"]).sum()
+    in_flight = r.meta["packets_created"] - r.meta["packets_delivered"] - r.meta["packets_dropped"]
+    assert lost == bn["dropped_pkts"] + in_flight
+    assert r.ports["dropped_pkts"].sum() == bn["dropped_pkts"] == r.meta["packets_dropped"]
+
+
+def test_same_seed_same_results_other_seed_other_results():
+    a = ecnlab.run(overloaded(pattern="poisson"), seed=5)
+    b = ecnlab.run(overloaded(pattern="poisson"), seed=5)
+    c = ecnlab.run(overloaded(pattern="poisson"), seed=6)
+    assert a.flows.equals(b.flows) and a.ports.equals(b.ports) and a.timeseries.equals(b.timeseries)
+    assert not a.flows.equals(c.flows)
+    assert a.meta["seed"] == 5 and c.meta["seed"] == 6
+    assert "seed = 6" in c.scenario_toml
+
+
+def test_tables_have_the_documented_columns_and_types(udp_toml):
+    r = ecnlab.run(udp_toml)
+    assert r.timeseries.schema == pl.Schema({"time_s": pl.Float64, "kind": pl.String, "entity": pl.String, "value": pl.Float64})
+    assert {"flow", "name", "transport", "throughput_bps", "fct_s", "owd_mean_s"} <= set(r.flows.columns)
+    assert r.flows.schema["fct_s"] == pl.Float64 and r.flows.schema["packets_sent"] == pl.Int64
+    # Nulls survive the trip: a UDP flow has no RTT and no completion time.
+    assert r.flow("cbr")["rtt_mean_s"] is None and r.flow("cbr")["fct_s"] is None
+    assert {"port", "arrived_pkts", "dropped_pkts", "marked_pkts", "utilization", "mean_sojourn_s"} <= set(r.ports.columns)
+    q = r.series("queue_pkts", "rl->rr")
+    assert q.height == 201  # every 10 ms from 0 to 2 s inclusive
+    assert q["time_s"].diff().drop_nulls().round(9).unique().to_list() == [0.01]
+
+
+def test_scenario_builder_round_trips_through_toml():
+    s = ecnlab.Scenario.dumbbell(left=2, right=3, bottleneck_rate="50Mbps", queue={"kind": "red", "min_th": 5, "max_th": 15, "limit": 50})
+    s.add_udp_flow("l1", "r2", rate="1Mbps").set("measure.interval", "5ms").set("flows[0].packet_size", 500)
+    toml = s.to_toml()
+    again = ecnlab.Scenario.from_toml(toml)
+    assert again.to_toml() == toml
+    assert again.get("flows[0].packet_size") == "500B"
+    assert again.get("topology.bottleneck_queue.min_th") == 5
+    assert s.with_(seed=9).get("seed") == 9 and s.get("seed") == 1
+
+
+def test_a_scenario_error_is_a_value_error_with_path_and_message():
+    s = ecnlab.Scenario.dumbbell().add_udp_flow("l0", "r0", rate="1Mbps", cc="cubic")
+    with pytest.raises(ValueError) as e:
+        ecnlab.run(s)
+    assert isinstance(e.value, ecnlab.ScenarioError)
+    assert e.value.path == "flows[0].cc"
+    assert "TCP option" in e.value.message
+    assert str(e.value).startswith("flows[0].cc: ")
+
+
+def test_pcap_files_hold_every_packet_the_port_sent(tmp_path):
+    s = overloaded().set("measure.pcap", ["rl->rr"])
+    r = ecnlab.run(s, pcap_dir=tmp_path)
+    files = list(tmp_path.glob("*.pcap"))
+    assert [f.name for f in files] == ["rl_to_rr.pcap"]
+    data = files[0].read_bytes()
+    magic, _, _, _, _, snaplen, linktype = struct.unpack("<IHHiIII", data[:24])
+    assert magic in (0xA1B2C3D4, 0xA1B23C4D)
+    records, off = 0, 24
+    while off < len(data):
+        incl = struct.unpack("<I", data[off + 8 : off + 12])[0]
+        off += 16 + incl
+        records += 1
+    assert off == len(data)
+    assert records == r.port("rl->rr")["dequeued_pkts"]
+
+
+def test_progress_callback_sees_simulated_time_advance():
+    seen = []
+    s = overloaded().with_(duration="30s")
+    ecnlab.run(s, progress=seen.append)
+    assert seen, "the callback was never called"
+    last = seen[-1]
+    assert last["sim_time_s"] == pytest.approx(30.0) and last["duration_s"] == 30.0
+    assert all(a["sim_time_s"] <= b["sim_time_s"] for a, b in zip(seen, seen[1:]))
+    assert last["events"] > 0
+
+
+def test_progress_callback_can_stop_the_run_or_raise():
+    s = overloaded().with_(duration="3000s")
+    with pytest.raises(KeyboardInterrupt):
+        ecnlab.run(s, progress=lambda p: False)
+
+    class Stop(Exception):
+        pass
+
+    def boom(p):
+        raise Stop("stop here")
+
+    with pytest.raises(Stop, match="stop here"):
+        ecnlab.run(s, progress=boom)
+
+
+def test_a_rust_panic_is_an_ordinary_exception_with_its_message():
+    with pytest.raises(ecnlab.InternalError) as e:
+        _core._panic_for_test("the queue ate a packet")
+    assert "the queue ate a packet" in str(e.value)
+    assert isinstance(e.value, Exception)  # not a BaseException-only PanicException
+    # The interpreter is still usable afterwards.
+    assert ecnlab.run(overloaded()).flows.height == 2
+
+
+def test_runs_release_the_gil():
+    s = overloaded().with_(duration="600s")
+    done = threading.Event()
+    ticks = 0
+
+    def work():
+        ecnlab.run(s)
+        done.set()
+
+    t = threading.Thread(target=work)
+    t0 = time.perf_counter()
+    t.start()
+    while not done.is_set():
+        ticks += 1
+        time.sleep(0.001)
+    t.join()
+    elapsed = time.perf_counter() - t0
+    # The main thread kept running (about one tick per ms) while the simulation ran.
+    assert elapsed > 0.2
+    assert ticks > elapsed * 1000 * 0.3
+
+
+def test_large_tables_convert_without_per_row_work():
+    s = overloaded().with_(duration="100s").set("measure.interval", "1ms")
+    t0 = time.perf_counter()
+    r = ecnlab.run(s)
+    total = time.perf_counter() - t0
+    assert r.timeseries.height > 1_000_000
+    # The conversion must be a small part of the run; per-row Python work would take
+    # several seconds for a million rows.
+    assert total - r.meta["wall_s"] < 2.0, (total, r.meta["wall_s"])
+
+
+def test_results_round_trip_through_parquet(tmp_path):
+    r = ecnlab.write_run_dir(overloaded(), tmp_path / "run")
+    back = ecnlab.read_run_dir(tmp_path / "run")
+    assert back.flows.equals(r.flows) and back.ports.equals(r.ports) and back.timeseries.equals(r.timeseries)
+    assert back.meta["events"] == r.meta["events"]
+    assert back.scenario_toml == r.scenario_toml
+
+
+def test_tcp_flow_completes_and_bulk_flows_fill_the_link():
+    s = ecnlab.Scenario.dumbbell(left=2, right=2, bottleneck_rate="20Mbps", bottleneck_delay="10ms", duration="5s")
+    s.add_tcp_flow("l0", "r0", cc="newreno", size="200KB", name="short")
+    s.add_tcp_flow("l1", "r1", cc="newreno", name="bulk")
+    r = ecnlab.run(s)
+    short = r.flow("short")
+    assert short["bytes_delivered"] == 200_000
+    assert short["fct_s"] is not None and 0.05 < short["fct_s"] < 5
+    bulk = r.flow("bulk")
+    assert bulk["fct_s"] is None
+    assert r.port("rl->rr")["utilization"] > 0.9
+    assert r.series("cwnd_bytes", "bulk").height > 100

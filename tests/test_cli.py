@@ -1,0 +1,191 @@
+"""The ``ecnlab`` command as a user runs it (separate processes): run, report, reproduce,
+help, replacing earlier results, and interruption."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import signal
+import subprocess
+import time
+
+import polars as pl
+import pytest
+
+from conftest import ECNLAB, run_cli
+
+SUBCOMMANDS = ["run", "validate", "report", "reproduce"]
+
+
+@pytest.mark.parametrize("args", [["--help"], *[[c, "--help"] for c in SUBCOMMANDS]])
+def test_help_everywhere(args):
+    p = run_cli(*args)
+    assert p.returncode == 0
+    assert "usage: ecnlab" in p.stdout
+
+
+def test_no_command_prints_usage_and_exits_2():
+    p = run_cli()
+    assert p.returncode == 2
+    assert "usage: ecnlab" in p.stderr
+
+
+def test_run_writes_the_documented_layout(cli, udp_file, tmp_path):
+    out = tmp_path / "res"
+    p = cli("run", udp_file, "--out", out, "--seed", "11")
+    assert p.returncode == 0, p.stderr
+    assert sorted(x.name for x in out.iterdir()) == ["flows.parquet", "ports.parquet", "run.json", "timeseries.parquet"]
+    info = json.loads((out / "run.json").read_text())
+    assert info["seed"] == 11
+    assert info["scenario"]["seed"] == 11 and "seed = 11" in info["scenario_toml"]
+    assert info["events"] > 0 and info["wall_s"] > 0
+    assert info["packets"]["created"] == info["packets"]["delivered"] + info["packets"]["dropped"] + (
+        info["packets"]["created"] - info["packets"]["delivered"] - info["packets"]["dropped"]
+    )
+    assert info["ecnlab_version"]
+    ts = pl.read_parquet(out / "timeseries.parquet")
+    assert ts.columns == ["time_s", "kind", "entity", "value"]
+    flows = pl.read_parquet(out / "flows.parquet")
+    assert flows["name"].to_list() == ["cbr"]
+    assert flows["throughput_bps"][0] == pytest.approx(4e6, rel=0.01)
+    # No stray temporary directories beside the result.
+    assert [x.name for x in tmp_path.iterdir() if x.name.startswith(".")] == []
+
+
+def test_run_is_quiet_without_a_terminal_and_with_quiet(cli, udp_file, tmp_path):
+    p = cli("run", udp_file, "--out", tmp_path / "a")
+    assert p.stderr == ""  # no progress bar when stderr is not a terminal
+    assert p.stdout.startswith("wrote ")
+    p = cli("run", udp_file, "--out", tmp_path / "b", "--quiet")
+    assert p.stdout == "" and p.stderr == ""
+
+
+def test_run_replaces_an_earlier_result(cli, udp_file, tmp_path):
+    out = tmp_path / "res"
+    assert cli("run", udp_file, "--out", out, "--seed", "1").returncode == 0
+    (out / "leftover.txt").write_text("from the first run")
+    assert cli("run", udp_file, "--out", out, "--seed", "2").returncode == 0
+    assert json.loads((out / "run.json").read_text())["seed"] == 2
+    assert not (out / "leftover.txt").exists()
+
+
+def test_pcap_files_land_in_the_run_directory(cli, udp_toml, tmp_path):
+    scen = tmp_path / "s.toml"
+    scen.write_text(udp_toml + '\n[measure]\npcap = ["rl->rr"]\n')
+    out = tmp_path / "res"
+    p = cli("run", scen, "--out", out, "-q")
+    assert p.returncode == 0, p.stderr
+    pcap = out / "pcap" / "rl_to_rr.pcap"
+    assert pcap.stat().st_size > 24 + 1000 * 16
+    assert json.loads((out / "run.json").read_text())["pcap"] == ["rl_to_rr.pcap"]
+
+
+def test_validate_prints_the_normalised_scenario(cli, udp_file):
+    p = cli("validate", udp_file, "--print")
+    assert p.returncode == 0
+    assert 'kind = "droptail"' in p.stdout and "interval = " in p.stdout
+
+
+TCP_SCENARIO = """
+name = "tcp mix"
+duration = "3s"
+[topology]
+kind = "dumbbell"
+left = 2
+right = 2
+access = { rate = "1Gbps", delay = "1ms" }
+bottleneck = { rate = "20Mbps", delay = "10ms" }
+bottleneck_queue = { kind = "droptail", limit = 100 }
+[[flows]]
+name = "bulk"
+src = "l0"
+dst = "r0"
+cc = "newreno"
+[[flows]]
+name = "short"
+src = "l1"
+dst = "r1"
+cc = "newreno"
+size = "50KB"
+count = 5
+stagger = "200ms"
+"""
+
+
+def test_report_has_every_figure_embedded_and_no_external_resource(cli, tmp_path):
+    scen = tmp_path / "tcp.toml"
+    scen.write_text(TCP_SCENARIO)
+    out = tmp_path / "res"
+    assert cli("run", scen, "--out", out, "-q").returncode == 0
+    p = cli("report", out)
+    assert p.returncode == 0, p.stderr
+    html = (out / "report.html").read_text()
+    pngs = sorted(x.name for x in (out / "figures").glob("*.png"))
+    # Queue of the bottleneck, cwnd and throughput of the flows, FCT of the finished flows.
+    for expected in ["queue_rl__rr.png", "flow_cwnd_bytes.png", "flow_rate_bps.png", "fct_cdf.png"]:
+        assert expected in pngs
+    embedded = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', html)
+    assert len(embedded) == len(pngs)
+    assert {base64.b64decode(e) for e in embedded} == {(out / "figures" / n).read_bytes() for n in pngs}
+    assert all(base64.b64decode(e).startswith(b"\x89PNG") for e in embedded)
+    # Self-contained: nothing to fetch.
+    assert not re.search(r'(src|href)="(?!data:)', html)
+    # The tables of ports and flows are there.
+    assert "rl-&gt;rr" in html and "short.4" in html and "dropped_pkts" in html
+
+
+def test_report_of_a_udp_run_without_flow_samples(cli, udp_file, tmp_path):
+    out = tmp_path / "res"
+    assert cli("run", udp_file, "--out", out, "-q", "--report").returncode == 0
+    assert (out / "report.html").is_file()
+
+
+def test_reproduce_list_names_the_core_experiment(cli):
+    p = cli("reproduce", "--list")
+    assert p.returncode == 0
+    assert re.search(r"^core\.mdl\s+M/D/1", p.stdout, re.M)
+
+
+def test_reproduce_quick_writes_report_summary_and_runs(cli, tmp_path):
+    out = tmp_path / "core"
+    p = cli("reproduce", "core", "--quick", "--out", out, "--seeds", "2")
+    assert p.returncode == 0, p.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["experiment"] == "core"
+    comps = summary["comparisons"]
+    assert comps and all({"metric", "paper", "ours", "direction_holds"} <= set(c) for c in comps)
+    assert all(c["direction_holds"] is True for c in comps), [c for c in comps if not c["direction_holds"]]
+    waits = [c for c in comps if c["metric"].startswith("mean wait")]
+    assert all(c["ours"]["n"] == 2 and c["ours"]["min"] <= c["ours"]["mean"] <= c["ours"]["max"] for c in waits)
+    runs = sorted(x.name for x in (out / "runs").iterdir())
+    assert len(runs) == 4 * 2 and runs[0] == "core.mdl-rho0.30-s1"
+    for r in runs:
+        assert {"flows.parquet", "ports.parquet", "timeseries.parquet", "run.json"} <= {x.name for x in (out / "runs" / r).iterdir()}
+    html = (out / "report.html").read_text()
+    assert "Pollaczek" in html and html.count("data:image/png;base64,") == len(list((out / "figures").glob("*.png"))) >= 2
+
+
+def test_ctrl_c_stops_a_run_and_leaves_no_directory(tmp_path):
+    scen = tmp_path / "long.toml"
+    scen.write_text(
+        'duration = "100000s"\n[topology]\nkind = "dumbbell"\nleft = 1\nright = 1\n'
+        'access = { rate = "10Gbps", delay = "1ms" }\nbottleneck = { rate = "1Gbps", delay = "1ms" }\n'
+        '[[flows]]\nkind = "udp"\nsrc = "l0"\ndst = "r0"\nrate = "900Mbps"\n'
+        '[measure]\ninterval = "1s"\n'
+    )
+    out = tmp_path / "res"
+    proc = subprocess.Popen([*ECNLAB, "run", str(scen), "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Wait until the run has started (its temporary directory exists), then interrupt.
+    deadline = time.monotonic() + 60
+    while not any(x.name.startswith(".res.partial-") for x in tmp_path.iterdir()):
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.05)
+    time.sleep(0.3)
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert time.monotonic() - t0 < 5
+    assert proc.returncode == 1
+    assert "interrupted" in err and "Traceback" not in err
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["long.toml"]
