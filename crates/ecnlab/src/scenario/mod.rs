@@ -191,13 +191,28 @@ pub fn run(s: &Scenario, mut opts: RunOptions) -> Result<RunOutput, RunError> {
     let t0 = std::time::Instant::now();
     let mut last_report = 0.0;
     // Run in slices of simulated time so progress can be reported and a run interrupted.
-    let slices = 1000u64;
-    for k in 1..=slices {
-        let until = if k == slices { end } else { end / slices * k };
+    // Slices adapt to the scenario's speed so each takes about SLICE_WALL_S of wall time:
+    // a fixed fraction of the duration could take minutes in a long, busy run and leave
+    // Ctrl-C unanswered. Where a slice ends does not change the results (events run in
+    // (time, sequence) order whatever the slicing).
+    const SLICE_WALL_S: f64 = 0.02;
+    // Start small (a busy scenario may run slowly) and grow: doubling reaches any size fast.
+    let mut step = (end / 1000).clamp(1, 10 * crate::time::US);
+    let mut reached = 0;
+    while reached < end {
+        let until = end.min(reached.saturating_add(step));
+        let slice_start = std::time::Instant::now();
         sim.run_until(until);
+        reached = until;
+        let took = slice_start.elapsed().as_secs_f64();
+        if took > 2.0 * SLICE_WALL_S {
+            step = (step / 2).max(1);
+        } else if took < SLICE_WALL_S / 2.0 {
+            step = step.saturating_mul(2).min(end);
+        }
         let wall = t0.elapsed().as_secs_f64();
         if let Some(cb) = opts.progress.as_mut() {
-            if wall - last_report >= 0.2 || k == slices {
+            if wall - last_report >= 0.2 || reached == end {
                 last_report = wall;
                 let go = cb(Progress {
                     sim_time_s: crate::time::to_secs(until),

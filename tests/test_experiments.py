@@ -1,0 +1,128 @@
+"""The experiments framework: registry and selection, seeds, aggregation, the parallel
+runner (results in order, failures stop the rest, nothing half-written), and the
+M/D/1 sanity experiment against Pollaczek–Khinchine."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import polars as pl
+import pytest
+
+import ecnlab
+from ecnlab import experiments as ex
+from ecnlab.experiments import core
+
+
+def udp(rate: str, seed: int = 1) -> ecnlab.Scenario:
+    s = ecnlab.Scenario.dumbbell(left=1, right=1, bottleneck_rate="10Mbps", duration="1s", seed=seed)
+    return s.add_udp_flow("l0", "r0", rate=rate, pattern="poisson", name="u")
+
+
+def test_stat_aggregates_and_ignores_missing_values():
+    s = ex.Stat.of([1.0, None, 3.0, float("nan"), 2.0])
+    assert (s.mean, s.min, s.max, s.n) == (2.0, 1.0, 3.0, 3)
+    assert str(s) == "2 [1 – 3]"
+    assert ex.Stat.of([]).n == 0 and math.isnan(ex.Stat.of([]).mean)
+    assert s.to_json() == {"mean": 2.0, "min": 1.0, "max": 3.0, "n": 3, "values": [1.0, 3.0, 2.0]}
+    assert ex.percent_change(30, 100) == -70
+
+
+def test_for_seeds_expands_and_runset_folds_back():
+    runs = ex.for_seeds({"lo": udp("1Mbps"), "hi": udp("8Mbps")}, [1, 2, 3])
+    assert list(runs) == ["lo-s1", "lo-s2", "lo-s3", "hi-s1", "hi-s2", "hi-s3"]
+    assert runs["hi-s2"].get("seed") == 2
+    rs = ex.RunSet(ex.run_many(runs, jobs=2))
+    assert rs.configs() == ["lo", "hi"]
+    assert len(rs.over_seeds("hi")) == 3
+    util = rs.stat("hi", lambda r: r.port("rl->rr")["utilization"])
+    assert util.n == 3 and 0.7 < util.min <= util.max < 0.9
+    # Poisson arrivals differ by seed.
+    assert len(set(util.values)) == 3
+    flows = rs.table("flows")
+    assert flows.columns[:3] == ["run", "config", "seed"]
+    assert flows.height == 6 and sorted(flows["seed"].unique().to_list()) == [1, 2, 3]
+
+
+def test_run_many_keeps_order_and_matches_sequential_runs():
+    runs = {f"r{i}": udp(f"{i + 1}Mbps") for i in range(6)}
+    par = ex.run_many(runs, jobs=3)
+    assert list(par) == list(runs)
+    for name, sc in runs.items():
+        assert par[name].flows.equals(ecnlab.run(sc).flows)
+
+
+def test_run_many_validates_everything_first_and_writes_nothing_on_error(tmp_path):
+    runs = {"good": udp("1Mbps"), "bad": udp("1Mbps").set("flows[0].rate", "-1Mbps")}
+    with pytest.raises(ecnlab.ScenarioError) as e:
+        ex.run_many(runs, out_dir=tmp_path / "runs")
+    assert e.value.path == "bad: flows[0].rate"
+    assert not (tmp_path / "runs").exists()
+
+
+class _Toy(ex.Experiment):
+    name = "toy.util"
+    title = "utilisation equals offered load"
+    source = "definition of utilisation"
+    quick_seeds = 2
+
+    def runs(self, quick, seeds):
+        return ex.for_seeds({"half": udp("5Mbps")}, seeds)
+
+    def analyze(self, runs, ctx):
+        u = runs.stat("half", lambda r: r.port("rl->rr")["utilization"])
+        ctx.note("a note")
+        ctx.table(pl.DataFrame({"a": [1]}), caption="a table")
+        return [ex.Comparison("utilisation", 0.5, u, abs(u.mean - 0.5) < 0.05, claim="ρ = 0.5")]
+
+
+def test_registered_experiment_runs_end_to_end(tmp_path, monkeypatch):
+    monkeypatch.setitem(ex._REGISTRY, "toy.util", _Toy())
+    assert "toy.util" in ex.names()
+    assert [e.name for e in ex.select("toy")] == ["toy.util"]
+    summary = ex.reproduce("toy", tmp_path / "out", quick=True)
+    assert summary["experiment"] == "toy"
+    (c,) = summary["comparisons"]
+    assert c["metric"] == "utilisation" and c["paper"] == 0.5 and c["direction_holds"] is True
+    assert c["ours"]["n"] == 2 and c["experiment"] == "toy.util"
+    out = tmp_path / "out"
+    assert json.loads((out / "summary.json").read_text()) == summary
+    assert sorted(p.name for p in (out / "runs").iterdir()) == ["toy.util-half-s1", "toy.util-half-s2"]
+    html = (out / "report.html").read_text()
+    assert "toy.util: utilisation equals offered load" in html and "a note" in html and "a table" in html
+    # The comparison table comes before the section's notes.
+    assert html.index("utilisation</td>") < html.index("a note")
+
+
+def test_unknown_experiment_names_the_papers():
+    with pytest.raises(ecnlab.ExperimentError, match="unknown experiment 'nope'.*core"):
+        ex.select("nope")
+
+
+def test_a_failing_experiment_leaves_no_output(tmp_path, monkeypatch):
+    class Broken(_Toy):
+        name = "toy.broken"
+
+        def analyze(self, runs, ctx):
+            raise RuntimeError("analysis bug")
+
+    monkeypatch.setitem(ex._REGISTRY, "toy.broken", Broken())
+    with pytest.raises(RuntimeError, match="analysis bug"):
+        ex.reproduce("toy.broken", tmp_path / "out", quick=True)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_md1_wait_matches_pollaczek_khinchine():
+    """Independent of the framework: one long run per load, measured mean wait within a
+    few per cent of ρ/(2μ(1−ρ))."""
+    for rho, tol in [(0.5, 0.03), (0.8, 0.05)]:
+        r = ecnlab.run(core.scenario(rho, "60s"), seed=3)
+        p = r.port(core.PORT)
+        expect = core.pk_wait_s(rho)
+        assert p["mean_sojourn_s"] == pytest.approx(expect, rel=tol)
+        assert p["utilization"] == pytest.approx(rho, abs=0.01)
+        assert p["dropped_pkts"] == 0
+        # M/D/1 waits half as long as M/M/1 at the same load.
+        mm1 = rho / (core.BOTTLENECK_BPS / 8000 * (1 - rho))
+        assert p["mean_sojourn_s"] / mm1 == pytest.approx(0.5, rel=tol)
