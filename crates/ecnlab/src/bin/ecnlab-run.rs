@@ -90,6 +90,7 @@ fn main() -> ExitCode {
         "seed": m.seed,
         "duration_s": m.duration_s,
         "wall_s": m.wall_s,
+        "cpu_s": m.cpu_s,
         "events": m.events,
         "packets_created": m.packets_created,
         "packets_delivered": m.packets_delivered,
