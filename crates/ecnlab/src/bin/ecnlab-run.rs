@@ -25,6 +25,14 @@ fn table_json(t: &Table) -> serde_json::Value {
     serde_json::Value::Array(rows)
 }
 
+/// The process's peak resident set (VmHWM, KiB) on Linux. Unlike `getrusage`'s maximum, it
+/// covers only this program's image, not the memory of the process that started it.
+fn peak_rss_kb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let mut path = None;
@@ -96,6 +104,7 @@ fn main() -> ExitCode {
         "packets_delivered": m.packets_delivered,
         "packets_dropped": m.packets_dropped,
         "peak_packets": m.peak_packets,
+        "peak_rss_kb": peak_rss_kb(),
         "ports": table_json(&out.ports),
         "flows": table_json(&out.flows),
     });

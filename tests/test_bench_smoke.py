@@ -1,0 +1,101 @@
+"""The speed benchmark's smoke mode: every benchmark scenario, shortened, on ecnlab alone.
+
+It runs the harness the way a user does (``python3 bench/run.py --smoke``), in a separate
+process without the ecnlab package's dependencies, and checks that what it reports is a
+real simulation of the scenario: traffic crossed the bottleneck, repeated runs of the same
+seed agree exactly, and the written files say the same as the printed table.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SCENARIOS = ["red100-ecn0", "red100-ecn1", "dt1g", "dt1g-1000", "dt1g-10000"]
+
+
+def _load_bench():
+    path = REPO / "python" / "ecnlab" / "bench.py"
+    spec = importlib.util.spec_from_file_location("_bench_under_test", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_smoke_runs_every_scenario_repeatably(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "bench" / "run.py"), "--smoke", "--repeat", "2",
+         "--results-dir", str(tmp_path), "--quiet"],
+        capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 0, proc.stderr
+    files = sorted(tmp_path.glob("*-smoke.json"))
+    assert len(files) == 1, list(tmp_path.iterdir())
+    doc = json.loads(files[0].read_text())
+    assert doc["smoke"] is True
+    assert [s["scenario"] for s in doc["scenarios"]] == SCENARIOS
+    for s in doc["scenarios"]:
+        e = s["ecnlab"]
+        assert e["runs"] == 2
+        # Same scenario, same seed: identical results.
+        assert e["repeatable"], s["scenario"]
+        r = e["results"]
+        assert r["bottleneck_tx_pkts"] > 0 and r["goodput_bps"] > 0, s["scenario"]
+        assert r["other_queue_drops"] == 0, s["scenario"]
+        assert e["events"] > 0 and e["run_wall_s"] > 0 and e["peak_rss_kb"] > 0
+        # ecnlab alone: nothing is compared, no goal is judged.
+        assert "ns3" not in s and "speedup" not in s
+    assert doc["bytes_per_flow"]["extra_flows"] == 9000
+    md = (tmp_path / "latest-smoke.md").read_text()
+    assert md in proc.stdout
+    for name in SCENARIOS:
+        assert f"| {name} |" in md
+
+
+def test_relative_difference_and_duration_override() -> None:
+    b = _load_bench()
+    assert b.rel_diff(110, 100) == 0.1
+    assert b.rel_diff(0, 0) == 0.0
+    assert b.rel_diff(5, 0) == float("inf")
+    assert b.rel_diff(None, 3) is None
+    text = 'name = "x"\nduration = "10s"\n[topology]\nduration = "keep"\n'
+    assert b.with_duration(text, "0.5s") == 'name = "x"\nduration = "0.5s"\n[topology]\nduration = "keep"\n'
+
+
+def test_results_of_both_simulators_use_the_same_terms() -> None:
+    """The key results are computed from each simulator's own report, in the same units."""
+    b = _load_bench()
+    ecn = {
+        "duration_s": 2.0,
+        "ports": [
+            {"port": "rl->rr", "dropped_pkts": 7, "dropped_early": 3, "dropped_forced": 0,
+             "dropped_overflow": 4, "marked_pkts": 5, "dequeued_pkts": 1000,
+             "mean_queue_pkts": 12.5, "utilization": 0.9},
+            {"port": "rr->rl", "dropped_pkts": 0},
+        ],
+        "flows": [
+            {"bytes_delivered": 1_000_000, "throughput_bps": 4e6, "fct_s": None, "retransmissions": 2},
+            {"bytes_delivered": 250_000, "throughput_bps": 1e6, "fct_s": 0.5, "retransmissions": 1},
+        ],
+    }
+    ns = {
+        "goodput_bps": 5e6,
+        "other_queue_drops": 0,
+        "bottleneck": {"dropped": 7, "red_unforced_drops": 3, "red_forced_drops": 0,
+                       "queue_limit_drops": 4, "marked": 5, "link_tx_packets": 1000,
+                       "mean_queue_pkts": 12.5, "utilisation": 0.9},
+        "flows": [
+            {"throughput_bps": 4e6, "fct_s": None, "retransmissions": 2},
+            {"throughput_bps": 1e6, "fct_s": 0.5, "retransmissions": 1},
+        ],
+    }
+    a, n = b.ecnlab_results(ecn), b.ns3_results(ns)
+    assert a == n
+    assert a["goodput_bps"] == 5e6
+    assert abs(a["jain_index"] - 25 / 34) < 1e-12
+    assert a["finished_flows"] == 1 and a["fct_mean_s"] == 0.5
