@@ -455,7 +455,7 @@ main(int argc, char* argv[])
     std::string tcpLogFile;
     std::string pcapPrefix;
     std::string routing = "global";
-    uint32_t sendSize = 1 << 20;
+    uint32_t sendSize = 0; // 0: 64 KiB below 100 flows, 1 MiB from 100 flows (SCENARIOS.md)
     std::string accessRate;
     std::string accessDelay;
     std::string bottleneckRate;
@@ -496,7 +496,9 @@ main(int argc, char* argv[])
     cmd.AddValue("light", "no per-packet sink traces (FCT only for flows <= 1 MB)", light);
     cmd.AddValue("queue_series", "include the sampled queue length series", queueSeries);
     cmd.AddValue("out", "write JSON here instead of stdout", out);
-    cmd.AddValue("send_size", "bytes the sending application writes per call", sendSize);
+    cmd.AddValue("send_size",
+                 "bytes the sending application writes per call (0 = by flow count)",
+                 sendSize);
     cmd.AddValue("routing", "global (canonical) | nix (ns-3 nix-vector routing)", routing);
     cmd.AddValue("pcap", "write pcap files of the bottleneck link with this prefix", pcapPrefix);
     cmd.AddValue("tcp_log", "write per-flow cwnd/ssthresh/state/RTO changes (CSV) here", tcpLogFile);
@@ -640,6 +642,11 @@ main(int argc, char* argv[])
     {
         std::cerr << "error: sample_ms must be positive" << std::endl;
         return 2;
+    }
+
+    if (sendSize == 0)
+    {
+        sendSize = sc.flows.size() < 100 ? (64u << 10) : (1u << 20);
     }
 
     RngSeedManager::SetSeed(seed);

@@ -64,7 +64,7 @@ PARAMS = {
     "queue_packets": "bottleneck queue limit in packets",
     "min_th": "RED minimum threshold in packets",
     "max_th": "RED maximum threshold in packets",
-    "send_size": "bytes the sending application writes per call (default 1 MiB)",
+    "send_size": "bytes the sending application writes per call (default: 64 KiB below 100 flows, else 1 MiB)",
     "routing": "'global' (canonical) or 'nix' (ns-3 nix-vector routing)",
 }
 
