@@ -549,6 +549,11 @@ main(int argc, char* argv[])
     }
     else if (scenarioName == "dt1g" || scenarioName == "dt1g-1000")
     {
+        if (flows == 0 || flows < -1)
+        {
+            std::cerr << "error: flows must be positive" << std::endl;
+            return 2;
+        }
         sc.name = scenarioName;
         uint32_t n = (scenarioName == "dt1g-1000") ? 1000 : 10;
         if (flows > 0)
@@ -596,8 +601,13 @@ main(int argc, char* argv[])
         }
         sc.ecn = (ecn != 0);
     }
-    if (duration > 0)
+    if (duration != -1)
     {
+        if (!(duration > 0))
+        {
+            std::cerr << "error: duration must be positive" << std::endl;
+            return 2;
+        }
         sc.duration = duration;
     }
     if (!accessRate.empty())
@@ -638,9 +648,14 @@ main(int argc, char* argv[])
         std::cerr << "error: routing must be global or nix" << std::endl;
         return 2;
     }
-    if (sampleMs <= 0)
+    if (!(sampleMs >= 0.001))
     {
-        std::cerr << "error: sample_ms must be positive" << std::endl;
+        std::cerr << "error: sample_ms must be at least 0.001 (1 us)" << std::endl;
+        return 2;
+    }
+    if (sc.flows.size() > 50000)
+    {
+        std::cerr << "error: at most 50000 flows (one TCP port per flow)" << std::endl;
         return 2;
     }
 
