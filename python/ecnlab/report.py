@@ -28,7 +28,8 @@ h1 { font-size: 1.6em; border-bottom: 2px solid #3b6ea8; padding-bottom: .2em; }
 h2 { font-size: 1.3em; margin-top: 1.8em; color: #24456e; }
 h3 { font-size: 1.05em; margin-top: 1.2em; }
 table { border-collapse: collapse; font-size: .82em; margin: .6em 0 1em; }
-th, td { border: 1px solid #d5dae3; padding: .25em .55em; text-align: right; }
+th, td { border: 1px solid #d5dae3; padding: .25em .55em; text-align: right; white-space: nowrap; }
+div.tbl { overflow-x: auto; max-width: 100%; }
 th { background: #eef2f8; }
 td.l, th.l { text-align: left; }
 figure { margin: 1em 0; }
@@ -47,6 +48,8 @@ def _fmt(v: Any) -> str:
         return ""
     if isinstance(v, bool):
         return "yes" if v else "no"
+    if isinstance(v, int) and abs(v) >= 10_000_000:
+        return f"{v:.4g}"
     if isinstance(v, float):
         if math.isnan(v):
             return "NaN"
@@ -121,7 +124,7 @@ class Html:
                 f'<td class="{"l" if isinstance(v, str) else ""}">{html.escape(_fmt(v))}</td>' for v in r
             )
             rows.append(f"<tr>{cells}</tr>")
-        self.parts.append(f"<table><tr>{head}</tr>{''.join(rows)}</table>")
+        self.parts.append(f"<div class=\"tbl\"><table><tr>{head}</tr>{''.join(rows)}</table></div>")
         if df.height > max_rows:
             self.p(f"First {max_rows} of {df.height} rows; the full table is in the Parquet file.", "note")
 
