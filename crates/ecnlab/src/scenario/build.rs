@@ -544,12 +544,26 @@ fn add_flow_spec(c: &mut Ctx, path: &str, f: &FlowSpec, index: usize) -> Result<
                 ("on", f.on.is_some()),
                 ("off", f.off.is_some()),
                 ("udp_ecn", f.udp_ecn.is_some()),
-                ("stop", f.stop.is_some()),
             ] {
                 if set {
                     return Err(err(
                         format!("{path}.{field}"),
                         "is a UDP option; this flow is TCP (set kind = \"udp\" for UDP)",
+                    ));
+                }
+            }
+            let stop = f.stop.map(|d| d.0);
+            if let Some(t) = stop {
+                if f.size.is_some() {
+                    return Err(err(
+                        format!("{path}.stop"),
+                        "a TCP flow stops either by its size or at a time; omit one",
+                    ));
+                }
+                if t <= start + stagger * pairs.len().saturating_sub(1) as Time {
+                    return Err(err(
+                        format!("{path}.stop"),
+                        "must be after every copy's start",
                     ));
                 }
             }
@@ -560,6 +574,7 @@ fn add_flow_spec(c: &mut Ctx, path: &str, f: &FlowSpec, index: usize) -> Result<
                 ecn_params: f.ecn_params.as_ref(),
                 tcp: f.tcp.as_ref(),
                 client_initiated: f.client_initiated.unwrap_or(false),
+                stop,
             };
             for (k, &(src, dst)) in pairs.iter().enumerate() {
                 let name = flow_name(f, index, k, count);
@@ -587,6 +602,8 @@ struct TcpFlowArgs<'a> {
     ecn_params: Option<&'a Params>,
     tcp: Option<&'a Params>,
     client_initiated: bool,
+    /// The application of a bulk transfer stops writing at this time.
+    stop: Option<Time>,
 }
 
 /// Adds one TCP flow; `path` is the flow's (or workload's) key path.
@@ -645,8 +662,15 @@ fn add_tcp_flow(
         client_initiated: a.client_initiated,
         config,
     };
-    crate::tcp::flow::add_tcp_flow(&mut c.sim, &spec, cc, sender_codec, receiver_codec)
-        .map_err(|m| registry::field_error(path, &m))?;
+    crate::tcp::flow::add_tcp_flow_until(
+        &mut c.sim,
+        &spec,
+        a.stop,
+        cc,
+        sender_codec,
+        receiver_codec,
+    )
+    .map_err(|m| registry::field_error(path, &m))?;
     Ok(())
 }
 
@@ -715,6 +739,7 @@ fn add_workload(
         ecn_params: w.ecn_params.as_ref(),
         tcp: w.tcp.as_ref(),
         client_initiated: w.client_initiated.unwrap_or(false),
+        stop: None,
     };
     let base = w.name.clone().unwrap_or_else(|| format!("w{index}"));
     let mut t = start as f64 / 1e12;

@@ -337,6 +337,8 @@ pub struct FlowSpec {
     /// "cbr" (default) or "poisson".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pattern: Option<crate::app::UdpPattern>,
+    /// UDP: stop sending. TCP without a size: the application stops writing (the segment
+    /// being written is the last and carries the FIN).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<Duration>,
     /// On/off UDP: send for `on`, pause for `off`.

@@ -141,6 +141,8 @@ pub struct TcpConn {
     send_bytes: Option<u64>,
     /// The application has closed: the FIN may go once all data is sent.
     app_closed: bool,
+    /// When an unlimited sender's application stops writing (`NEVER`: it does not).
+    app_stop_at: Time,
     cc: Option<Box<dyn Controller>>,
     codec: Box<dyn Codec>,
 
@@ -225,6 +227,7 @@ impl TcpConn {
             app_start: p.app_start,
             send_bytes: p.send_bytes,
             app_closed: matches!(p.send_bytes, Some(n) if n > 0),
+            app_stop_at: NEVER,
             cc: p.cc,
             codec: p.codec,
             sack_ok: false,
@@ -262,6 +265,24 @@ impl TcpConn {
             sample_delivered: Cell::new(0),
             sample_time: Cell::new(0),
             cfg,
+        }
+    }
+
+    /// An unlimited sender's application stops writing at `t` (an FTP source stopped): the
+    /// segment it is writing then is the last, and carries the FIN. Ignored for a sender with
+    /// a size.
+    pub fn stop_writing_at(&mut self, t: Time) {
+        if self.send_bytes.is_none() {
+            self.app_stop_at = t;
+        }
+    }
+
+    fn stop_writing(&mut self) {
+        self.app_stop_at = NEVER;
+        if self.send_bytes.is_none() {
+            // Every segment sent so far was full; the one being written becomes the last.
+            self.send_bytes = Some((self.sb.end() + 1) * self.mss);
+            self.app_closed = true;
         }
     }
 
@@ -1144,6 +1165,9 @@ impl Endpoint for TcpConn {
 
     fn on_timer(&mut self, ctx: &mut Ctx) {
         let now = ctx.now;
+        if now >= self.app_stop_at {
+            self.stop_writing();
+        }
         if self.state == State::Idle && now >= self.open_at {
             self.open_at = NEVER;
             self.state = State::SynSent;
@@ -1169,7 +1193,7 @@ impl Endpoint for TcpConn {
     }
 
     fn deadline(&self) -> Time {
-        let mut d = self.open_at.min(self.hs_deadline);
+        let mut d = self.open_at.min(self.hs_deadline).min(self.app_stop_at);
         if self.state == State::Established {
             d = d.min(self.rto_deadline).min(self.rcv.delack_deadline);
             if self.pacing_wait {

@@ -58,6 +58,19 @@ pub fn add_tcp_flow(
     sender_codec: Box<dyn Codec>,
     receiver_codec: Box<dyn Codec>,
 ) -> Result<u32, String> {
+    add_tcp_flow_until(sim, spec, None, cc, sender_codec, receiver_codec)
+}
+
+/// As [`add_tcp_flow`]; with `stop`, the application of an unlimited (bulk) transfer stops
+/// writing at that time: the segment it is writing then is the last and carries the FIN.
+pub fn add_tcp_flow_until(
+    sim: &mut Sim,
+    spec: &TcpFlowSpec,
+    stop: Option<Time>,
+    cc: Box<dyn Controller>,
+    sender_codec: Box<dyn Codec>,
+    receiver_codec: Box<dyn Codec>,
+) -> Result<u32, String> {
     spec.config.validate()?;
     for (what, n) in [("src", spec.src), ("dst", spec.dst)] {
         match sim.nodes.get(n as usize) {
@@ -72,6 +85,14 @@ pub fn add_tcp_flow(
     if spec.size == Some(0) {
         return Err("size: must be at least 1 byte (or unset for a bulk transfer)".into());
     }
+    if let Some(t) = stop {
+        if spec.size.is_some() {
+            return Err("stop: only for unlimited transfers (omit size)".into());
+        }
+        if t <= spec.start {
+            return Err("stop: must be after start".into());
+        }
+    }
     let flow = sim.flows.len() as u32;
     let s_ep = sim.next_endpoint_id();
     let r_ep = s_ep + 1;
@@ -82,7 +103,7 @@ pub fn add_tcp_flow(
         (ephemeral, SERVER_PORT)
     };
     let isn = |ep: u32| rng::stream(sim.seed, rng::kind::ENDPOINT, ep as u64).gen::<u32>();
-    let sender = TcpConn::new(ConnParams {
+    let mut sender = TcpConn::new(ConnParams {
         cfg: spec.config.clone(),
         local_addr: node_addr(spec.src),
         remote_addr: node_addr(spec.dst),
@@ -97,6 +118,9 @@ pub fn add_tcp_flow(
         cc: Some(cc),
         codec: sender_codec,
     });
+    if let Some(t) = stop {
+        sender.stop_writing_at(t);
+    }
     let receiver = TcpConn::new(ConnParams {
         cfg: spec.config.clone(),
         local_addr: node_addr(spec.dst),

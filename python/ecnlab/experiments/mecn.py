@@ -1,0 +1,736 @@
+"""MECN — Durresi, Sridharan, Liu, Goyal, Jain, "Traffic Management using Multilevel
+Explicit Congestion Notification" (seed 002), §3: multilevel RED with graded Reno decreases
+(MECN) against RED marking CE with Reno halving (classic ECN), on the paper's topology
+
+    n sources —10 Mb/s, 2 ms— R1 —1.5 Mb/s, 20 ms— R2 —10 Mb/s, 4 ms— n sinks
+
+(fixed RTT 59 ms; the bottleneck is the R1→R2 port, ``r1->r2``).
+
+Experiments: ``mecn.queue`` (Figs. 3a/3b), ``mecn.efficiency`` (Fig. 4), ``mecn.throughput``
+(Fig. 5), ``mecn.drops`` (Figs. 6 and 7). The six scenarios of §3 are :data:`SETUPS`;
+:func:`scenario` builds any of them for either scheme, and ``scenarios/mecn/*.toml`` are the
+same scenarios as files (:func:`write_scenario_files` writes them; a test checks they match).
+
+The paper's figures are images whose values are not in its text; the text states directions
+only ("MECN converges faster with less oscillation", "higher efficiency at every min_th", "fewer
+losses, zero loss at a lower min_th"), so the comparisons check directions and the figures show
+our curves for a reader to set beside the paper's. Numbers the text does state (RTT 59 ms,
+window 25, w_q = 0.002, the threshold ratios, the decrease factors) are set or checked.
+
+Readings of what the paper leaves open, each a named constant or a :class:`Readings` field:
+
+- Packets: 1000-byte data packets on the wire (``MSS`` = 960 payload + 40 header bytes) and
+  40-byte ACKs, as the paper's RTT of 59 ms implies (52 ms propagation + 6.9 ms of data
+  serialisation + 0.3 ms of ACK serialisation).
+- Window: the runs use ns-2's ``window_`` = 25 (``WINDOW_PKTS``): the receive window is 25
+  segments for both schemes, and MECN's controller caps its window at 25 (``max_window``).
+  ns-2 reduces min(cwnd, window_): NewReno reducing from the flight size (RFC 5681 eq. 4, its
+  default) and MECN reducing its capped window both do that.
+- TCP: the paper's senders are ns-2 Reno with an ACK per segment. Ours: NewReno loss recovery
+  (RFC 6582; our stack has no plain-Reno recovery), no SACK, no delayed ACKs, no limited
+  transmit, minimum RTO ``MIN_RTO_S`` = 0.2 s. Initial window ``Readings.initial_window`` = 1
+  segment (ns-2's ``windowInit_`` until its June 2001 defaults; 2 after) — only the start-up
+  depends on it.
+- Classic ECN: ``cc = "newreno"``, ``ecn = "ecn"`` over RED in packet mode with
+  ``max_th = 2·min_th``, ``max_p`` = ``P_MAX`` = 0.1 (ns-2's ``linterm_`` 10, and
+  P1max = P2max = 0.1 for MECN), ``w_q`` = 0.002, ``wait`` on, ``gentle`` off (as MECN, every
+  packet is dropped above max_th), ECT packets marked CE in the early region.
+- MECN: ``cc = "mecn"`` over ``mecn`` (multilevel RED), ``mid_th = 2·min_th``,
+  ``max_th = 2·mid_th``; the module readings of ``ecnlab::schemes::mecn`` (moderate ramp from
+  0, the receiver's "first level" rule, one reduction per window), selectable through
+  :class:`Readings`.
+- Buffer: not given; ``BUFFER_PKTS`` = 200 holds every threshold swept (MECN's max_th is
+  4·min_th), so drops are the RED decisions the paper counts rather than a buffer choice.
+- Different RTTs (scenarios 5, 6): "changing the propagation delay between the source and R1";
+  the values are not given. Ours: source-link delays ``DIFFERENT_RTT_DELAYS_MS`` (2, 22 ms for
+  two sources: RTT 59 and 99 ms; 2, 7, 12, 17, 22 ms for five: RTT 59 … 99 ms).
+- Fig. 3's min_th is not given: ``QUEUE_MIN_TH`` = 5 packets (ns-2's default ``thresh_``).
+- Fig. 5's "one individual source" is the first (``s0``, starting at 0 s).
+- Fig. 6's "configuration with two sources" is read as scenario 1 (same RTT, as Fig. 4's
+  two sources); scenario 5 (different RTTs) is run beside it.
+- Durations: the only one the paper states is scenario 2's 10 s; every run lasts
+  ``DURATION_S`` = 10 s. Link efficiency is the bottleneck's busy fraction over the run.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import polars as pl
+
+from ..plots import errorbar_with_spread, new_figure
+from ..results import Results
+from ..scenario import Scenario
+from . import register
+from .base import Comparison, Context, Experiment, RunSet, Stat, for_seeds
+
+# ------------------------------------------------------------------ the paper's setup
+
+ACCESS_RATE = "10Mbps"
+SOURCE_DELAY_MS = 2.0
+BOTTLENECK_RATE = "1.5Mbps"
+BOTTLENECK_BPS = 1.5e6
+BOTTLENECK_DELAY = "20ms"
+SINK_DELAY_MS = 4.0
+PORT = "r1->r2"
+#: Fixed RTT the paper states (§3).
+PAPER_RTT_MS = 59.0
+
+PACKET_BYTES = 1000
+HEADER_BYTES = 40
+MSS = PACKET_BYTES - HEADER_BYTES
+WINDOW_PKTS = 25
+W_Q = 0.002
+P_MAX = 0.1
+MIN_RTO_S = 0.2
+BUFFER_PKTS = 200
+DURATION_S = 10.0
+DIFFERENT_RTT_DELAYS_MS = {2: (2.0, 22.0), 5: (2.0, 7.0, 12.0, 17.0, 22.0)}
+QUEUE_MIN_TH = 5.0
+
+SCHEMES = ("ecn", "mecn")
+LABEL = {"ecn": "ECN (RED + Reno)", "mecn": "MECN"}
+COLOR = {"ecn": "#c0504d", "mecn": "#3b6ea8"}
+
+#: min_th values (packets) of the sweeps.
+FULL_MIN_THS = (1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 15.0, 20.0, 25.0, 30.0)
+QUICK_MIN_THS = (2.0, 4.0, 6.0, 10.0, 15.0, 25.0)
+
+
+@dataclass(frozen=True)
+class Setup:
+    """One scenario of §3: sources, their start (and stop) times and source-link delays."""
+
+    key: str
+    title: str
+    starts_s: tuple[float, ...]
+    source_delays_ms: tuple[float, ...]
+    stops_s: tuple[float | None, ...] | None = None
+
+    @property
+    def n(self) -> int:
+        return len(self.starts_s)
+
+
+SETUPS: dict[str, Setup] = {
+    s.key: s
+    for s in (
+        Setup("s1-two-same-rtt", "1. Two connections with the same RTT", (0.0, 0.0), (SOURCE_DELAY_MS,) * 2),
+        Setup(
+            "s2-two-overlapping",
+            "2. Two overlapping connections: 0–9.5 s and 0.5–10 s",
+            (0.0, 0.5),
+            (SOURCE_DELAY_MS,) * 2,
+            (9.5, None),
+        ),
+        Setup("s3-ten-same-rtt", "3. Ten connections with the same RTT", (0.0,) * 10, (SOURCE_DELAY_MS,) * 10),
+        Setup(
+            "s4-ten-overlapping",
+            "4. Ten overlapping connections, each starting 0.3 s after the previous",
+            tuple(round(0.3 * k, 3) for k in range(10)),
+            (SOURCE_DELAY_MS,) * 10,
+        ),
+        Setup("s5-two-different-rtt", "5. Two connections with different RTTs", (0.0, 0.0), DIFFERENT_RTT_DELAYS_MS[2]),
+        Setup("s6-five-different-rtt", "6. Five connections with different RTTs", (0.0,) * 5, DIFFERENT_RTT_DELAYS_MS[5]),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Readings:
+    """Ambiguous points of the paper, as parameters (defaults: the readings documented in the
+    module and in ``ecnlab::schemes::mecn``)."""
+
+    #: Initial window in segments (ns-2 ``windowInit_``: 1 before June 2001, then 2).
+    initial_window: int = 1
+    #: MECN's moderate-region probability: "from_zero" or "continue_from_p1max".
+    moderate_ramp: str = "from_zero"
+    #: What a CWR stops the MECN receiver echoing: "first_level" or "all".
+    cwr_clears: str = "first_level"
+    #: A higher MECN level within a reduced window: "ignore" or "top_up".
+    escalation: str = "ignore"
+
+    def tag(self) -> str:
+        """Short label of the readings that differ from the defaults ("" for none)."""
+        d = Readings()
+        return ",".join(f"{k}={getattr(self, k)}" for k in self.__dataclass_fields__ if getattr(self, k) != getattr(d, k))
+
+
+def _ms(x: float) -> str:
+    return f"{x:g}ms"
+
+
+def _s(x: float) -> str:
+    return f"{round(x * 1000):d}ms"
+
+
+def bottleneck_queue(scheme: str, min_th: float, readings: Readings = Readings()) -> dict[str, Any]:
+    """The R1→R2 queue: RED marking CE (classic ECN, max_th = 2·min_th) or multilevel RED
+    (mid_th = 2·min_th, max_th = 2·mid_th)."""
+    if scheme == "ecn":
+        return {
+            "kind": "red",
+            "limit": BUFFER_PKTS,
+            "min_th": float(min_th),
+            "max_th": 2.0 * min_th,
+            "max_p": P_MAX,
+            "w_q": W_Q,
+            "gentle": False,
+            "wait": True,
+            "byte_mode": False,
+            "ecn": True,
+            "hard_drop": True,
+            "mean_pkt_size": PACKET_BYTES,
+        }
+    if scheme == "mecn":
+        return {
+            "kind": "mecn",
+            "limit": BUFFER_PKTS,
+            "min_th": float(min_th),
+            "mid_th": 2.0 * min_th,
+            "max_th": 4.0 * min_th,
+            "p1_max": P_MAX,
+            "p2_max": P_MAX,
+            "moderate_ramp": readings.moderate_ramp,
+            "w_q": W_Q,
+            "wait": True,
+            "mean_pkt_size": PACKET_BYTES,
+        }
+    raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, got {scheme!r}")
+
+
+def _flow(setup: Setup, k: int, scheme: str, readings: Readings) -> dict[str, Any]:
+    f: dict[str, Any] = {"name": f"s{k}", "src": f"s{k}", "dst": f"d{k}", "start": _s(setup.starts_s[k])}
+    if setup.stops_s and setup.stops_s[k] is not None:
+        f["stop"] = _s(setup.stops_s[k])
+    if scheme == "ecn":
+        f.update(cc="newreno", ecn="ecn")
+    else:
+        f.update(
+            cc="mecn",
+            ecn="mecn",
+            cc_params={"max_window": WINDOW_PKTS, "escalation": readings.escalation},
+            ecn_params={"cwr_clears": readings.cwr_clears, "escalation": readings.escalation},
+        )
+    return f
+
+
+def scenario(
+    setup: str | Setup,
+    scheme: str,
+    min_th: float,
+    seed: int = 1,
+    duration_s: float = DURATION_S,
+    readings: Readings = Readings(),
+    sample_interval: str = "10ms",
+) -> Scenario:
+    """One of §3's scenarios with one scheme at one ``min_th`` (packets)."""
+    st = SETUPS[setup] if isinstance(setup, str) else setup
+    nodes = [{"name": "r1", "kind": "router"}, {"name": "r2", "kind": "router"}]
+    links: list[dict[str, Any]] = []
+    for k in range(st.n):
+        nodes += [{"name": f"s{k}", "kind": "host"}, {"name": f"d{k}", "kind": "host"}]
+        links.append({"a": f"s{k}", "b": "r1", "rate": ACCESS_RATE, "delay": _ms(st.source_delays_ms[k])})
+    links.append(
+        {
+            "a": "r1",
+            "b": "r2",
+            "rate": BOTTLENECK_RATE,
+            "delay": BOTTLENECK_DELAY,
+            "queue": bottleneck_queue(scheme, min_th, readings),
+            # ACKs only on the way back: never congested (under 5 % load).
+            "queue_ba": {"kind": "droptail", "limit": 1000},
+        }
+    )
+    for k in range(st.n):
+        links.append({"a": "r2", "b": f"d{k}", "rate": ACCESS_RATE, "delay": _ms(SINK_DELAY_MS)})
+    tag = readings.tag()
+    data: dict[str, Any] = {
+        "name": f"MECN §3 {st.title.split('. ', 1)[-1]} — {LABEL[scheme]}, min_th {min_th:g}" + (f" [{tag}]" if tag else ""),
+        "duration": _s(duration_s),
+        "seed": seed,
+        "topology": {"kind": "explicit", "nodes": nodes, "links": links},
+        "tcp": {
+            "mss": MSS,
+            "initial_window": readings.initial_window,
+            "rcv_buf": WINDOW_PKTS * MSS,
+            "delayed_ack": False,
+            "sack": False,
+            "limited_transmit": False,
+            "timestamps": False,
+            "min_rto_s": MIN_RTO_S,
+        },
+        "measure": {"interval": sample_interval, "sample_ports": [PORT], "sample_flows": st.n <= 10},
+        "flows": [_flow(st, k, scheme, readings) for k in range(st.n)],
+    }
+    return Scenario(data)
+
+
+# ------------------------------------------------------------ scenario files (TOML)
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{k} = {_toml_value(x)}" for k, x in v.items()) + " }"
+    raise TypeError(f"cannot write {type(v).__name__} as TOML")
+
+
+def _toml_lines(data: Mapping[str, Any], prefix: str = "") -> list[str]:
+    def is_table_list(v: Any) -> bool:
+        return isinstance(v, list) and bool(v) and all(isinstance(x, dict) for x in v)
+
+    out = [f"{k} = {_toml_value(v)}" for k, v in data.items() if not isinstance(v, dict) and not is_table_list(v)]
+    for k, v in data.items():
+        if isinstance(v, dict):
+            out += ["", f"[{prefix}{k}]", *_toml_lines(v, f"{prefix}{k}.")]
+    for k, v in data.items():
+        if is_table_list(v):
+            for item in v:
+                out += ["", f"[[{prefix}{k}]]", *(f"{a} = {_toml_value(b)}" for a, b in item.items())]
+    return out
+
+
+def scenario_toml(setup: str, scheme: str, min_th: float = QUEUE_MIN_TH) -> str:
+    """A §3 scenario as a commented TOML file."""
+    st = SETUPS[setup]
+    rtts = sorted({round(fixed_rtt_ms(d), 1) for d in st.source_delays_ms})
+    head = [
+        f"# MECN paper (seed 002) §3, scenario {st.title}.",
+        f"# {LABEL[scheme]}; min_th = {min_th:g} packets (the experiments sweep it).",
+        "# Sources —10 Mb/s— r1 —1.5 Mb/s, 20 ms— r2 —10 Mb/s, 4 ms— sinks; 1000-byte packets,",
+        f"# window 25 packets, w_q = 0.002; RTT {', '.join(f'{r} ms' for r in rtts)}.",
+        "# Written by ecnlab.experiments.mecn.write_scenario_files; readings in that module's doc.",
+        "",
+    ]
+    return "\n".join(head + _toml_lines(scenario(setup, scheme, min_th).to_dict())) + "\n"
+
+
+def scenario_file_name(setup: str, scheme: str) -> str:
+    return f"{setup}-{scheme}.toml"
+
+
+def write_scenario_files(directory: str | Path) -> list[Path]:
+    """Writes every §3 scenario for both schemes into ``directory``."""
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    out = []
+    for key in SETUPS:
+        for scheme in SCHEMES:
+            p = d / scenario_file_name(key, scheme)
+            p.write_text(scenario_toml(key, scheme), encoding="utf-8")
+            out.append(p)
+    return out
+
+
+# ------------------------------------------------------------------------ metrics
+
+
+def drops(r: Results) -> float:
+    return float(r.port(PORT)["dropped_pkts"])
+
+
+def efficiency(r: Results) -> float:
+    """Bottleneck busy fraction over the run."""
+    return float(r.port(PORT)["utilization"])
+
+
+def goodput_efficiency(r: Results) -> float:
+    """Payload delivered to the sinks over what the link could carry in whole packets."""
+    dur = r.meta["duration_s"]
+    delivered = sum(x or 0 for x in r.flows["bytes_delivered"].to_list())
+    return delivered * 8 / (BOTTLENECK_BPS * dur * MSS / PACKET_BYTES)
+
+
+def flow_throughput_mbps(name: str) -> Callable[[Results], float]:
+    return lambda r: r.flow(name)["throughput_bps"] / 1e6
+
+
+def fixed_rtt_ms(source_delay_ms: float) -> float:
+    """Propagation there and back plus serialisation of one data packet and one ACK on the
+    three links of a source's path (no queueing)."""
+    rates = (10e6, BOTTLENECK_BPS, 10e6)
+    serial = sum((PACKET_BYTES + HEADER_BYTES) * 8 / r for r in rates)
+    return 2 * (source_delay_ms + 20.0 + SINK_DELAY_MS) + 1e3 * serial
+
+
+def _series(r: Results, kind: str) -> tuple[list[float], list[float]]:
+    s = r.series(kind, PORT)
+    return s["time_s"].to_list(), s["value"].to_list()
+
+
+def _std(v: Sequence[float]) -> float:
+    if len(v) < 2:
+        return math.nan
+    m = sum(v) / len(v)
+    return math.sqrt(sum((x - m) ** 2 for x in v) / (len(v) - 1))
+
+
+#: The second half of a run is "after convergence" for the oscillation measures.
+STEADY_FROM = 0.5
+#: Settling band of the average queue: within this fraction of its steady mean (and at least
+#: ``SETTLE_MIN_BAND_PKTS``).
+SETTLE_BAND = 0.2
+SETTLE_MIN_BAND_PKTS = 1.0
+
+
+def queue_stats(r: Results) -> dict[str, float]:
+    """Oscillation and convergence of the bottleneck queue: standard deviation of the
+    instantaneous and the average queue over the second half of the run, their means, and the
+    settling time of the average (the last time it was outside ±``SETTLE_BAND`` of its
+    second-half mean)."""
+    dur = r.meta["duration_s"]
+    t, q = _series(r, "queue_pkts")
+    ta, a = _series(r, "queue_avg_pkts")
+    steady = [x for tt, x in zip(t, q) if tt >= STEADY_FROM * dur]
+    steady_a = [x for tt, x in zip(ta, a) if tt >= STEADY_FROM * dur]
+    m = sum(steady_a) / len(steady_a) if steady_a else math.nan
+    band = max(SETTLE_BAND * m, SETTLE_MIN_BAND_PKTS)
+    settle = 0.0
+    for tt, x in zip(ta, a):
+        if abs(x - m) > band:
+            settle = tt
+    return {
+        "q_std": _std(steady),
+        "avg_std": _std(steady_a),
+        "q_mean": sum(steady) / len(steady) if steady else math.nan,
+        "avg_mean": m,
+        "settle_s": settle,
+    }
+
+
+# ------------------------------------------------------------------------ helpers
+
+
+def _cfg(scheme: str, min_th: float, extra: str = "") -> str:
+    return f"{scheme}{extra}-min{min_th:g}"
+
+
+def _sweep_runs(setup: str, min_ths: Iterable[float], seeds: Sequence[int], readings: Readings = Readings(), extra: str = "") -> dict[str, Scenario]:
+    configs = {
+        _cfg(sch, m, extra): scenario(setup, sch, m, readings=readings, sample_interval="100ms")
+        for sch in SCHEMES
+        for m in min_ths
+    }
+    return for_seeds(configs, seeds)
+
+
+def _by_min_th(runs: RunSet, min_ths: Sequence[float], f: Callable[[Results], float], extra: str = "") -> dict[str, list[Stat]]:
+    return {sch: [runs.stat(_cfg(sch, m, extra), f) for m in min_ths] for sch in SCHEMES}
+
+
+def _sweep_figure(ctx: Context, min_ths: Sequence[float], stats: Mapping[str, list[Stat]], title: str, ylabel: str, name: str, caption: str) -> None:
+    fig, ax = new_figure(title, "min_th (packets)", ylabel)
+    for sch in SCHEMES:
+        ax.plot(min_ths, [s.mean for s in stats[sch]], color=COLOR[sch], lw=1, alpha=0.6)
+        errorbar_with_spread(ax, min_ths, stats[sch], label=f"{LABEL[sch]} ({len(ctx.seeds)} seeds)", color=COLOR[sch])
+    ax.legend(fontsize=8)
+    ctx.figure(fig, name, caption)
+
+
+def _sweep_table(ctx: Context, min_ths: Sequence[float], stats: Mapping[str, list[Stat]], what: str, caption: str) -> None:
+    rows = []
+    for i, m in enumerate(min_ths):
+        e, me = stats["ecn"][i], stats["mecn"][i]
+        rows.append(
+            {
+                "min_th": m,
+                f"ECN {what}": str(e),
+                f"MECN {what}": str(me),
+                "MECN − ECN": me.mean - e.mean,
+            }
+        )
+    ctx.table(pl.DataFrame(rows), caption=caption)
+
+
+def _first_zero(min_ths: Sequence[float], stats: Sequence[Stat]) -> float | None:
+    """Smallest min_th from which every larger one had no drops in any seed."""
+    best = None
+    for m, s in reversed(list(zip(min_ths, stats))):
+        if s.n and s.max == 0:
+            best = m
+        else:
+            break
+    return best
+
+
+def _paper(fig: str, claim: str) -> str:
+    return f"{claim} ({fig}; read from the figure, approximate — no values in the text)"
+
+
+# ---------------------------------------------------------------------- experiments
+
+
+@register
+class Queue(Experiment):
+    name = "mecn.queue"
+    title = "Queue length over time, two sources with the same RTT (Figs. 3a/3b)"
+    source = "MECN paper (seed 002) §3, Figs. 3a and 3b and the text beside them"
+    description = (
+        "Scenario 1 (two bulk sources, RTT 59 ms) with classic ECN and with MECN at min_th = 5 "
+        "packets. The paper: \"in case of MECN the queue length converge faster and with less "
+        "oscillations compared to ECN\". Oscillation = standard deviation of the instantaneous "
+        "and of the average queue over the second half of the run; convergence = settling time "
+        f"of the average queue into ±{SETTLE_BAND:.0%} of its second-half mean."
+    )
+    quick_seeds = 2
+    full_seeds = 10
+
+    def runs(self, quick: bool, seeds: list[int]):
+        return for_seeds({sch: scenario("s1-two-same-rtt", sch, QUEUE_MIN_TH) for sch in SCHEMES}, seeds)
+
+    def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
+        st = {sch: [queue_stats(r) for r in runs.over_seeds(sch)] for sch in SCHEMES}
+
+        def stat(sch: str, key: str) -> Stat:
+            return Stat.of(x[key] for x in st[sch])
+
+        comps = [
+            Comparison(
+                "fixed RTT of the topology",
+                PAPER_RTT_MS,
+                Stat.of([fixed_rtt_ms(SOURCE_DELAY_MS)]),
+                abs(fixed_rtt_ms(SOURCE_DELAY_MS) - PAPER_RTT_MS) < 1.0,
+                unit="ms",
+                claim="59 ms including transmission times (§3)",
+                note="computed from the scenario's links: propagation plus serialisation of a 1000-byte packet and a 40-byte ACK on each link",
+            )
+        ]
+        for key, what, claim in (
+            ("q_std", "std of the instantaneous queue, second half", "MECN smaller (less oscillation)"),
+            ("avg_std", "std of the average queue, second half", "MECN smaller (less oscillation)"),
+            ("settle_s", "settling time of the average queue", "MECN shorter (converges faster)"),
+        ):
+            e, m = stat("ecn", key), stat("mecn", key)
+            unit = "s" if key == "settle_s" else "packets"
+            comps.append(
+                Comparison(
+                    f"{what}: MECN",
+                    _paper("Fig. 3", claim),
+                    m,
+                    m.mean < e.mean,
+                    unit=unit,
+                    claim=claim,
+                    note=f"ECN {e}; MECN/ECN = {m.mean / e.mean:.2f}" if e.mean else f"ECN {e}",
+                )
+            )
+        for key, what in (("q_mean", "mean instantaneous queue"), ("avg_mean", "mean average queue")):
+            e, m = stat("ecn", key), stat("mecn", key)
+            comps.append(
+                Comparison(f"{what}, second half: MECN", None, m, None, unit="packets", note=f"ECN {e} (no claim in the paper)")
+            )
+
+        rows = []
+        for sch in SCHEMES:
+            for r, x in zip(runs.over_seeds(sch), st[sch]):
+                rows.append({"scheme": LABEL[sch], "seed": r.meta["seed"], **{k: round(v, 3) for k, v in x.items()}, "drops": drops(r), "efficiency": round(efficiency(r), 4)})
+        ctx.table(pl.DataFrame(rows), caption="Per seed: queue statistics (packets, s), drops, link efficiency")
+
+        fig = None
+        from ..plots import new_figure as _nf
+
+        for sch, panel in (("ecn", "3a"), ("mecn", "3b")):
+            r = runs.over_seeds(sch)[0]
+            fig, ax = _nf(f"Fig. {panel}: queue, two sources, {LABEL[sch]} (min_th {QUEUE_MIN_TH:g})", "time (s)", "packets")
+            t, q = _series(r, "queue_pkts")
+            ta, a = _series(r, "queue_avg_pkts")
+            ax.plot(t, q, lw=0.8, color="#9aa7b8", label="instantaneous")
+            ax.plot(ta, a, lw=1.6, color=COLOR[sch], label="average (w_q = 0.002)")
+            for th, lab in (
+                [(QUEUE_MIN_TH, "min_th"), (2 * QUEUE_MIN_TH, "max_th")]
+                if sch == "ecn"
+                else [(QUEUE_MIN_TH, "min_th"), (2 * QUEUE_MIN_TH, "mid_th"), (4 * QUEUE_MIN_TH, "max_th")]
+            ):
+                ax.axhline(th, ls=":", lw=0.8, color="#555")
+                ax.text(0.02 * DURATION_S, th, lab, fontsize=7, va="bottom", color="#555")
+            ax.set_xlim(0, r.meta["duration_s"])
+            ax.set_ylim(bottom=0)
+            ax.legend(fontsize=8, loc="upper right")
+            ctx.figure(fig, f"fig3{panel[-1]}_{sch}", f"Bottleneck queue sampled every 10 ms, seed {r.meta['seed']} (the paper's Fig. {panel}).")
+        return comps
+
+
+@register
+class Efficiency(Experiment):
+    name = "mecn.efficiency"
+    title = "Link efficiency vs min_th, two sources (Fig. 4)"
+    source = "MECN paper (seed 002) §3, Fig. 4 and the text beside it"
+    description = (
+        "Scenario 1 (two sources, same RTT), min_th swept; link efficiency = the bottleneck's "
+        "busy fraction over the 10 s run. The paper: MECN \"improved the link efficiency for all "
+        "values of min_threshold\" and \"the best link efficiency in case of MECN is reached for "
+        "a lower value of min_threshold\". \"Reaching the best\" is read as the smallest min_th "
+        f"within {100 * 0.005:.1f} percentage points of the scheme's best efficiency (the curves "
+        "flatten near 1)."
+    )
+    quick_seeds = 2
+    full_seeds = 10
+    #: Efficiencies within this of a scheme's best count as reaching it.
+    PLATEAU = 0.005
+
+    def min_ths(self, quick: bool) -> tuple[float, ...]:
+        return QUICK_MIN_THS if quick else FULL_MIN_THS
+
+    def runs(self, quick: bool, seeds: list[int]):
+        return _sweep_runs("s1-two-same-rtt", self.min_ths(quick), seeds)
+
+    def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
+        ms = self.min_ths(ctx.quick)
+        eff = _by_min_th(runs, ms, efficiency)
+        good = _by_min_th(runs, ms, goodput_efficiency)
+        comps = []
+        for i, m in enumerate(ms):
+            e, me = eff["ecn"][i], eff["mecn"][i]
+            comps.append(
+                Comparison(
+                    f"link efficiency at min_th = {m:g}: MECN",
+                    _paper("Fig. 4", "MECN higher than ECN"),
+                    me,
+                    me.mean >= e.mean,
+                    claim="MECN ≥ ECN at every min_th",
+                    note=f"ECN {e}; MECN − ECN = {me.mean - e.mean:+.4f}",
+                )
+            )
+        reach = {}
+        for sch in SCHEMES:
+            means = [s.mean for s in eff[sch]]
+            best = max(means)
+            reach[sch] = next(m for m, v in zip(ms, means) if v >= best - self.PLATEAU)
+        comps.append(
+            Comparison(
+                "min_th where the best efficiency is reached: MECN",
+                _paper("Fig. 4", "MECN's lower than ECN's"),
+                reach["mecn"],
+                reach["mecn"] < reach["ecn"],
+                unit="packets",
+                claim="MECN reaches its best at a lower min_th",
+                note=f"ECN {reach['ecn']:g}; best means: ECN {max(s.mean for s in eff['ecn']):.4f}, MECN {max(s.mean for s in eff['mecn']):.4f}",
+            )
+        )
+        _sweep_figure(ctx, ms, eff, "Fig. 4: link efficiency, two sources", "link efficiency (busy fraction)", "fig4_efficiency", "Bottleneck busy fraction over 10 s against min_th; mean with min–max over seeds.")
+        _sweep_table(ctx, ms, eff, "efficiency", "Link efficiency by min_th (mean [min – max] over seeds)")
+        _sweep_table(ctx, ms, good, "goodput/capacity", "Goodput over capacity by min_th (payload delivered, for reference)")
+        return comps
+
+
+@register
+class Throughput(Experiment):
+    name = "mecn.throughput"
+    title = "Throughput of one source vs min_th, ten overlapping sources (Fig. 5)"
+    source = "MECN paper (seed 002) §3, Fig. 5 and the text beside it"
+    description = (
+        "Scenario 4 (ten sources starting 0.3 s apart, same RTT), min_th swept; the throughput of "
+        "the first source (s0) over the run, and the mean per source. The paper: \"MECN provides "
+        "better throughput than simple ECN\"."
+    )
+    quick_seeds = 2
+    full_seeds = 10
+
+    def min_ths(self, quick: bool) -> tuple[float, ...]:
+        return QUICK_MIN_THS if quick else FULL_MIN_THS
+
+    def runs(self, quick: bool, seeds: list[int]):
+        return _sweep_runs("s4-ten-overlapping", self.min_ths(quick), seeds)
+
+    def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
+        ms = self.min_ths(ctx.quick)
+        s0 = _by_min_th(runs, ms, flow_throughput_mbps("s0"))
+        per_source = _by_min_th(runs, ms, lambda r: sum(r.flows["throughput_bps"].to_list()) / r.flows.height / 1e6)
+        eff = _by_min_th(runs, ms, efficiency)
+        comps = []
+        for i, m in enumerate(ms):
+            e, me = s0["ecn"][i], s0["mecn"][i]
+            comps.append(
+                Comparison(
+                    f"throughput of source s0 at min_th = {m:g}: MECN",
+                    _paper("Fig. 5", "MECN higher than ECN"),
+                    me,
+                    me.mean >= e.mean,
+                    unit="Mb/s",
+                    claim="MECN ≥ ECN",
+                    note=f"ECN {e}; MECN/ECN = {me.mean / e.mean:.3f}; mean per source ECN {per_source['ecn'][i].mean:.4f}, MECN {per_source['mecn'][i].mean:.4f}",
+                )
+            )
+        _sweep_figure(ctx, ms, s0, "Fig. 5: throughput of one source (s0), ten overlapping sources", "throughput (Mb/s)", "fig5_throughput", "Throughput of the first source (starts at 0 s) over 10 s against min_th.")
+        _sweep_table(ctx, ms, s0, "s0 throughput (Mb/s)", "Throughput of s0 by min_th")
+        _sweep_table(ctx, ms, per_source, "mean per-source throughput (Mb/s)", "Mean throughput per source by min_th")
+        _sweep_table(ctx, ms, eff, "link efficiency", "Link efficiency by min_th, ten sources")
+        return comps
+
+
+@register
+class Drops(Experiment):
+    name = "mecn.drops"
+    title = "Drops vs min_th, two sources and five sources with different RTTs (Figs. 6, 7)"
+    source = "MECN paper (seed 002) §3, Figs. 6 and 7 and the text beside them"
+    description = (
+        "Packets dropped at the bottleneck over the 10 s run against min_th: two sources (Fig. 6, "
+        "read as scenario 1, same RTT; scenario 5, different RTTs, beside it) and five sources "
+        "with different RTTs (Fig. 7, scenario 6). The paper: \"in case of MECN there are less "
+        "losses than with simple ECN and MECN reaches the point of zero loss with less "
+        "min_threshold than ECN\"; with five sources \"reaching the point of zero losses with much "
+        "less min_threshold\"."
+    )
+    quick_seeds = 2
+    full_seeds = 10
+    SETS = (
+        ("fig6", "s1-two-same-rtt", "Fig. 6", "two sources, same RTT"),
+        ("fig6rtt", "s5-two-different-rtt", "Fig. 6 (other reading)", "two sources, RTT 59/99 ms"),
+        ("fig7", "s6-five-different-rtt", "Fig. 7", "five sources, RTT 59–99 ms"),
+    )
+
+    def min_ths(self, quick: bool) -> tuple[float, ...]:
+        return QUICK_MIN_THS if quick else FULL_MIN_THS
+
+    def runs(self, quick: bool, seeds: list[int]):
+        out: dict[str, Scenario] = {}
+        for tag, setup, _, _ in self.SETS:
+            out.update(_sweep_runs(setup, self.min_ths(quick), seeds, extra=f"-{tag}"))
+        return out
+
+    def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
+        ms = self.min_ths(ctx.quick)
+        comps = []
+        for tag, setup, fig, what in self.SETS:
+            d = _by_min_th(runs, ms, drops, extra=f"-{tag}")
+            for i, m in enumerate(ms):
+                e, me = d["ecn"][i], d["mecn"][i]
+                comps.append(
+                    Comparison(
+                        f"{what}: drops at min_th = {m:g}: MECN",
+                        _paper(fig, "MECN fewer than ECN"),
+                        me,
+                        me.mean <= e.mean,
+                        unit="packets",
+                        claim="MECN ≤ ECN",
+                        note=f"ECN {e}",
+                    )
+                )
+            z = {sch: _first_zero(ms, d[sch]) for sch in SCHEMES}
+            ze, zm = z["ecn"], z["mecn"]
+            holds = None if zm is None else (ze is None or zm < ze)
+            comps.append(
+                Comparison(
+                    f"{what}: smallest min_th from which no seed drops: MECN",
+                    _paper(fig, "MECN's lower than ECN's"),
+                    zm,
+                    holds,
+                    unit="packets",
+                    claim="MECN reaches zero drops at a lower min_th",
+                    note=f"ECN {'not reached' if ze is None else f'{ze:g}'}" + (" (MECN not reached)" if zm is None else ""),
+                )
+            )
+            _sweep_figure(ctx, ms, d, f"{fig}: drops, {what}", "packets dropped in 10 s", f"{tag}_drops", f"Packets dropped at the bottleneck ({what}) against min_th.")
+            _sweep_table(ctx, ms, d, "drops", f"Drops by min_th, {what}")
+        return comps
