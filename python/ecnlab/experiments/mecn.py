@@ -401,10 +401,12 @@ def queue_stats(r: Results) -> dict[str, float]:
     for tt, x in zip(ta, a):
         if abs(x - m) > band:
             settle = tt
+    q_mean = sum(steady) / len(steady) if steady else math.nan
     return {
         "q_std": _std(steady),
+        "q_cv": _std(steady) / q_mean if q_mean else math.nan,
         "avg_std": _std(steady_a),
-        "q_mean": sum(steady) / len(steady) if steady else math.nan,
+        "q_mean": q_mean,
         "avg_mean": m,
         "settle_s": settle,
     }
@@ -413,44 +415,81 @@ def queue_stats(r: Results) -> dict[str, float]:
 # ------------------------------------------------------------------------ helpers
 
 
-def _cfg(scheme: str, min_th: float, extra: str = "") -> str:
-    return f"{scheme}{extra}-min{min_th:g}"
+@dataclass(frozen=True)
+class Variant:
+    """A scheme under one set of readings, as the experiments run and label it."""
+
+    key: str
+    scheme: str
+    label: str
+    color: str
+    readings: Readings = Readings()
 
 
-def _sweep_runs(setup: str, min_ths: Iterable[float], seeds: Sequence[int], readings: Readings = Readings(), extra: str = "") -> dict[str, Scenario]:
+ECN = Variant("ecn", "ecn", "ECN (RED + Reno)", "#c0504d")
+MECN = Variant("mecn", "mecn", "MECN", "#3b6ea8")
+#: The other reading of the moderate region: probability P1max → P2max (flat 0.1 here).
+MECN_RAMP = Variant(
+    "mecn-ramp", "mecn", "MECN, moderate ramp from P1max (other reading)", "#8e6bbf", Readings(moderate_ramp="continue_from_p1max")
+)
+BASE = (ECN, MECN)
+
+
+def _cfg(v: Variant, min_th: float, extra: str = "") -> str:
+    return f"{v.key}{extra}-min{min_th:g}"
+
+
+def _sweep_runs(
+    setup: str,
+    min_ths: Iterable[float],
+    seeds: Sequence[int],
+    variants: Sequence[Variant] = BASE,
+    extra: str = "",
+    interval: str = "100ms",
+) -> dict[str, Scenario]:
     configs = {
-        _cfg(sch, m, extra): scenario(setup, sch, m, readings=readings, sample_interval="100ms")
-        for sch in SCHEMES
+        _cfg(v, m, extra): scenario(setup, v.scheme, m, readings=v.readings, sample_interval=interval)
+        for v in variants
         for m in min_ths
     }
     return for_seeds(configs, seeds)
 
 
-def _by_min_th(runs: RunSet, min_ths: Sequence[float], f: Callable[[Results], float], extra: str = "") -> dict[str, list[Stat]]:
-    return {sch: [runs.stat(_cfg(sch, m, extra), f) for m in min_ths] for sch in SCHEMES}
+def _by_min_th(
+    runs: RunSet, min_ths: Sequence[float], f: Callable[[Results], float], variants: Sequence[Variant] = BASE, extra: str = ""
+) -> dict[str, list[Stat]]:
+    return {v.key: [runs.stat(_cfg(v, m, extra), f) for m in min_ths] for v in variants}
 
 
-def _sweep_figure(ctx: Context, min_ths: Sequence[float], stats: Mapping[str, list[Stat]], title: str, ylabel: str, name: str, caption: str) -> None:
+def _sweep_figure(
+    ctx: Context,
+    min_ths: Sequence[float],
+    stats: Mapping[str, list[Stat]],
+    title: str,
+    ylabel: str,
+    name: str,
+    caption: str,
+    variants: Sequence[Variant] = BASE,
+) -> None:
     fig, ax = new_figure(title, "min_th (packets)", ylabel)
-    for sch in SCHEMES:
-        ax.plot(min_ths, [s.mean for s in stats[sch]], color=COLOR[sch], lw=1, alpha=0.6)
-        errorbar_with_spread(ax, min_ths, stats[sch], label=f"{LABEL[sch]} ({len(ctx.seeds)} seeds)", color=COLOR[sch])
+    for v in variants:
+        ax.plot(min_ths, [s.mean for s in stats[v.key]], color=v.color, lw=1, alpha=0.6)
+        errorbar_with_spread(ax, min_ths, stats[v.key], label=f"{v.label} ({len(ctx.seeds)} seeds)", color=v.color)
     ax.legend(fontsize=8)
     ctx.figure(fig, name, caption)
 
 
-def _sweep_table(ctx: Context, min_ths: Sequence[float], stats: Mapping[str, list[Stat]], what: str, caption: str) -> None:
+def _sweep_table(
+    ctx: Context, min_ths: Sequence[float], stats: Mapping[str, list[Stat]], what: str, caption: str, variants: Sequence[Variant] = BASE
+) -> None:
     rows = []
     for i, m in enumerate(min_ths):
-        e, me = stats["ecn"][i], stats["mecn"][i]
-        rows.append(
-            {
-                "min_th": m,
-                f"ECN {what}": str(e),
-                f"MECN {what}": str(me),
-                "MECN − ECN": me.mean - e.mean,
-            }
-        )
+        row: dict[str, Any] = {"min_th": m}
+        for v in variants:
+            row[f"{v.label}: {what}"] = str(stats[v.key][i])
+        for v in variants[1:]:
+            row[f"{v.key} − ecn"] = stats[v.key][i].mean - stats[variants[0].key][i].mean
+        rows.append(row)
     ctx.table(pl.DataFrame(rows), caption=caption)
 
 
@@ -463,6 +502,15 @@ def _first_zero(min_ths: Sequence[float], stats: Sequence[Stat]) -> float | None
         else:
             break
     return best
+
+
+def _interp(x: float, xs: Sequence[float], ys: Sequence[float]) -> float | None:
+    """Linear interpolation of y at x over points sorted by xs; None outside their range."""
+    pts = sorted(zip(xs, ys))
+    for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
+        if x0 <= x <= x1:
+            return y0 if x1 == x0 else y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+    return None
 
 
 def _paper(fig: str, claim: str) -> str:
@@ -478,23 +526,34 @@ class Queue(Experiment):
     title = "Queue length over time, two sources with the same RTT (Figs. 3a/3b)"
     source = "MECN paper (seed 002) §3, Figs. 3a and 3b and the text beside them"
     description = (
-        "Scenario 1 (two bulk sources, RTT 59 ms) with classic ECN and with MECN at min_th = 5 "
-        "packets. The paper: \"in case of MECN the queue length converge faster and with less "
+        "Scenario 1 (two bulk sources, RTT 59 ms) with classic ECN and with MECN; Fig. 3's "
+        f"min_th is not given, the panels use {QUEUE_MIN_TH:g} packets and the whole sweep is run "
+        "too. The paper: \"in case of MECN the queue length converge faster and with less "
         "oscillations compared to ECN\". Oscillation = standard deviation of the instantaneous "
-        "and of the average queue over the second half of the run; convergence = settling time "
-        f"of the average queue into ±{SETTLE_BAND:.0%} of its second-half mean."
+        "and of the average queue over the second half of the run, absolute and relative to the "
+        "mean queue, and at equal mean queue (ECN's curve interpolated at MECN's mean); "
+        f"convergence = settling time of the average queue into ±{SETTLE_BAND:.0%} of its "
+        "second-half mean. MECN is also run with the other reading of its moderate region "
+        "(probability from P1max instead of from 0)."
     )
     quick_seeds = 2
     full_seeds = 10
+    VARIANTS = (ECN, MECN, MECN_RAMP)
+
+    def min_ths(self, quick: bool) -> tuple[float, ...]:
+        return (2.0, QUEUE_MIN_TH, 10.0, 15.0) if quick else FULL_MIN_THS[:10]
 
     def runs(self, quick: bool, seeds: list[int]):
-        return for_seeds({sch: scenario("s1-two-same-rtt", sch, QUEUE_MIN_TH) for sch in SCHEMES}, seeds)
+        return _sweep_runs("s1-two-same-rtt", self.min_ths(quick), seeds, self.VARIANTS, interval="10ms")
 
     def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
-        st = {sch: [queue_stats(r) for r in runs.over_seeds(sch)] for sch in SCHEMES}
+        ms = self.min_ths(ctx.quick)
+        st = {
+            (v.key, m): [queue_stats(r) for r in runs.over_seeds(_cfg(v, m))] for v in self.VARIANTS for m in ms
+        }
 
-        def stat(sch: str, key: str) -> Stat:
-            return Stat.of(x[key] for x in st[sch])
+        def stat(v: Variant, key: str, m: float = QUEUE_MIN_TH) -> Stat:
+            return Stat.of(x[key] for x in st[(v.key, m)])
 
         comps = [
             Comparison(
@@ -507,57 +566,94 @@ class Queue(Experiment):
                 note="computed from the scenario's links: propagation plus serialisation of a 1000-byte packet and a 40-byte ACK on each link",
             )
         ]
-        for key, what, claim in (
-            ("q_std", "std of the instantaneous queue, second half", "MECN smaller (less oscillation)"),
-            ("avg_std", "std of the average queue, second half", "MECN smaller (less oscillation)"),
-            ("settle_s", "settling time of the average queue", "MECN shorter (converges faster)"),
-        ):
-            e, m = stat("ecn", key), stat("mecn", key)
-            unit = "s" if key == "settle_s" else "packets"
+        # ECN's oscillation against its mean queue over the sweep, for the equal-queue comparison.
+        ecn_mean = [stat(ECN, "q_mean", m).mean for m in ms]
+        ecn_std = [stat(ECN, "q_std", m).mean for m in ms]
+        for v in self.VARIANTS[1:]:
+            who = "MECN" if v is MECN else "MECN (other reading)"
+            for key, what, claim in (
+                ("q_std", "std of the instantaneous queue", "MECN smaller (less oscillation)"),
+                ("q_cv", "std / mean of the instantaneous queue", "MECN smaller (less oscillation)"),
+                ("avg_std", "std of the average queue", "MECN smaller (less oscillation)"),
+                ("settle_s", "settling time of the average queue", "MECN shorter (converges faster)"),
+            ):
+                e, me = stat(ECN, key), stat(v, key)
+                comps.append(
+                    Comparison(
+                        f"{what}, min_th {QUEUE_MIN_TH:g}: {who}",
+                        _paper("Fig. 3", claim),
+                        me,
+                        me.mean < e.mean,
+                        unit="s" if key == "settle_s" else ("" if key == "q_cv" else "packets"),
+                        claim=claim,
+                        note=(f"ECN {e}; ratio {me.mean / e.mean:.2f}" if e.mean else f"ECN {e}") + ("; second half of the run" if key != "settle_s" else ""),
+                    )
+                )
+            qm, qs = stat(v, "q_mean"), stat(v, "q_std")
+            ref = _interp(qm.mean, ecn_mean, ecn_std)
             comps.append(
                 Comparison(
-                    f"{what}: MECN",
-                    _paper("Fig. 3", claim),
-                    m,
-                    m.mean < e.mean,
-                    unit=unit,
-                    claim=claim,
-                    note=f"ECN {e}; MECN/ECN = {m.mean / e.mean:.2f}" if e.mean else f"ECN {e}",
+                    f"std of the instantaneous queue at equal mean queue, min_th {QUEUE_MIN_TH:g}: {who}",
+                    _paper("Fig. 3", "MECN smaller (less oscillation)"),
+                    qs,
+                    None if ref is None else qs.mean < ref,
+                    unit="packets",
+                    claim="MECN smaller than ECN at the same mean queue (delay)",
+                    note=(
+                        f"MECN mean queue {qm.mean:.1f}; ECN's std at that mean queue (interpolated over its min_th sweep) {ref:.2f}"
+                        if ref is not None
+                        else f"MECN mean queue {qm.mean:.1f} is outside ECN's range over the sweep"
+                    ),
                 )
             )
-        for key, what in (("q_mean", "mean instantaneous queue"), ("avg_mean", "mean average queue")):
-            e, m = stat("ecn", key), stat("mecn", key)
+        for v in self.VARIANTS:
             comps.append(
-                Comparison(f"{what}, second half: MECN", None, m, None, unit="packets", note=f"ECN {e} (no claim in the paper)")
+                Comparison(
+                    f"mean instantaneous queue, second half, min_th {QUEUE_MIN_TH:g}: {v.label}",
+                    None,
+                    stat(v, "q_mean"),
+                    None,
+                    unit="packets",
+                    note="no claim in the paper",
+                )
             )
 
         rows = []
-        for sch in SCHEMES:
-            for r, x in zip(runs.over_seeds(sch), st[sch]):
-                rows.append({"scheme": LABEL[sch], "seed": r.meta["seed"], **{k: round(v, 3) for k, v in x.items()}, "drops": drops(r), "efficiency": round(efficiency(r), 4)})
-        ctx.table(pl.DataFrame(rows), caption="Per seed: queue statistics (packets, s), drops, link efficiency")
+        for v in self.VARIANTS:
+            for m in ms:
+                row = {"variant": v.label, "min_th": m}
+                for key in ("q_mean", "q_std", "q_cv", "avg_mean", "avg_std", "settle_s"):
+                    row[key] = str(stat(v, key, m))
+                row["drops"] = str(runs.stat(_cfg(v, m), drops))
+                rows.append(row)
+        ctx.table(pl.DataFrame(rows), caption="Queue statistics over the second half (packets), settling time (s), drops; mean [min – max] over seeds")
 
-        fig = None
-        from ..plots import new_figure as _nf
+        fig, ax = new_figure("Oscillation against mean queue, two sources (min_th swept)", "mean instantaneous queue (packets)", "std of the queue (packets)")
+        for v in self.VARIANTS:
+            xs = [stat(v, "q_mean", m).mean for m in ms]
+            ys = [stat(v, "q_std", m).mean for m in ms]
+            ax.plot(xs, ys, "o-", color=v.color, label=v.label, ms=4)
+            for m, x, y in zip(ms, xs, ys):
+                if m in (ms[0], QUEUE_MIN_TH, ms[-1]):
+                    ax.annotate(f"{m:g}", (x, y), fontsize=7, color=v.color, xytext=(3, 3), textcoords="offset points")
+        ax.legend(fontsize=8)
+        ctx.figure(fig, "oscillation_vs_mean_queue", "Standard deviation of the instantaneous queue against its mean (second half of the run, mean over seeds), one point per min_th (labels: min_th).")
 
-        for sch, panel in (("ecn", "3a"), ("mecn", "3b")):
-            r = runs.over_seeds(sch)[0]
-            fig, ax = _nf(f"Fig. {panel}: queue, two sources, {LABEL[sch]} (min_th {QUEUE_MIN_TH:g})", "time (s)", "packets")
+        for v, panel in ((ECN, "3a"), (MECN, "3b"), (MECN_RAMP, "3b-other-reading")):
+            r = runs.over_seeds(_cfg(v, QUEUE_MIN_TH))[0]
+            fig, ax = new_figure(f"Fig. {panel[:2]}: queue, two sources, {v.label}, min_th {QUEUE_MIN_TH:g}", "time (s)", "packets")
             t, q = _series(r, "queue_pkts")
             ta, a = _series(r, "queue_avg_pkts")
             ax.plot(t, q, lw=0.8, color="#9aa7b8", label="instantaneous")
-            ax.plot(ta, a, lw=1.6, color=COLOR[sch], label="average (w_q = 0.002)")
-            for th, lab in (
-                [(QUEUE_MIN_TH, "min_th"), (2 * QUEUE_MIN_TH, "max_th")]
-                if sch == "ecn"
-                else [(QUEUE_MIN_TH, "min_th"), (2 * QUEUE_MIN_TH, "mid_th"), (4 * QUEUE_MIN_TH, "max_th")]
-            ):
-                ax.axhline(th, ls=":", lw=0.8, color="#555")
-                ax.text(0.02 * DURATION_S, th, lab, fontsize=7, va="bottom", color="#555")
+            ax.plot(ta, a, lw=1.6, color=v.color, label="average (w_q = 0.002)")
+            ths = [(1, "min_th"), (2, "max_th")] if v.scheme == "ecn" else [(1, "min_th"), (2, "mid_th"), (4, "max_th")]
+            for f, lab in ths:
+                ax.axhline(f * QUEUE_MIN_TH, ls=":", lw=0.8, color="#555")
+                ax.text(0.02 * r.meta["duration_s"], f * QUEUE_MIN_TH, lab, fontsize=7, va="bottom", color="#555")
             ax.set_xlim(0, r.meta["duration_s"])
-            ax.set_ylim(bottom=0)
+            ax.set_ylim(0, 42)
             ax.legend(fontsize=8, loc="upper right")
-            ctx.figure(fig, f"fig3{panel[-1]}_{sch}", f"Bottleneck queue sampled every 10 ms, seed {r.meta['seed']} (the paper's Fig. {panel}).")
+            ctx.figure(fig, f"fig{panel.replace('-', '_')}_{v.key}", f"Bottleneck queue sampled every 10 ms, seed {r.meta['seed']} (the paper's Fig. {panel[:2]}).")
         return comps
 
 

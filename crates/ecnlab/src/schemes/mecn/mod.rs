@@ -64,7 +64,8 @@
 //!   reduced window so growth continues additively; never below 2 segments (NewReno's
 //!   floor). Growth, fast recovery and timeouts are NewReno's (`crate::cc::newreno`). The
 //!   initial window is the connection's (`TcpConfig::initial_window`; the paper's ns-2 runs
-//!   used ns-2's `windowInit_`, 2 segments).
+//!   used ns-2's `windowInit_`: 1 segment until ns-2's June 2001 defaults, 2 after — the
+//!   reproduction, `python/ecnlab/experiments/mecn.py`, uses 1 and can run 2).
 //! - **Window cap.** The runs use "window = 25" (ns-2's `window_`): `MecnRenoConfig::
 //!   max_window` = 25 segments caps the window the sender uses.
 //! - **Handshake** unchanged from RFC 3168 (the paper: "not modified"); retransmissions are
