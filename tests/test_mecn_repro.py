@@ -51,7 +51,7 @@ def test_the_six_scenarios_run_as_files():
             assert r.flows.height == setup.n
             assert all(b > 0 for b in r.flows["bytes_delivered"].to_list()), (key, scheme)
             port = r.port(mecn.PORT)
-            assert port["utilization"] > 0.9, (key, scheme)
+            assert port["utilization"] > 0.8, (key, scheme)
             if scheme == "mecn":
                 assert port["marked_ce"] > 0, key  # moderate marks at min_th 5
             starts = r.flows["start_s"].to_list()

@@ -116,8 +116,9 @@ def errorbar_with_spread(ax, x, stats, label: str, **kw):
     import numpy as np
 
     mean = np.array([s.mean for s in stats], dtype=float)
-    lo = mean - np.array([s.min for s in stats], dtype=float)
-    hi = np.array([s.max for s in stats], dtype=float) - mean
+    # The mean of equal values can differ from them in the last bit: clip at zero.
+    lo = np.maximum(mean - np.array([s.min for s in stats], dtype=float), 0.0)
+    hi = np.maximum(np.array([s.max for s in stats], dtype=float) - mean, 0.0)
     return ax.errorbar(x, mean, yerr=[lo, hi], fmt="o", capsize=3, label=label, **kw)
 
 
