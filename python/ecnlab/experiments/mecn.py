@@ -520,7 +520,19 @@ def _vs(other: str, a: Stat, b: Stat) -> str:
 
 
 def _paper(fig: str, claim: str) -> str:
-    return f"{claim} ({fig}; read from the figure, approximate — no values in the text)"
+    return f"{claim} ({fig}, read from the figure, approximate)"
+
+
+SETUP_NOTE = (
+    "Setup (module ecnlab.experiments.mecn states every reading): 1000-byte packets, 40-byte ACKs, "
+    f"window {WINDOW_PKTS} packets (receive window; MECN's controller cap too), w_q = {W_Q}, "
+    f"max_p = P1max = P2max = {P_MAX}, gentle off, buffer {BUFFER_PKTS} packets, {DURATION_S:g} s runs; "
+    "TCP: NewReno recovery without SACK (the paper: ns-2 Reno), an ACK per segment, initial window "
+    f"{Readings().initial_window}, minimum RTO {MIN_RTO_S} s; ECN = NewReno halving on CE over RED "
+    "(max_th = 2·min_th); MECN = ×0.8 incipient, ×0.6 moderate, ×0.5 loss over multilevel RED "
+    "(mid_th = 2·min_th, max_th = 4·min_th), moderate-region probability rising from 0. The paper's "
+    "figures carry no values in its text: the comparisons check the directions it states."
+)
 
 
 # ---------------------------------------------------------------------- experiments
@@ -553,6 +565,7 @@ class Queue(Experiment):
         return _sweep_runs("s1-two-same-rtt", self.min_ths(quick), seeds, self.VARIANTS, interval="10ms")
 
     def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
+        ctx.note(SETUP_NOTE)
         ms = self.min_ths(ctx.quick)
         st = {
             (v.key, m): [queue_stats(r) for r in runs.over_seeds(_cfg(v, m))] for v in self.VARIANTS for m in ms
@@ -689,6 +702,7 @@ class Efficiency(Experiment):
         return _sweep_runs("s1-two-same-rtt", self.min_ths(quick), seeds)
 
     def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
+        ctx.note(SETUP_NOTE)
         ms = self.min_ths(ctx.quick)
         eff = _by_min_th(runs, ms, efficiency)
         good = _by_min_th(runs, ms, goodput_efficiency)
@@ -747,6 +761,7 @@ class Throughput(Experiment):
         return _sweep_runs("s4-ten-overlapping", self.min_ths(quick), seeds)
 
     def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
+        ctx.note(SETUP_NOTE)
         ms = self.min_ths(ctx.quick)
         s0 = _by_min_th(runs, ms, flow_throughput_mbps("s0"))
         per_source = _by_min_th(runs, ms, lambda r: sum(r.flows["throughput_bps"].to_list()) / r.flows.height / 1e6)
@@ -814,6 +829,7 @@ class Drops(Experiment):
         return out
 
     def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
+        ctx.note(SETUP_NOTE)
         ms = self.min_ths(ctx.quick)
         comps = []
         for tag, setup, fig, what in self.SETS:
@@ -878,6 +894,7 @@ class Scenarios(Experiment):
         return for_seeds(configs, seeds)
 
     def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
+        ctx.note(SETUP_NOTE)
         comps = []
         rows = []
         for key, st in SETUPS.items():
