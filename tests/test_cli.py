@@ -189,3 +189,21 @@ def test_ctrl_c_stops_a_run_and_leaves_no_directory(tmp_path):
     assert proc.returncode == 1
     assert "interrupted" in err and "Traceback" not in err
     assert sorted(x.name for x in tmp_path.iterdir()) == ["long.toml"]
+
+
+def test_ctrl_c_stops_parallel_reproduce_runs_and_leaves_no_directory(tmp_path):
+    out = tmp_path / "core"
+    proc = subprocess.Popen([*ECNLAB, "reproduce", "core.mdl", "--out", str(out), "--jobs", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    deadline = time.monotonic() + 60
+    # Wait until runs are being written inside the temporary directory, then interrupt.
+    while not list(tmp_path.glob(".core.partial-*/runs/*")):
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.05)
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert time.monotonic() - t0 < 5
+    assert proc.returncode == 1 and "interrupted" in err and "Traceback" not in err, err
+    left = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
+    assert left == [], left

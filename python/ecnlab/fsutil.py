@@ -66,9 +66,17 @@ def atomic_dir(target: str | os.PathLike[str]) -> Iterator[Path]:
         yield tmp
         _replace(tmp, t)
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        _remove_tree(tmp)
         _remove_empty(created)
         raise
+
+
+def _remove_tree(d: Path) -> None:
+    # A second pass catches files a finishing writer added while the first pass ran.
+    for _ in range(3):
+        shutil.rmtree(d, ignore_errors=True)
+        if not d.exists():
+            return
 
 
 def _remove_empty(dirs: list[Path]) -> None:

@@ -162,21 +162,42 @@ def run_many(
 
     n_jobs = max(1, min(jobs or _default_jobs(), len(items) or 1))
     results: dict[str, Results] = {}
-    with ThreadPoolExecutor(max_workers=n_jobs, thread_name_prefix="ecnlab-run") as pool:
-        futures = {pool.submit(one, name, sc): name for name, sc in items}
-        try:
-            done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+    pool = ThreadPoolExecutor(max_workers=n_jobs, thread_name_prefix="ecnlab-run")
+    futures: dict = {}
+    try:
+        for name, sc in items:
+            futures[pool.submit(one, name, sc)] = name
+        # Wake up regularly: a signal may land on a worker thread, and Python runs its
+        # handler (KeyboardInterrupt) only when the main thread runs Python code.
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, timeout=0.1, return_when=FIRST_EXCEPTION)
             for f in done:
                 if f.exception() is not None:
                     raise f.exception()  # type: ignore[misc]
-        except BaseException:
-            cancel.set()
-            for f in futures:
-                f.cancel()
-            raise
-        for f, name in futures.items():
-            results[name] = f.result()
+    except BaseException:
+        cancel.set()
+        for f in futures:
+            f.cancel()
+        _drain(futures)
+        raise
+    finally:
+        pool.shutdown(wait=False)
+    for f, name in futures.items():
+        results[name] = f.result()
     return {name: results[name] for name, _ in items}
+
+
+def _drain(futures) -> None:
+    """Waits until no run is still going (they stop at their next progress report, within
+    a fraction of a second once cancelled), even if Ctrl-C is pressed again meanwhile: a
+    run still writing must not race with the removal of the output directory."""
+    while True:
+        try:
+            wait(futures)
+            return
+        except KeyboardInterrupt:
+            continue
 
 
 # -------------------------------------------------------------------- reproduce
