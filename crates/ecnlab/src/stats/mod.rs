@@ -223,7 +223,8 @@ pub struct FlowRecord {
     pub rtt_min_s: Option<f64>,
     pub rtt_mean_s: Option<f64>,
     pub rtt_p95_s: Option<f64>,
-    /// One-way delay of delivered packets (UDP).
+    /// One-way delay of delivered packets (UDP) or of every data segment that reached the
+    /// receiver, retransmissions included (TCP): from leaving the sending host to arriving.
     pub owd_mean_s: Option<f64>,
     pub owd_p95_s: Option<f64>,
     pub owd_max_s: Option<f64>,

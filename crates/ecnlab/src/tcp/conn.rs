@@ -187,6 +187,8 @@ pub struct TcpConn {
     // Receiving half.
     rcv: Receiver,
     last_delivery: Time,
+    /// One-way delay of every data segment that arrived (the receiving side only), ns.
+    owd_ns: Option<Histogram>,
 
     stats: SendStats,
     sample_delivered: Cell<u64>,
@@ -258,6 +260,7 @@ impl TcpConn {
             pacing_wait: false,
             rcv: Receiver::default(),
             last_delivery: 0,
+            owd_ns: (!has_cc).then(Histogram::default),
             stats: SendStats {
                 rtt_ns: has_cc.then(Histogram::default),
                 ..Default::default()
@@ -673,6 +676,11 @@ impl TcpConn {
         }
         if pkt.payload_len > 0 && self.codec.flush_before(pkt) && self.rcv.unacked_segs > 0 {
             self.send_ack(ctx);
+        }
+        if pkt.payload_len > 0 {
+            if let Some(h) = self.owd_ns.as_mut() {
+                h.record(now.saturating_sub(pkt.meta.sent_at) / NS);
+            }
         }
         let mut immediate = pkt.payload_len > 0 && self.codec.data_in(pkt);
         let delivered_before = self.rcv.data_delivered();
@@ -1233,6 +1241,11 @@ impl Endpoint for TcpConn {
             let span = end.saturating_sub(self.app_start);
             if span > 0 {
                 r.throughput_bps = Some(delivered as f64 * 8.0 / to_secs(span));
+            }
+            if let Some(h) = self.owd_ns.as_ref().filter(|h| h.count > 0) {
+                r.owd_mean_s = h.mean().map(|ns| ns * 1e-9);
+                r.owd_p95_s = h.quantile(0.95).map(|ns| ns as f64 * 1e-9);
+                r.owd_max_s = Some(h.max as f64 * 1e-9);
             }
         }
     }
