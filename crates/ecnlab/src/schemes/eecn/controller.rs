@@ -126,9 +126,10 @@ impl Controller {
         (-(r.c - r.avg) * self.cfg.beta_unit.per_second()).exp()
     }
 
+    /// The least window a decay (`e^−β`) leaves.
     #[inline]
-    fn floor_one_segment(&self, w: f64) -> f64 {
-        w.max(self.mss)
+    fn decay_floor(&self, w: f64) -> f64 {
+        w.max(self.cfg.decay_floor_segments as f64 * self.mss)
     }
 
     /// Algorithm 1, CL(2).
@@ -148,7 +149,7 @@ impl Controller {
     /// Algorithm 1, CL(1).
     fn on_cl1(&mut self, r: Option<RttView>) {
         if let Some(r) = r.filter(|r| r.congested()) {
-            let w = self.floor_one_segment(self.cwnd * self.decay(r));
+            let w = self.decay_floor(self.cwnd * self.decay(r));
             self.ssthresh = w;
             self.cwnd = w;
             self.responses[1] += 1;
@@ -165,7 +166,7 @@ impl Controller {
                 self.mss
             };
         } else if let Some(r) = r.filter(|_| congested) {
-            self.cwnd = self.floor_one_segment(self.cwnd * self.decay(r));
+            self.cwnd = self.decay_floor(self.cwnd * self.decay(r));
             if self.cfg.ca_decay_lowers_ssthresh {
                 self.ssthresh = self.cwnd;
             }
@@ -388,17 +389,42 @@ mod tests {
         c.on_signal(&ack(6, Some(60)), Signal::Level(1));
         assert!(close(c.cwnd_exact(), want));
         assert_eq!(c.ssthresh(), ss);
-        // In milliseconds, β = 200 → the window collapses to one segment.
-        let mut m = ctl(ControllerConfig {
-            beta_unit: BetaUnit::Ms,
-            ..Default::default()
-        });
-        m.set_initial_window(50_000);
-        for t in 1..=4 {
-            m.on_ack(&ack(t, Some(100)));
+        // In milliseconds, β = 200 → the window collapses to the decay floor: two segments,
+        // or one in the literal reading.
+        for (floor, want) in [(2, 2.0 * SZ), (1, SZ)] {
+            let mut m = ctl(ControllerConfig {
+                beta_unit: BetaUnit::Ms,
+                decay_floor_segments: floor,
+                ..Default::default()
+            });
+            m.set_initial_window(50_000);
+            for t in 1..=4 {
+                m.on_ack(&ack(t, Some(100)));
+            }
+            m.on_signal(&ack(5, Some(350)), Signal::Level(1));
+            assert!(close(m.cwnd_exact(), want));
         }
-        m.on_signal(&ack(5, Some(350)), Signal::Level(1));
-        assert!(close(m.cwnd_exact(), SZ));
+    }
+
+    #[test]
+    fn a_decay_after_a_cl2_floor_keeps_two_whole_segments() {
+        // CL(2) takes the window to its 2·SZ floor; the next ACK, with cRTT above the average,
+        // decays it. By default it stays at 2·SZ, so a second segment can join the one in
+        // flight (a delayed-ACK receiver answers two); the literal reading leaves 1999 bytes,
+        // one whole segment.
+        for (floor, window) in [(2, 2000), (1, 1999)] {
+            let mut c = ctl(ControllerConfig {
+                decay_floor_segments: floor,
+                ..Default::default()
+            });
+            c.set_initial_window(5_000);
+            c.on_ack(&ack(1, Some(4)));
+            c.on_signal(&ack(2, Some(5)), Signal::Level(2));
+            c.on_ack(&ack(2, Some(5)));
+            assert!(close(c.cwnd_exact(), 2.0 * SZ));
+            c.on_ack(&ack(3, Some(5)));
+            assert_eq!(c.window(), window, "decay_floor_segments = {floor}");
+        }
     }
 
     #[test]
@@ -435,6 +461,7 @@ mod tests {
     fn ca_decay_can_lower_ssthresh() {
         let mut c = ctl(ControllerConfig {
             ca_decay_lowers_ssthresh: true,
+            decay_floor_segments: 1,
             ..Default::default()
         });
         c.set_initial_window(16_000);

@@ -108,7 +108,14 @@
 //!   and the next ACKs are in slow start again (`+SZ·σ_ss` while the RTT stays high): ssthresh
 //!   acts as the level cwnd returns to. `true` lowers ssthresh with cwnd, keeping the sender in
 //!   congestion avoidance.
-//! - Decays never take cwnd below one segment.
+//! - Decays (`e^−β`, CL(1) and congestion avoidance) never take cwnd below
+//!   `decay_floor_segments` (2): §4.4.2 gives two segments as the least window after a CL(2)
+//!   reduction and no floor for the decays; we apply the same two segments to every
+//!   decrease, because a window under two segments (e.g. a CL(2) reduction to 2·SZ followed
+//!   by one decaying ACK: 1.999·SZ) lets only one full segment be in flight, and a
+//!   delayed-ACK receiver then holds its ACK for the delayed-ACK timeout every round trip
+//!   (a 16 KB flow took 1.4 s that way). `1` is the literal reading: the decays stop at one
+//!   segment.
 //! - `initial_window_segments = 10` is the window before (or without) a handshake decision.
 //! - Loss: the response of [`NewReno`](crate::cc::newreno::NewReno) (RFC 5681 / 6582): on fast
 //!   retransmit `ssthresh = max(FlightSize/2, 2·SMSS)`, `cwnd = ssthresh` (inflation by
@@ -515,6 +522,8 @@ pub struct ControllerConfig {
     pub beta_unit: BetaUnit,
     /// Smallest window after a CL(2) reduction, segments.
     pub cl2_floor_segments: u32,
+    /// Smallest window a decay (`e^−β`) leaves, segments.
+    pub decay_floor_segments: u32,
     /// Window before (or without) a handshake decision, segments.
     pub initial_window_segments: u32,
     /// The congestion-avoidance decay lowers ssthresh too.
@@ -534,6 +543,7 @@ impl Default for ControllerConfig {
             avg_includes_current: true,
             beta_unit: BetaUnit::S,
             cl2_floor_segments: 2,
+            decay_floor_segments: 2,
             initial_window_segments: 10,
             ca_decay_lowers_ssthresh: false,
             grow_on_signal_ack: false,
@@ -559,6 +569,9 @@ impl ControllerConfig {
         }
         if self.cl2_floor_segments == 0 {
             return Err("cl2_floor_segments: must be positive".into());
+        }
+        if self.decay_floor_segments == 0 {
+            return Err("decay_floor_segments: must be positive".into());
         }
         if self.initial_window_segments == 0 || self.initial_window_segments > 1_000_000 {
             return Err(format!(
@@ -668,6 +681,14 @@ mod tests {
             ..Default::default()
         };
         assert!(bad.validate().unwrap_err().starts_with("d:"));
+        let bad = ControllerConfig {
+            decay_floor_segments: 0,
+            ..Default::default()
+        };
+        assert!(bad
+            .validate()
+            .unwrap_err()
+            .starts_with("decay_floor_segments:"));
     }
 
     #[test]
