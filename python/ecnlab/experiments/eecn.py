@@ -1,0 +1,1071 @@
+"""EECN — "A Multilevel Network-assisted Congestion Feedback Mechanism" (Ali, Hong, Kim;
+``seeds/000``), §6: the dumbbell of Fig. 6a and the multi-hop path of Fig. 6b, Tables 3 and 4,
+Figs. 7–12.
+
+Experiments:
+
+- ``eecn.table4`` — packets dropped and marked at the bottleneck (Table 4) for NewReno,
+  NewReno+ECN, VCP and EECN, and the reductions the text claims (−70 % drops vs ECN, …).
+- ``eecn.table3`` — EECN with thresholds (0.5, 0.7), (0.3, 0.5), (0.2, 0.4): elephant and
+  short-flow throughput, drops, end-to-end delay (Table 3).
+- ``eecn.fct`` — flow completion time and throughput of elephant and short flows on the
+  dumbbell and the multi-hop path (Figs. 9–10), and the initial windows EECN chose.
+- ``eecn.dynamics`` — bottleneck queue and cwnd over time (Fig. 7), RTT and jitter (Fig. 8),
+  end-to-end delay (Fig. 11), sojourn time (Fig. 12a) and the ECN/VCP/EECN share of one
+  bottleneck (Fig. 12b).
+
+How we read §6 where it is silent (each reading is a named constant or parameter below, and
+the report says which one a number comes from):
+
+- ``DELAYS``: the paper gives neither access rates nor link delays. Two readings are run:
+  ``"bench"`` — access 1 Gbit/s / 1 ms, bottleneck 100 Mbit/s / 10 ms (base RTT 24 ms), the
+  dumbbell we run against ns-3 (``bench/scenarios/red100-ecn1.toml``); ``"short"`` — access
+  1 Gbit/s / 0.1 ms, bottleneck 100 Mbit/s / 0.5 ms (base RTT 1.4 ms). The second exists
+  because Table 3 reports end-to-end delays of 1.9–3.0 ms, which the bench delays cannot
+  produce (their one-way propagation alone is 12 ms); it is the delay scale the paper's own
+  numbers imply, not a fit of any result.
+- Hosts: three servers ``l0..l2`` (data senders) and three clients ``r0..r2``; the bottleneck
+  port is ``rl->rr``. RED in packet mode, 100-packet buffer, ``min_th`` 30, ``max_th`` 60, and
+  ns-3's other defaults as our ns-3 bench sets them (``max_p`` 0.02, ``w_q`` 0.002, gentle,
+  wait, hard drop, mean packet 1040 B). PPP framing (2 B) as ns-3's point-to-point links.
+- TCP as the ns-3 bench: MSS 1000 B, initial window 10, SACK, delayed ACKs (2 segments,
+  200 ms), minimum RTO 200 ms. ``NS3_NEWRENO``: the NewReno baselines grow as ns-3's
+  ``TcpNewReno`` (one segment per ACK in slow start, SMSS²/cwnd per ACK in congestion
+  avoidance), since the paper ran ns-3; EECN's controller counts ACKs the same way. They
+  halve the window (``reduce_from = "cwnd"``) where ns-3 halves its RFC 6675 bytes in flight:
+  halving ``snd_max − snd_una`` instead (our default) sets ssthresh on a timeout from all the
+  data sent while a SACK recovery waited for a lost retransmission, several times the path's
+  capacity, and one seed in five then collapses into repeated timeouts
+  (``scenarios/eecn/newreno-rto-ssthresh.toml``).
+- Flows: two elephants (``EF1`` l0→r0, ``EF2`` l1→r1) of 1 Gb = 125,000,000 B each (the paper's
+  "1Gb"), starting at uniform random times in [0, 0.1 s]; six web searches ``SF1..SF6`` of
+  9 KB and 16 KB alternately, from server l(i mod 3) to client r(i mod 3), opened by the client
+  (its SYN goes r→l, the server's SYN-ACK crosses the bottleneck, as EECN's scenario 1, Fig. 2),
+  starting at uniform random times in ``SF_WINDOW``: over the elephants' lifetime (the paper's
+  "eight concurrent flows"). Each seed draws its own start times; every scheme sees the same
+  draws for a given seed, so comparisons are paired.
+- Durations: the full form runs 30 s (the elephants finish after about 20–25 s); the quick form
+  runs 6 s (the elephants do not finish; counts are not comparable to the paper's, directions
+  are). The paper's run was longer still: its drop percentages (10096 drops = 0.3 %) imply
+  about 3 million packets, while two 1 Gb transfers are 0.25 million data packets. So absolute
+  counts are compared through the drop percentage and through ratios between schemes.
+- Routers per scheme: NewReno — RED dropping; NewReno+ECN — RED marking CE (RFC 3168);
+  EECN — the EECN marker (eq. 1, thresholds 0.3/0.5) owns the marking of ECT packets over the
+  same RED buffer ("EECN over RED", ``schemes/eecn`` docs); VCP — its load-factor marker over
+  a 100-packet DropTail buffer (``VCP_QUEUE``: the VCP paper's routers; RED beneath it would
+  CE-mark or early-drop VCP's ECT packets, which VCP reads as overload).
+- "Packets marked": packets whose ECN codepoint the bottleneck changed. For EECN this counts
+  CL(1) and CL(2); the paper does not say whether its 318 includes CL(1), so the CL(2)-only
+  count (the marks that cut a window, like ECN's CE) is reported beside it.
+- Fig. 6b (``multihop``): servers → ``ra`` → ``rb`` → ``rc`` → clients, both inter-router links
+  100 Mbit/s with the bottleneck delay. The first link forms the queue (the second receives at
+  most 100 Mbit/s). Baselines run their own router on both hops; EECN runs one classic ECN
+  router (RED, RFC 3168) and one EECN router, ``MULTIHOP_ORDER`` saying which is first:
+  ``"eecn_first"`` (the EECN router holds the queue, the classic one is en route) or
+  ``"ecn_first"`` (the classic router holds the queue and its CE reaches EECN hosts as CL(2)).
+  Both are run.
+- Fig. 12b (``mixed``): one NewReno+ECN, one VCP and one EECN elephant (unlimited) share the
+  dumbbell's EECN router (the paper's dumbbell has EECN routers): the ECN flow's ECT(0) is read
+  as CL(1) (it becomes CE at level 2), VCP's ``01`` as capable, so VCP reads CL(1) as high load
+  and CL(2) as overload.
+- ``coexist`` (not in the paper; shows the handshake levels at work): classic NewReno+ECN
+  elephants and EECN (or, for comparison, NewReno+ECN) short flows through the dumbbell's
+  EECN router. The classic flows hold the queue near the EECN thresholds, so EECN handshakes
+  meet CL(1) and CL(2) and choose initial windows of 5 and 1.
+- ``decay_floor_segments`` of the EECN controller (``schemes/eecn``): 2 by default; the literal
+  reading (1) is run in the ``coexist`` configuration, where a short flow's window decays
+  below two segments after a CL(2) and waits for delayed ACKs.
+- End-to-end delay: the mean one-way delay of the data segments that reached the receiver
+  (``owd_mean_s``), the quantity ns-3's FlowMonitor reports. Jitter: the mean absolute change
+  of the sender's smoothed RTT between consecutive samples (``SAMPLE_INTERVAL``).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Callable, Iterable, Sequence
+
+import polars as pl
+
+from ..errors import ScenarioError
+from ..plots import new_figure, paper_vs_ours_bars
+from ..results import Results, validate
+from ..scenario import Scenario
+from . import register
+from .base import Comparison, Context, Experiment, RunSet, Stat
+
+SOURCE = "Ali, Hong, Kim: Enhanced ECN (seeds/000), §6"
+
+# ------------------------------------------------------------------- the paper's setup
+
+BOTTLENECK_RATE = "100Mbps"
+ACCESS_RATE = "1Gbps"
+#: (access delay, bottleneck delay) of each reading of the unspecified link delays.
+DELAYS = {"bench": ("1ms", "10ms"), "short": ("0.1ms", "0.5ms")}
+DELAY_LABEL = {"bench": "RTT₀ 24 ms", "short": "RTT₀ 1.4 ms"}
+RED = {
+    "kind": "red",
+    "limit": 100,
+    "min_th": 30,
+    "max_th": 60,
+    "max_p": 0.02,
+    "w_q": 0.002,
+    "gentle": True,
+    "wait": True,
+    "hard_drop": True,
+    "mean_pkt_size": 1040,
+}
+VCP_QUEUE = {"kind": "droptail", "limit": 100}
+FRAMING = 2
+TCP = {
+    "mss": 1000,
+    "initial_window": 10,
+    "min_rto_s": 0.2,
+    "initial_rto_s": 1.0,
+    "clock_granularity_s": 0.001,
+    "delayed_ack": True,
+    "delack_segments": 2,
+    "delack_timeout_s": 0.2,
+    "sack": True,
+    "timestamps": False,
+    "window_scaling": True,
+    "limited_transmit": True,
+}
+NS3_NEWRENO = {"abc_limit": 1, "ca_increase": "per_ack", "reduce_from": "cwnd"}
+ELEPHANT_BYTES = 125_000_000
+SHORT_SIZES = (9_000, 16_000)
+N_SHORT = 6
+ELEPHANT_START = (0.0, 0.1)
+#: Start window of the short flows (seconds), full and quick form.
+SF_WINDOW = {"full": (1.0, 15.0), "quick": (0.5, 5.0)}
+DURATION = {"full": "30s", "quick": "6s"}
+SAMPLE_INTERVAL = "10ms"
+THRESHOLDS = (0.3, 0.5)
+BOTTLENECK = "rl->rr"
+MULTIHOP_ORDER = ("eecn_first", "ecn_first")
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """A compared scheme: the sender's controller and codec and the bottleneck it needs."""
+
+    key: str
+    label: str
+    cc: str
+    ecn: str
+    cc_params: dict | None = None
+
+    def flow(self) -> dict[str, Any]:
+        f: dict[str, Any] = {"cc": self.cc, "ecn": self.ecn}
+        if self.cc_params:
+            f["cc_params"] = dict(self.cc_params)
+        return f
+
+
+NEWRENO = Scheme("newreno", "NewReno", "newreno", "none", NS3_NEWRENO)
+ECN = Scheme("ecn", "NewReno+ECN", "newreno", "ecn", NS3_NEWRENO)
+VCP = Scheme("vcp", "VCP", "vcp", "vcp")
+EECN = Scheme("eecn", "EECN", "eecn", "eecn")
+SCHEMES = (NEWRENO, ECN, VCP, EECN)
+BY_KEY = {s.key: s for s in SCHEMES}
+COLORS = {"newreno": "#8c8c8c", "ecn": "#d08c2c", "vcp": "#5a9e4b", "eecn": "#3b6ea8"}
+
+
+def router(scheme: str, thresholds: tuple[float, float] = THRESHOLDS) -> tuple[dict, dict | None]:
+    """(queue, marker) of a port run by ``scheme``'s router ("ecn_router" is the classic RED
+    router an EECN path crosses)."""
+    if scheme == "newreno":
+        return dict(RED, ecn=False), None
+    if scheme in ("ecn", "ecn_router"):
+        return dict(RED, ecn=True), None
+    if scheme == "vcp":
+        return dict(VCP_QUEUE), {"kind": "vcp"}
+    if scheme == "eecn":
+        return dict(RED, ecn=True), {"kind": "eecn", "th1": thresholds[0], "th2": thresholds[1]}
+    raise ValueError(f"unknown scheme {scheme!r}")
+
+
+# ---------------------------------------------------------------------- scenarios
+
+
+@dataclass
+class Setup:
+    """One configuration of the paper's network and traffic."""
+
+    scheme: str
+    delays: str = "bench"
+    topology: str = "dumbbell"  # "dumbbell", "multihop", "mixed" or "coexist"
+    quick: bool = False
+    thresholds: tuple[float, float] = THRESHOLDS
+    multihop_order: str = "eecn_first"
+    #: Start window of the short flows; default ``SF_WINDOW`` of the form.
+    sf_window: tuple[float, float] | None = None
+    #: Scheme of the elephants when it differs from the short flows' (``coexist``).
+    ef_scheme: str | None = None
+    #: Controller parameters of the EECN flows (another reading of ``schemes/eecn``).
+    eecn_params: dict | None = None
+
+    def form(self) -> str:
+        return "quick" if self.quick else "full"
+
+
+def _links(delays: str) -> tuple[dict, dict]:
+    acc, bot = DELAYS[delays]
+    return (
+        {"rate": ACCESS_RATE, "delay": acc, "framing": FRAMING},
+        {"rate": BOTTLENECK_RATE, "delay": bot, "framing": FRAMING},
+    )
+
+
+def _dumbbell_topology(setup: Setup, router_of: str) -> tuple[dict, list[dict]]:
+    access, bottleneck = _links(setup.delays)
+    queue, marker = router(router_of, setup.thresholds)
+    topo = {
+        "kind": "dumbbell",
+        "left": 3,
+        "right": 3,
+        "access": access,
+        "bottleneck": bottleneck,
+        "bottleneck_queue": queue,
+        "reverse_queue": {"kind": "droptail", "limit": 1000},
+        "access_queue": {"kind": "droptail", "limit": 1000},
+    }
+    if marker:
+        topo["bottleneck_marker"] = marker
+    return topo, []
+
+
+def _multihop_topology(setup: Setup) -> tuple[dict, list[dict]]:
+    """Servers → ra → rb → rc → clients; ``ra->rb`` is the first 100 Mbit/s hop."""
+    access, bottleneck = _links(setup.delays)
+    if setup.scheme == "eecn":
+        hops = ["eecn", "ecn_router"] if setup.multihop_order == "eecn_first" else ["ecn_router", "eecn"]
+    else:
+        hops = [setup.scheme, setup.scheme]
+    nodes = [{"name": n, "kind": "router"} for n in ("ra", "rb", "rc")]
+    nodes += [{"name": f"l{i}", "kind": "host"} for i in range(3)]
+    nodes += [{"name": f"r{i}", "kind": "host"} for i in range(3)]
+    links = []
+    for i in range(3):
+        links.append({"a": f"l{i}", "b": "ra", **access})
+        links.append({"a": "rc", "b": f"r{i}", **access})
+    ports = []
+    for (a, b), who in zip([("ra", "rb"), ("rb", "rc")], hops):
+        queue, marker = router(who, setup.thresholds)
+        links.append({"a": a, "b": b, **bottleneck, "queue": queue, "queue_ba": {"kind": "droptail", "limit": 1000}})
+        if marker:
+            ports.append({"port": f"{a}->{b}", "marker": marker})
+    return {"kind": "explicit", "nodes": nodes, "links": links}, ports
+
+
+def bottleneck_port(setup: Setup) -> str:
+    return "ra->rb" if setup.topology == "multihop" else BOTTLENECK
+
+
+def second_hop_port(setup: Setup) -> str | None:
+    return "rb->rc" if setup.topology == "multihop" else None
+
+
+def _flow_params(setup: Setup, key: str) -> dict[str, Any]:
+    f = BY_KEY[key].flow()
+    if key == "eecn" and setup.eecn_params:
+        f["cc_params"] = dict(setup.eecn_params)
+    return f
+
+
+def flows(setup: Setup, seed: int) -> list[dict]:
+    """The paper's eight flows with this seed's start times."""
+    rng = random.Random(f"eecn-flows-{seed}")
+    out = []
+    for i in range(2):
+        out.append(
+            {
+                "name": f"EF{i + 1}",
+                "src": f"l{i}",
+                "dst": f"r{i}",
+                "size": ELEPHANT_BYTES,
+                "start": round(rng.uniform(*ELEPHANT_START), 6),
+                **_flow_params(setup, setup.ef_scheme or setup.scheme),
+            }
+        )
+    lo, hi = setup.sf_window or SF_WINDOW[setup.form()]
+    for j in range(N_SHORT):
+        out.append(
+            {
+                "name": f"SF{j + 1}",
+                "src": f"l{j % 3}",
+                "dst": f"r{j % 3}",
+                "size": SHORT_SIZES[j % 2],
+                "start": round(rng.uniform(lo, hi), 6),
+                "client_initiated": True,
+                **_flow_params(setup, setup.scheme),
+            }
+        )
+    return out
+
+
+def mixed_flows(setup: Setup, seed: int, schemes: Sequence[str]) -> list[dict]:
+    """Fig. 12b: one unlimited elephant per scheme, l_i → r_i."""
+    rng = random.Random(f"eecn-mixed-{seed}")
+    return [
+        {
+            "name": BY_KEY[k].label,
+            "src": f"l{i}",
+            "dst": f"r{i}",
+            "start": round(rng.uniform(*ELEPHANT_START), 6),
+            **_flow_params(setup, k),
+        }
+        for i, k in enumerate(schemes)
+    ]
+
+
+def scenario(setup: Setup, seed: int, mixed_schemes: Sequence[str] = ()) -> dict[str, Any]:
+    """The scenario of one configuration and seed, as a dict."""
+    if setup.topology == "multihop":
+        topo, ports = _multihop_topology(setup)
+        fl = flows(setup, seed)
+    elif setup.topology == "mixed":
+        topo, ports = _dumbbell_topology(setup, "eecn")
+        fl = mixed_flows(setup, seed, mixed_schemes)
+    elif setup.topology == "coexist":
+        topo, ports = _dumbbell_topology(setup, "eecn")
+        fl = flows(setup, seed)
+    else:
+        topo, ports = _dumbbell_topology(setup, setup.scheme)
+        fl = flows(setup, seed)
+    sampled = [bottleneck_port(setup)] + ([second_hop_port(setup)] if second_hop_port(setup) else [])
+    s: dict[str, Any] = {
+        "name": f"EECN paper §6: {setup.topology}, {setup.scheme}, {setup.delays} delays",
+        "duration": DURATION[setup.form()],
+        "seed": seed,
+        "topology": topo,
+        "flows": fl,
+        "measure": {"interval": SAMPLE_INTERVAL, "sample_ports": sampled, "sample_flows": True},
+        "tcp": dict(TCP),
+    }
+    if ports:
+        s["ports"] = ports
+    return s
+
+
+@lru_cache(maxsize=None)
+def unavailable(scheme: str) -> str | None:
+    """Why ``scheme`` cannot run in this build (its controller, codec or router is not
+    registered), or None when it can."""
+    try:
+        validate(Scenario.from_dict(scenario(Setup(scheme, quick=True), 1)))
+    except ScenarioError as e:
+        return str(e)
+    return None
+
+
+def expand(configs: dict[str, tuple[Setup, Sequence[str]]], seeds: Iterable[int]) -> dict[str, dict]:
+    """``{config: (setup, mixed schemes)}`` → ``{"<config>-s<seed>": scenario}``; configs
+    whose scheme is not available are left out (the analysis says so)."""
+    out = {}
+    for name, (setup, mixed) in configs.items():
+        needed = list(mixed) if setup.topology == "mixed" else [setup.scheme, setup.ef_scheme or setup.scheme]
+        if any(unavailable(k) for k in needed):
+            continue
+        for seed in seeds:
+            out[f"{name}-s{seed}"] = scenario(setup, seed, mixed)
+    return out
+
+
+# -------------------------------------------------------------------- measurements
+
+
+def port(r: Results, name: str) -> dict[str, Any]:
+    return r.port(name)
+
+
+def flows_of(r: Results, prefix: str) -> pl.DataFrame:
+    return r.flows.filter(pl.col("name").str.starts_with(prefix))
+
+
+def mean_of(values: Iterable[float | None]) -> float | None:
+    v = [x for x in values if x is not None and not math.isnan(x)]
+    return sum(v) / len(v) if v else None
+
+
+def drop_pct(p: dict) -> float:
+    return 100.0 * p["dropped_pkts"] / p["arrived_pkts"] if p["arrived_pkts"] else math.nan
+
+
+def cl2_marks(p: dict) -> int:
+    """Packets the port raised to ``11``: CE, EECN's CL(2), VCP's overload code."""
+    return int(p["marked_ce"])
+
+
+ALL_MARKS = "marks = every codepoint the bottleneck changed (EECN CL(1)+CL(2), VCP high+overload)"
+TOP_MARKS = "marks = codepoints raised to 11 only (CE, CL(2), VCP overload): the marks that cut a window"
+
+
+def e2e_ms(r: Results, prefix: str) -> float | None:
+    v = mean_of(flows_of(r, prefix)["owd_mean_s"].to_list())
+    return None if v is None else v * 1e3
+
+
+def tput_mbps(r: Results, prefix: str) -> float | None:
+    v = mean_of(flows_of(r, prefix)["throughput_bps"].to_list())
+    return None if v is None else v / 1e6
+
+
+def fct_ms(r: Results, prefix: str) -> float | None:
+    """Mean FCT of the finished flows of a kind; None if any did not finish (a mean over the
+    finished ones alone would flatter the scheme that left flows unfinished)."""
+    f = flows_of(r, prefix)["fct_s"].to_list()
+    if not f or any(x is None for x in f):
+        return None
+    return 1e3 * sum(f) / len(f)
+
+
+def srtt_jitter_ms(r: Results, flow: str) -> float | None:
+    s = r.series("srtt_s", flow)["value"].to_list()
+    if len(s) < 3:
+        return None
+    return 1e3 * sum(abs(b - a) for a, b in zip(s, s[1:])) / (len(s) - 1)
+
+
+def jain(xs: Sequence[float]) -> float:
+    xs = [x for x in xs if x is not None]
+    if not xs or sum(xs) == 0:
+        return math.nan
+    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
+
+
+def paired_ratio(runs: RunSet, num: str, den: str, f: Callable[[Results], float | None]) -> Stat:
+    """Per seed ``f(num run) / f(den run)`` (same seed = same start times), aggregated; seeds
+    where the denominator is 0 or missing are left out."""
+    a = {_seed(n): r for n, r in runs.items() if _config(n) == num}
+    b = {_seed(n): r for n, r in runs.items() if _config(n) == den}
+    vals = []
+    for s in sorted(set(a) & set(b)):
+        x, y = f(a[s]), f(b[s])
+        if x is None or y is None or y == 0 or math.isnan(x) or math.isnan(y):
+            continue
+        vals.append(x / y)
+    return Stat.of(vals)
+
+
+def _seed(name: str) -> int:
+    return int(name.rpartition("-s")[2])
+
+
+def _config(name: str) -> str:
+    return name.rpartition("-s")[0]
+
+
+def has(runs: RunSet, config: str) -> bool:
+    return any(_config(n) == config for n in runs)
+
+
+def pct(ratio: float) -> str:
+    return f"{(ratio - 1) * 100:+.0f} %"
+
+
+def not_available(metric: str, paper: Any, scheme: str, claim: str = "", unit: str = "") -> Comparison:
+    return Comparison(
+        metric=metric,
+        paper=paper,
+        ours=None,
+        direction_holds=None,
+        unit=unit,
+        claim=claim,
+        note=f"{BY_KEY[scheme].label} not available in this build: {unavailable(scheme)}",
+    )
+
+
+def ratio_claim(
+    runs: RunSet,
+    metric: str,
+    num: str,
+    den: str,
+    f: Callable[[Results], float | None],
+    paper_ratio: float | str,
+    claim: str,
+    schemes: Sequence[str] = (),
+    note: str = "",
+    lower_is_claim: bool = True,
+) -> Comparison:
+    """The paper's ``num/den`` ratio beside ours (a string where the paper shows the direction
+    only in a figure); the direction holds when ours is below 1 (above 1 with
+    ``lower_is_claim=False``) in every seed, as the paper's claim says."""
+    paper = round(paper_ratio, 3) if isinstance(paper_ratio, float) else paper_ratio
+    missing = [k for k in schemes if unavailable(k)]
+    if missing:
+        return not_available(metric, paper, missing[0], claim, "ratio")
+    st = paired_ratio(runs, num, den, f)
+    if st.n == 0:
+        a, b = runs.stat(num, f), runs.stat(den, f)
+        both = f"undefined: the denominator is 0 in every seed (numerator {a}, denominator {b})"
+        return Comparison(metric, paper, None, None, "ratio", claim, (note + "; " if note else "") + both)
+    # The direction holds when it holds in every seed: a mean that moves by less than the
+    # spread over seeds is no direction.
+    on_side = [v < 1 if lower_is_claim else v > 1 for v in st.values]
+    holds = all(on_side)
+    extra = f"ours {pct(st.mean)}" + (f" (paper {pct(paper_ratio)})" if isinstance(paper_ratio, float) else "")
+    if not holds and any(on_side):
+        extra += f"; in {sum(on_side)} of {len(on_side)} seeds only"
+    return Comparison(metric, paper, st, holds, "ratio", claim, extra + ("; " + note if note else ""))
+
+
+# ------------------------------------------------------------------ figures helpers
+
+
+def grouped_bars(title: str, ylabel: str, groups: Sequence[str], series: dict[str, Sequence[Stat | None]], colors=None, log=False):
+    """Bars with min–max whiskers: one group per label, one bar per series."""
+    import numpy as np
+
+    fig, ax = new_figure(title, "", ylabel, size=(7.5, 3.6))
+    n = max(1, len(series))
+    w = 0.8 / n
+    x = np.arange(len(groups))
+    for i, (label, stats) in enumerate(series.items()):
+        mean = np.array([np.nan if s is None or s.n == 0 else s.mean for s in stats], dtype=float)
+        lo = np.array([0 if s is None or s.n == 0 else s.mean - s.min for s in stats], dtype=float)
+        hi = np.array([0 if s is None or s.n == 0 else s.max - s.mean for s in stats], dtype=float)
+        kw = {"color": colors[i]} if colors else {}
+        ax.bar(x - 0.4 + w * (i + 0.5), mean, w, yerr=[lo, hi], capsize=2, label=label, **kw)
+    ax.set_xticks(x, groups)
+    if log:
+        ax.set_yscale("symlog", linthresh=1)
+    ax.legend(fontsize=7)
+    return fig, ax
+
+
+def series_by_scheme(runs: RunSet, configs: dict[str, str], kind: str, entity: str, seed: int, title: str, ylabel: str, scale: float = 1.0, xlim=None):
+    """One line per scheme of one sample kind of one entity, for one seed."""
+    fig, ax = new_figure(title, "time (s)", ylabel)
+    for key, cfg in configs.items():
+        name = f"{cfg}-s{seed}"
+        if name not in runs:
+            continue
+        s = runs[name].series(kind, entity)
+        ax.plot(s["time_s"].to_numpy(), s["value"].to_numpy() * scale, lw=0.9, label=BY_KEY[key].label, color=COLORS[key])
+    ax.legend(fontsize=8)
+    ax.set_xlim(left=0, right=xlim)
+    return fig, ax
+
+
+# ------------------------------------------------------------------------ Table 4
+
+PAPER_T4 = {
+    # packets dropped, bytes dropped, packets marked, bytes marked, drop %
+    "newreno": (10096, 9861664, None, None, 0.3),
+    "ecn": (1553, 1217468, 8275, 8697492, 0.055),
+    "vcp": (765, 664680, 1326, 1393626, 0.026),
+    "eecn": (462, 405064, 318, 330144, 0.016),
+}
+
+
+def _config_name(topology: str, delays: str, scheme: str, suffix: str = "") -> str:
+    return f"{topology}-{delays}-{scheme}{suffix}"
+
+
+def _scheme_configs(topology: str, delays: Iterable[str], quick: bool, schemes=SCHEMES) -> dict[str, tuple[Setup, tuple]]:
+    return {
+        _config_name(topology, d, s.key): (Setup(s.key, delays=d, topology=topology, quick=quick), ())
+        for d in delays
+        for s in schemes
+    }
+
+
+@register
+class Table4(Experiment):
+    name = "eecn.table4"
+    title = "Packets dropped and marked at the bottleneck (Table 4)"
+    source = SOURCE + ", Table 4 and §6.2"
+    description = (
+        "Dumbbell of Fig. 6a (3 servers, 3 clients, 100 Mbit/s bottleneck, RED 100/30/60 in "
+        "packet mode), two 1 Gb elephants and six 9/16 KB web searches, for NewReno, "
+        "NewReno+ECN, VCP and EECN; drops and marks counted at the bottleneck port. Run with "
+        "both readings of the unspecified link delays (RTT₀ 24 ms: the ns-3 bench dumbbell; "
+        "RTT₀ 1.4 ms: the delay scale of the paper's Table 3). Absolute counts depend on the "
+        "run length, which the paper does not give (its drop percentages imply ~3 M packets, "
+        "ten times two 1 Gb transfers); drop percentages and ratios between schemes are the "
+        "comparable quantities."
+    )
+    quick_seeds = 3
+    full_seeds = 10
+
+    def runs(self, quick: bool, seeds: list[int]):
+        return expand(_scheme_configs("dumbbell", DELAYS, quick), seeds)
+
+    def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
+        comps: list[Comparison] = []
+        rows = []
+        for d in DELAYS:
+            tag = f"[{DELAY_LABEL[d]}]"
+            for s in SCHEMES:
+                cfg = _config_name("dumbbell", d, s.key)
+                pd, bd, pm, bm, pp = PAPER_T4[s.key]
+                if unavailable(s.key):
+                    comps.append(not_available(f"{tag} {s.label}: packets dropped", pd, s.key))
+                    continue
+                st = lambda f: runs.stat(cfg, lambda r: f(port(r, BOTTLENECK)))  # noqa: E731
+                drops = st(lambda p: p["dropped_pkts"])
+                dbytes = st(lambda p: p["dropped_bytes"])
+                marks = st(lambda p: p["marked_pkts"])
+                marks2 = st(cl2_marks)
+                dpct = st(drop_pct)
+                arrived = st(lambda p: p["arrived_pkts"])
+                comps += [
+                    Comparison(f"{tag} {s.label}: packets dropped", pd, drops, None, "packets"),
+                    Comparison(f"{tag} {s.label}: bytes dropped", bd, dbytes, None, "bytes"),
+                    Comparison(
+                        f"{tag} {s.label}: packets marked",
+                        pm if pm is not None else "–",
+                        marks,
+                        None,
+                        "packets",
+                        note="CL(1)+CL(2)" if s.key == "eecn" else ("high+overload codes on dequeue" if s.key == "vcp" else ""),
+                    ),
+                    Comparison(f"{tag} {s.label}: packets drop %", pp, dpct, None, "%", note=f"of {arrived.mean:.0f} packets arriving"),
+                ]
+                if s.key in ("eecn", "vcp"):
+                    top = "CL(2)" if s.key == "eecn" else "overload code"
+                    comps.append(
+                        Comparison(f"{tag} {s.label}: packets marked {top}", pm, marks2, None, "packets", note=f"{top} only (the paper's {pm} may count only these)")
+                    )
+                rows.append(
+                    {
+                        "delays": DELAY_LABEL[d],
+                        "scheme": s.label,
+                        "dropped": str(drops),
+                        "dropped (overflow)": str(st(lambda p: p["dropped_overflow"])),
+                        "dropped (RED early/forced)": str(st(lambda p: p["dropped_early"] + p["dropped_forced"])),
+                        "marked": str(marks),
+                        "marked to 11 (CE/CL(2)/overload)": str(marks2),
+                        "drop %": str(dpct),
+                        "mean queue (pkts)": str(st(lambda p: p["mean_queue_pkts"])),
+                        "utilisation": str(st(lambda p: p["utilization"])),
+                    }
+                )
+            c = lambda k: _config_name("dumbbell", d, k)  # noqa: E731
+            drops_f = lambda r: port(r, BOTTLENECK)["dropped_pkts"]  # noqa: E731
+            marks_f = lambda r: port(r, BOTTLENECK)["marked_pkts"]  # noqa: E731
+            top_f = lambda r: cl2_marks(port(r, BOTTLENECK))  # noqa: E731
+            comps += [
+                ratio_claim(runs, f"{tag} drops EECN/ECN", c("eecn"), c("ecn"), drops_f, 462 / 1553, "EECN drops fewer packets than ECN (−70 %)", ("eecn", "ecn")),
+                ratio_claim(runs, f"{tag} drops EECN/NewReno", c("eecn"), c("newreno"), drops_f, 462 / 10096, "EECN drops fewer packets than NewReno (−95 %)", ("eecn", "newreno")),
+                ratio_claim(runs, f"{tag} drops EECN/VCP", c("eecn"), c("vcp"), drops_f, 462 / 765, "EECN drops fewer packets than VCP (−40 %)", ("eecn", "vcp")),
+                ratio_claim(runs, f"{tag} marks EECN/ECN", c("eecn"), c("ecn"), marks_f, 318 / 8275, "EECN marks fewer packets than ECN (−96 %)", ("eecn", "ecn"), note=ALL_MARKS),
+                ratio_claim(runs, f"{tag} top-level marks EECN/ECN", c("eecn"), c("ecn"), top_f, 318 / 8275, "EECN marks fewer packets than ECN (−96 %)", ("eecn", "ecn"), note=TOP_MARKS),
+                ratio_claim(runs, f"{tag} marks EECN/VCP", c("eecn"), c("vcp"), marks_f, 318 / 1326, "EECN marks fewer packets than VCP (−76 %)", ("eecn", "vcp"), note=ALL_MARKS),
+                ratio_claim(runs, f"{tag} top-level marks EECN/VCP", c("eecn"), c("vcp"), top_f, 318 / 1326, "EECN marks fewer packets than VCP (−76 %)", ("eecn", "vcp"), note=TOP_MARKS),
+                ratio_claim(runs, f"{tag} drops ECN/NewReno", c("ecn"), c("newreno"), drops_f, 1553 / 10096, "ECN drops fewer packets than NewReno (Table 4)", ("ecn", "newreno")),
+                ratio_claim(runs, f"{tag} drops VCP/ECN", c("vcp"), c("ecn"), drops_f, 765 / 1553, "VCP drops fewer packets than ECN (Table 4)", ("vcp", "ecn")),
+                ratio_claim(runs, f"{tag} marks VCP/ECN", c("vcp"), c("ecn"), marks_f, 1326 / 8275, "VCP marks fewer packets than ECN (Table 4)", ("vcp", "ecn"), note=ALL_MARKS),
+                ratio_claim(runs, f"{tag} top-level marks VCP/ECN", c("vcp"), c("ecn"), top_f, 1326 / 8275, "VCP marks fewer packets than ECN (Table 4)", ("vcp", "ecn"), note=TOP_MARKS),
+            ]
+        self._figures(runs, ctx)
+        ctx.table(pl.DataFrame(rows), "Bottleneck counters, mean [min – max] over seeds")
+        ctx.note(
+            "Drops: RED's early and forced drops act on Not-ECT packets (and on ECT packets when RED "
+            "does not mark); the EECN marker owns the decision for ECT packets, which are then "
+            "dropped only when the 100-packet buffer is full. VCP runs over a DropTail buffer."
+        )
+        return comps
+
+    def _figures(self, runs: RunSet, ctx: Context) -> None:
+        avail = [s for s in SCHEMES if not unavailable(s.key)]
+        labels = [s.label for s in avail]
+        for d in DELAYS:
+            pct_stats = [runs.stat(_config_name("dumbbell", d, s.key), lambda r: drop_pct(port(r, BOTTLENECK))) for s in avail]
+            fig, ax = paper_vs_ours_bars(labels, [PAPER_T4[s.key][4] for s in avail], pct_stats, title=f"Packet drop % at the bottleneck ({DELAY_LABEL[d]})", ylabel="% of arriving packets")
+            ctx.figure(fig, f"drop_pct_{d}", f"Table 4's packet drop percentage, paper beside ours (mean, min–max over seeds), {DELAY_LABEL[d]}.")
+        series = {}
+        for d in DELAYS:
+            series[f"dropped, {DELAY_LABEL[d]}"] = [runs.stat(_config_name("dumbbell", d, s.key), lambda r: port(r, BOTTLENECK)["dropped_pkts"]) for s in avail]
+            series[f"marked, {DELAY_LABEL[d]}"] = [runs.stat(_config_name("dumbbell", d, s.key), lambda r: port(r, BOTTLENECK)["marked_pkts"]) for s in avail]
+        series["paper: dropped"] = [Stat.of([PAPER_T4[s.key][0]]) for s in avail]
+        series["paper: marked"] = [Stat.of([PAPER_T4[s.key][2]]) for s in avail]
+        fig, ax = grouped_bars("Packets dropped and marked at the bottleneck", "packets (symlog)", labels, series, log=True)
+        ctx.figure(fig, "drops_marks", "Packets dropped and marked at the bottleneck per scheme: ours under both delay readings (mean, min–max over seeds) and the paper's Table 4 (a longer run).")
+
+
+# ------------------------------------------------------------------------ Table 3
+
+PAPER_T3 = {
+    # EF Mbit/s, SF Mbit/s, drops, E2E EF ms, E2E SF ms
+    (0.5, 0.7): (48.7, 16.1, 425, 2.5, 3.0),
+    (0.3, 0.5): (48.6, 16.1, 462, 1.9, 2.7),
+    (0.2, 0.4): (46.8, 12.7, 614, 1.86, 2.5),
+}
+
+
+def _th_name(th: tuple[float, float]) -> str:
+    return f"th{th[0]:g}-{th[1]:g}"
+
+
+@register
+class Table3(Experiment):
+    name = "eecn.table3"
+    title = "EECN thresholds: throughput, drops and end-to-end delay (Table 3)"
+    source = SOURCE + ", Table 3 and §4.3"
+    description = (
+        "EECN on the dumbbell with thresholds (Th1, Th2) = (0.5, 0.7), (0.3, 0.5), (0.2, 0.4): "
+        "mean throughput of the elephant (EF) and short (SF) flows, packets dropped at the "
+        "bottleneck, and mean one-way delay of their data packets. Both readings of the link "
+        "delays; the paper's 1.9–3.0 ms delays are only reachable with the short one."
+    )
+    quick_seeds = 3
+    full_seeds = 10
+
+    def configs(self, quick: bool):
+        return {
+            f"{_th_name(th)}-{d}": (Setup("eecn", delays=d, quick=quick, thresholds=th), ())
+            for d in DELAYS
+            for th in PAPER_T3
+        }
+
+    def runs(self, quick: bool, seeds: list[int]):
+        return expand(self.configs(quick), seeds)
+
+    def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
+        comps: list[Comparison] = []
+        rows = []
+        metrics = {
+            "EF throughput": ("Mbit/s", lambda r: tput_mbps(r, "EF"), 0),
+            "SF throughput": ("Mbit/s", lambda r: tput_mbps(r, "SF"), 1),
+            "packets dropped": ("packets", lambda r: port(r, BOTTLENECK)["dropped_pkts"], 2),
+            "EF end-to-end delay": ("ms", lambda r: e2e_ms(r, "EF"), 3),
+            "SF end-to-end delay": ("ms", lambda r: e2e_ms(r, "SF"), 4),
+        }
+        for d in DELAYS:
+            tag = f"[{DELAY_LABEL[d]}]"
+            stats = {}
+            for th, paper in PAPER_T3.items():
+                cfg = f"{_th_name(th)}-{d}"
+                row = {"delays": DELAY_LABEL[d], "Th1, Th2": f"{th[0]:g}, {th[1]:g}"}
+                for m, (unit, f, i) in metrics.items():
+                    st = runs.stat(cfg, f)
+                    stats[(th, m)] = st
+                    comps.append(Comparison(f"{tag} ({th[0]:g}, {th[1]:g}): {m}", paper[i], st, None, unit))
+                    row[m] = str(st)
+                row["marked CL(1)+CL(2)"] = str(runs.stat(cfg, lambda r: port(r, BOTTLENECK)["marked_pkts"]))
+                row["marked CL(2)"] = str(runs.stat(cfg, lambda r: cl2_marks(port(r, BOTTLENECK))))
+                rows.append(row)
+            lo, mid, hi = (0.2, 0.4), (0.3, 0.5), (0.5, 0.7)
+
+            def order(metric: str, a, b, claim: str, paper_a: float, paper_b: float) -> Comparison:
+                sa, sb = stats[(a, metric)], stats[(b, metric)]
+                holds = None if sa.n == 0 or sb.n == 0 else sa.mean < sb.mean
+                note = f"ours {sa} vs {sb}"
+                if sa.n and sb.n and sa.mean == sb.mean:
+                    note += " (equal)"
+                return Comparison(f"{tag} {metric}: {a} vs {b}", f"{paper_a:g} < {paper_b:g}", Stat.of([sa.mean - sb.mean]) if sa.n and sb.n else None, holds, "difference", claim, note)
+
+            comps += [
+                order("packets dropped", hi, mid, "higher thresholds drop fewer packets", 425, 462),
+                order("packets dropped", mid, lo, "lower thresholds drop more packets", 462, 614),
+                order("SF throughput", lo, mid, "lower thresholds cut short-flow throughput", 12.7, 16.1),
+                order("EF throughput", lo, mid, "lower thresholds cut elephant throughput", 46.8, 48.6),
+                order("EF end-to-end delay", mid, hi, "(0.3, 0.5) has shorter EF delay than (0.5, 0.7)", 1.9, 2.5),
+                order("SF end-to-end delay", mid, hi, "(0.3, 0.5) has shorter SF delay than (0.5, 0.7)", 2.7, 3.0),
+                order("EF end-to-end delay", lo, mid, "(0.2, 0.4) has the shortest EF delay", 1.86, 1.9),
+            ]
+        ctx.table(pl.DataFrame(rows), "Table 3 as we measure it, mean [min – max] over seeds")
+        for d in DELAYS:
+            groups = [f"({a:g}, {b:g})" for a, b in PAPER_T3]
+            fig, ax = grouped_bars(
+                f"End-to-end delay by thresholds ({DELAY_LABEL[d]})",
+                "ms",
+                groups,
+                {
+                    "paper EF": [Stat.of([p[3]]) for p in PAPER_T3.values()],
+                    "ours EF": [runs.stat(f"{_th_name(th)}-{d}", lambda r: e2e_ms(r, "EF")) for th in PAPER_T3],
+                    "paper SF": [Stat.of([p[4]]) for p in PAPER_T3.values()],
+                    "ours SF": [runs.stat(f"{_th_name(th)}-{d}", lambda r: e2e_ms(r, "SF")) for th in PAPER_T3],
+                },
+                colors=["#9aa7b8", "#3b6ea8", "#d3b98c", "#d08c2c"],
+            )
+            ctx.figure(fig, f"delay_{d}", f"Mean one-way delay of elephant and short flows per threshold pair, {DELAY_LABEL[d]} (ours: mean, min–max over seeds).")
+        return comps
+
+
+# ------------------------------------------------------------------- FCT (Figs 9–10)
+
+
+@register
+class Fct(Experiment):
+    name = "eecn.fct"
+    title = "Flow completion time and throughput of elephant and short flows (Figs. 9–10)"
+    source = SOURCE + ", Figs. 9–10 and §6.2"
+    description = (
+        "FCT and throughput of the two elephants and the six web searches for each scheme, on "
+        "the dumbbell (Fig. 6a) and the multi-hop path (Fig. 6b), under both delay readings; "
+        "EECN on the multi-hop path with the EECN router first (it holds the queue) and with "
+        "the classic ECN router first. The paper's headline: −61 % short-flow FCT against ECN, "
+        "elephants unaffected, initial windows 10/5/1 chosen from the handshake."
+    )
+    quick_seeds = 3
+    full_seeds = 10
+
+    def configs(self, quick: bool):
+        cfgs = {}
+        for topo in ("dumbbell", "multihop"):
+            cfgs.update(_scheme_configs(topo, DELAYS, quick))
+        for d in DELAYS:
+            cfgs[_config_name("multihop", d, "eecn", "-ecnfirst")] = (
+                Setup("eecn", delays=d, topology="multihop", quick=quick, multihop_order="ecn_first"),
+                (),
+            )
+            for sf, suffix, params in (("eecn", "", None), ("eecn", "-floor1", {"decay_floor_segments": 1}), ("ecn", "", None)):
+                cfgs[_config_name("coexist", d, sf, suffix)] = (
+                    Setup(sf, delays=d, topology="coexist", quick=quick, ef_scheme="ecn", eecn_params=params),
+                    (),
+                )
+        return cfgs
+
+    def runs(self, quick: bool, seeds: list[int]):
+        return expand(self.configs(quick), seeds)
+
+    def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
+        comps: list[Comparison] = []
+        for topo in ("dumbbell", "multihop"):
+            for d in DELAYS:
+                tag = f"[{topo}, {DELAY_LABEL[d]}]"
+                c = lambda k: _config_name(topo, d, k)  # noqa: E731
+                sf_fct = lambda r: fct_ms(r, "SF")  # noqa: E731
+                comps.append(ratio_claim(runs, f"{tag} SF FCT EECN/ECN", c("eecn"), c("ecn"), sf_fct, 0.39, "EECN cuts short-flow FCT against ECN (−61 %)", ("eecn", "ecn")))
+                comps.append(ratio_claim(runs, f"{tag} SF FCT EECN/NewReno", c("eecn"), c("newreno"), sf_fct, "< 1 (Fig. 9)", "EECN short flows finish sooner than NewReno's (Fig. 9)", ("eecn", "newreno")))
+                comps.append(ratio_claim(runs, f"{tag} SF FCT EECN/VCP", c("eecn"), c("vcp"), sf_fct, "< 1 (Fig. 9)", "EECN short flows finish sooner than VCP's (Fig. 9)", ("eecn", "vcp")))
+                comps.append(
+                    ratio_claim(runs, f"{tag} SF throughput EECN/ECN", c("eecn"), c("ecn"), lambda r: tput_mbps(r, "SF"), "> 1 (Fig. 10)", "EECN short flows get more throughput than ECN's (Fig. 10)", ("eecn", "ecn"), lower_is_claim=False)
+                )
+                comps.append(self._unaffected(runs, f"{tag} EF FCT EECN/ECN", c("eecn"), c("ecn")))
+        comps += self._initial_windows(runs, ctx)
+        comps += self._coexistence(runs, ctx)
+        self._figures(runs, ctx)
+        return comps
+
+    def _coexistence(self, runs: RunSet, ctx: Context) -> list[Comparison]:
+        """Short flows behind classic ECN elephants at an EECN router (not in the paper)."""
+        comps = []
+        rows = []
+        for d in DELAYS:
+            tag = f"[coexist, {DELAY_LABEL[d]}]"
+            for cfg, what in (
+                (_config_name("coexist", d, "eecn"), "EECN short flows"),
+                (_config_name("coexist", d, "eecn", "-floor1"), "EECN short flows, decay_floor_segments = 1"),
+                (_config_name("coexist", d, "ecn"), "NewReno+ECN short flows"),
+            ):
+                if not has(runs, cfg):
+                    continue
+                rows.append(
+                    {
+                        "configuration": f"{tag} {what}",
+                        "SF FCT (ms)": str(runs.stat(cfg, lambda r: fct_ms(r, "SF"))),
+                        "slowest SF (ms)": str(runs.stat(cfg, lambda r: max((x or math.inf) for x in flows_of(r, "SF")["fct_s"].to_list()) * 1e3)),
+                        "SF RTOs": str(runs.stat(cfg, lambda r: flows_of(r, "SF")["rtos"].sum())),
+                        "marks CL(1)/ECT(0)": str(runs.stat(cfg, lambda r: port(r, BOTTLENECK)["marked_ect0"])),
+                        "marks CL(2)/CE": str(runs.stat(cfg, lambda r: cl2_marks(port(r, BOTTLENECK)))),
+                        "drops": str(runs.stat(cfg, lambda r: port(r, BOTTLENECK)["dropped_pkts"])),
+                    }
+                )
+            a, b = _config_name("coexist", d, "eecn"), _config_name("coexist", d, "ecn")
+            if has(runs, a) and has(runs, b):
+                st = paired_ratio(runs, a, b, lambda r: fct_ms(r, "SF"))
+                comps.append(
+                    Comparison(
+                        f"{tag} SF FCT EECN/ECN behind classic ECN elephants",
+                        "–",
+                        st if st.n else None,
+                        None,
+                        "ratio",
+                        "not a claim of the paper: EECN's reduced initial windows when the handshake meets congestion",
+                        "EECN short flows start at 5 or 1 segments when their SYN-ACK meets CL(1)/CL(2)",
+                    )
+                )
+        if rows:
+            ctx.table(pl.DataFrame(rows), "Coexistence: classic NewReno+ECN elephants and short flows through the EECN router (mean [min – max] over seeds)")
+        return comps
+
+    UNAFFECTED = 0.10
+
+    def _unaffected(self, runs: RunSet, metric: str, a: str, b: str) -> Comparison:
+        if unavailable("eecn") or unavailable("ecn"):
+            return not_available(metric, 1.0, "eecn")
+        st = paired_ratio(runs, a, b, lambda r: fct_ms(r, "EF"))
+        holds = None if st.n == 0 else abs(st.mean - 1) <= self.UNAFFECTED
+        return Comparison(
+            metric,
+            "≈ 1",
+            st if st.n else None,
+            holds,
+            "ratio",
+            f"elephants' FCT unaffected by EECN (within ±{self.UNAFFECTED:.0%})",
+            "elephants that did not finish in the run are left out" if st.n < len(runs.over_seeds(a)) else "",
+        )
+
+    def _initial_windows(self, runs: RunSet, ctx: Context) -> list[Comparison]:
+        """The initial windows EECN's short flows started with, per configuration."""
+        t = runs.table("flows")
+        if t.height == 0 or unavailable("eecn"):
+            return [not_available("EECN short flows starting below 10 segments", "5 of 6", "eecn")]
+        eecn = t.filter(pl.col("config").str.contains("-eecn") & pl.col("name").str.starts_with("SF"))
+        summary = (
+            eecn.group_by("config")
+            .agg(
+                (pl.col("init_cwnd") == 10).sum().alias("IW 10"),
+                (pl.col("init_cwnd") == 5).sum().alias("IW 5"),
+                (pl.col("init_cwnd") == 1).sum().alias("IW 1"),
+                pl.len().alias("short flows"),
+            )
+            .sort("config")
+        )
+        ctx.table(summary, "Initial windows of EECN's short flows (all seeds), from the flows table's init_cwnd")
+        comps = []
+        for d in DELAYS:
+            cfg = _config_name("dumbbell", d, "eecn")
+            fr = runs.stat(cfg, lambda r: (flows_of(r, "SF")["init_cwnd"] < 10).mean())
+            comps.append(
+                Comparison(
+                    f"[dumbbell, {DELAY_LABEL[d]}] EECN short flows starting below 10 segments",
+                    "5 of 6 (IW 5), SF-5 at 10",
+                    fr if fr.n else None,
+                    None if not fr.n else fr.mean >= 0.5,
+                    "fraction",
+                    "most short flows meet CL(1) in the handshake and start at 5 segments",
+                    "a short flow starts below 10 only if the bottleneck predicts ≥ 30 % occupancy when its SYN-ACK passes; every configuration is in the table below",
+                )
+            )
+        return comps
+
+    def _figures(self, runs: RunSet, ctx: Context) -> None:
+        avail = [s for s in SCHEMES if not unavailable(s.key)]
+        names = ["EF1", "EF2"] + [f"SF{j + 1}" for j in range(N_SHORT)]
+        for topo in ("dumbbell", "multihop"):
+            d = "short"
+            for what, col, scale, unit in (("FCT", "fct_s", 1e3, "ms"), ("throughput", "throughput_bps", 1e-6, "Mbit/s")):
+                series = {}
+                for s in avail:
+                    cfg = _config_name(topo, d, s.key)
+                    series[s.label] = [
+                        Stat.of(
+                            (r.flow(n)[col] * scale) if r.flow(n)[col] is not None else None for r in runs.over_seeds(cfg)
+                        )
+                        for n in names
+                    ]
+                fig, ax = grouped_bars(f"{what} per flow, {topo} ({DELAY_LABEL[d]})", unit, names, series, colors=[COLORS[s.key] for s in avail], log=(what == "FCT"))
+                fig_no = "9" if what == "FCT" else "10"
+                ctx.figure(fig, f"{what.lower()}_{topo}_{d}", f"Fig. {fig_no}{'a' if topo == 'dumbbell' else 'b'}: {what} of each flow per scheme, {topo}, {DELAY_LABEL[d]}; mean and min–max over seeds (unfinished flows left out).")
+        # Short-flow FCT of every configuration, both delay readings.
+        groups = [f"{t}\n{DELAY_LABEL[d]}" for t in ("dumbbell", "multihop") for d in DELAYS]
+        series = {
+            s.label: [runs.stat(_config_name(t, d, s.key), lambda r: fct_ms(r, "SF")) for t in ("dumbbell", "multihop") for d in DELAYS]
+            for s in avail
+        }
+        fig, ax = grouped_bars("Mean short-flow FCT", "ms (symlog)", groups, series, colors=[COLORS[s.key] for s in avail], log=True)
+        ctx.figure(fig, "sf_fct_all", "Mean FCT of the six short flows per scheme and configuration (mean, min–max over seeds).")
+
+
+# -------------------------------------------------------------- dynamics (Figs 7, 8, 11, 12)
+
+
+@register
+class Dynamics(Experiment):
+    name = "eecn.dynamics"
+    title = "Queue, cwnd, RTT, jitter, end-to-end delay, sojourn time and fairness (Figs. 7, 8, 11, 12)"
+    source = SOURCE + ", Figs. 7, 8, 11, 12 and §6.2, §7"
+    description = (
+        "The dumbbell runs of every scheme sampled every 10 ms: bottleneck queue and the cwnd "
+        "of an elephant (Fig. 7), its smoothed RTT and RTT jitter (Fig. 8), the mean one-way "
+        "delay of all flows (Fig. 11; §7 claims −19 %), the bottleneck sojourn time (Fig. 12a); "
+        "and one NewReno+ECN, one VCP and one EECN elephant sharing the EECN bottleneck "
+        "(Fig. 12b)."
+    )
+    quick_seeds = 3
+    full_seeds = 10
+
+    def configs(self, quick: bool):
+        cfgs = _scheme_configs("dumbbell", DELAYS, quick)
+        for d in DELAYS:
+            cfgs[f"mixed-{d}"] = (Setup("eecn", delays=d, topology="mixed", quick=quick), self.mixed_schemes())
+        return cfgs
+
+    @staticmethod
+    def mixed_schemes() -> tuple[str, ...]:
+        return tuple(k for k in ("ecn", "vcp", "eecn") if not unavailable(k))
+
+    def runs(self, quick: bool, seeds: list[int]):
+        return expand(self.configs(quick), seeds)
+
+    def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
+        comps: list[Comparison] = []
+        for d in DELAYS:
+            tag = f"[{DELAY_LABEL[d]}]"
+            c = lambda k: _config_name("dumbbell", d, k)  # noqa: E731
+            q = lambda r: port(r, BOTTLENECK)["mean_queue_pkts"]  # noqa: E731
+            soj = lambda r: port(r, BOTTLENECK)["mean_sojourn_s"]  # noqa: E731
+            rtt = lambda r: mean_of(flows_of(r, "EF")["rtt_mean_s"].to_list())  # noqa: E731
+            jit = lambda r: srtt_jitter_ms(r, "EF1")  # noqa: E731
+            e2e = lambda r: mean_of(r.flows["owd_mean_s"].to_list())  # noqa: E731
+            for k in ("ecn", "newreno", "vcp"):
+                lbl = BY_KEY[k].label
+                comps += [
+                    ratio_claim(runs, f"{tag} mean bottleneck queue EECN/{lbl}", c("eecn"), c(k), q, "< 1 (Fig. 7a)", f"EECN keeps a shorter queue than {lbl} (Fig. 7a)", ("eecn", k)),
+                    ratio_claim(runs, f"{tag} elephants' mean RTT EECN/{lbl}", c("eecn"), c(k), rtt, "< 1 (Fig. 8)", f"EECN's elephants see a lower RTT than {lbl}'s (Fig. 8)", ("eecn", k)),
+                    ratio_claim(runs, f"{tag} EF1 RTT jitter EECN/{lbl}", c("eecn"), c(k), jit, "< 1 (Fig. 8)", f"EECN has lower jitter than {lbl} (Fig. 8)", ("eecn", k)),
+                    ratio_claim(runs, f"{tag} end-to-end delay EECN/{lbl}", c("eecn"), c(k), e2e, 0.81, f"EECN cuts the mean end-to-end delay against {lbl} (−19 %, §7)", ("eecn", k), note="mean over all eight flows"),
+                    ratio_claim(runs, f"{tag} bottleneck sojourn EECN/{lbl}", c("eecn"), c(k), soj, "< 1 (Fig. 12a)", f"EECN packets wait less in the bottleneck than {lbl}'s (Fig. 12a)", ("eecn", k)),
+                ]
+            comps.append(self._fairness(runs, f"mixed-{d}", tag))
+        self._figures(runs, ctx)
+        return comps
+
+    FAIR = 0.9
+
+    def _fairness(self, runs: RunSet, cfg: str, tag: str) -> Comparison:
+        schemes = self.mixed_schemes()
+        missing = [k for k in ("ecn", "vcp", "eecn") if k not in schemes]
+        rs = runs.over_seeds(cfg)
+        if not rs:
+            return not_available(f"{tag} Jain's index, ECN/VCP/EECN elephants", "fair", missing[0] if missing else "eecn")
+        st = Stat.of(jain([r.flow(BY_KEY[k].label)["throughput_bps"] for k in schemes]) for r in rs)
+        shares = {BY_KEY[k].label: Stat.of(r.flow(BY_KEY[k].label)["throughput_bps"] / 1e6 for r in rs) for k in schemes}
+        note = "throughput Mbit/s: " + ", ".join(f"{k} {v}" for k, v in shares.items())
+        if missing:
+            note += f"; {', '.join(BY_KEY[k].label for k in missing)} not available, left out"
+        return Comparison(f"{tag} Jain's index, {'/'.join(BY_KEY[k].label for k in schemes)} elephants", "≈ 1 (equal shares, Fig. 12b)", st, st.mean >= self.FAIR, "index", f"the bottleneck is shared fairly (index ≥ {self.FAIR})", note)
+
+    def _figures(self, runs: RunSet, ctx: Context) -> None:
+        seed = ctx.seeds[0]
+        avail = {s.key: _config_name("dumbbell", "bench", s.key) for s in SCHEMES if not unavailable(s.key)}
+        for d in DELAYS:
+            cfgs = {k: _config_name("dumbbell", d, k) for k in avail}
+            fig, ax = series_by_scheme(runs, cfgs, "queue_pkts", BOTTLENECK, seed, f"Bottleneck queue ({DELAY_LABEL[d]}, seed {seed})", "packets")
+            ctx.figure(fig, f"queue_{d}", f"Fig. 7a: bottleneck queue length over time, every scheme, {DELAY_LABEL[d]}.")
+            fig, ax = series_by_scheme(runs, cfgs, "cwnd_bytes", "EF1", seed, f"cwnd of EF1 ({DELAY_LABEL[d]}, seed {seed})", "cwnd (segments)", scale=1e-3)
+            ctx.figure(fig, f"cwnd_{d}", f"Fig. 7b: congestion window of the first FTP flow over time, {DELAY_LABEL[d]}.")
+            fig, ax = series_by_scheme(runs, cfgs, "srtt_s", "EF1", seed, f"Smoothed RTT of EF1 ({DELAY_LABEL[d]}, seed {seed})", "ms", scale=1e3)
+            ctx.figure(fig, f"rtt_{d}", f"Fig. 8: smoothed RTT of the first FTP flow, {DELAY_LABEL[d]}.")
+        names = ["EF1", "EF2"] + [f"SF{j + 1}" for j in range(N_SHORT)]
+        for d in DELAYS:
+            series = {
+                BY_KEY[k].label: [Stat.of(None if r.flow(n)["owd_mean_s"] is None else r.flow(n)["owd_mean_s"] * 1e3 for r in runs.over_seeds(_config_name("dumbbell", d, k))) for n in names]
+                for k in avail
+            }
+            fig, ax = grouped_bars(f"End-to-end delay per flow ({DELAY_LABEL[d]})", "ms", names, series, colors=[COLORS[k] for k in avail])
+            ctx.figure(fig, f"e2e_{d}", f"Fig. 11: mean one-way delay of each flow's data packets per scheme, {DELAY_LABEL[d]} (mean, min–max over seeds).")
+        groups = [DELAY_LABEL[d] for d in DELAYS]
+        series = {BY_KEY[k].label: [runs.stat(_config_name("dumbbell", d, k), lambda r: port(r, BOTTLENECK)["mean_sojourn_s"] * 1e3) for d in DELAYS] for k in avail}
+        fig, ax = grouped_bars("Mean sojourn time at the bottleneck", "ms", groups, series, colors=[COLORS[k] for k in avail])
+        ctx.figure(fig, "sojourn", "Fig. 12a: mean time packets spend in the bottleneck queue per scheme (mean, min–max over seeds).")
+        for d in DELAYS:
+            name = f"mixed-{d}-s{seed}"
+            if name not in runs:
+                continue
+            fig, ax = new_figure(f"ECN, VCP and EECN elephants sharing 100 Mbit/s ({DELAY_LABEL[d]})", "time (s)", "throughput (Mbit/s)")
+            r = runs[name]
+            for k in self.mixed_schemes():
+                s = r.series("rate_bps", BY_KEY[k].label)
+                ax.plot(s["time_s"].to_numpy(), s["value"].to_numpy() / 1e6, lw=0.8, label=BY_KEY[k].label, color=COLORS[k])
+            ax.legend(fontsize=8)
+            ax.set_xlim(left=0)
+            ctx.figure(fig, f"fairness_{d}", f"Fig. 12b: throughput of each elephant at its receiver (10 ms samples), one EECN bottleneck, {DELAY_LABEL[d]}, seed {seed}.")
