@@ -73,12 +73,16 @@ def test_report_is_complete(quick):
         assert c["ours"] is not None and c["ours"]["n"] == 3
 
 
-def test_eecn_drops_fewer_packets_than_ecn_newreno_and_vcp(quick):
+def test_eecn_drops_fewer_packets_than_ecn_and_newreno(quick):
+    """Against VCP the ratio is undefined: VCP's routers keep the queue near empty and drop
+    nothing either (the report says so)."""
     _, summary = quick
     for delays in ("RTT₀ 24 ms", "RTT₀ 1.4 ms"):
-        for other in ("ECN", "NewReno", "VCP"):
+        for other in ("ECN", "NewReno"):
             c = comparison(summary, f"[{delays}] drops EECN/{other}")
             assert c["direction_holds"] is True, c
+        vcp = comparison(summary, f"[{delays}] drops EECN/VCP")
+        assert vcp["direction_holds"] is None and "denominator is 0" in vcp["note"]
 
 
 def test_eecn_marks_fewer_packets_than_ecn_at_the_top_level(quick):
@@ -141,9 +145,10 @@ def test_initial_window_is_10_5_1_by_the_level_the_syn_ack_meets():
 
 def test_owd_of_a_lone_segment_is_the_path_delay():
     """The end-to-end delay the report uses: one 1000-byte segment over an idle dumbbell takes
-    the three links' propagation plus three serialisations of its 1042 link-layer bytes."""
+    the three links' propagation plus three serialisations of its 1042 link-layer bytes. (The
+    client opens the connection, so no handshake ACK waits ahead of it in the server's NIC.)"""
     s = eecn.scenario(eecn.Setup("newreno", quick=True), 1)
-    s["flows"] = [{"name": "one", "src": "l0", "dst": "r0", "size": 1000, "cc": "newreno"}]
+    s["flows"] = [{"name": "one", "src": "l0", "dst": "r0", "size": 1000, "cc": "newreno", "client_initiated": True}]
     r = ecnlab.run(Scenario.from_dict(s))
     wire = (1000 + 40 + eecn.FRAMING) * 8
     expect = 2 * 1e-3 + 10e-3 + 2 * wire / 1e9 + wire / 100e6
