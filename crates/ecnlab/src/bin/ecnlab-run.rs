@@ -1,7 +1,11 @@
 //! Runs one scenario file and prints a JSON summary (run metadata, port counters, flow rows)
 //! on stdout. No Python involved: this is what speed and memory benchmarks measure.
 //!
-//! Usage: `ecnlab-run SCENARIO.toml [--seed N]`
+//! Usage: `ecnlab-run SCENARIO.toml [--seed N] [--pcap-dir DIR] [--timeseries FILE.csv]`
+//!
+//! `--pcap-dir` is where the ports a scenario captures (`[[ports]] pcap = true`) write their
+//! pcap files; `--timeseries` writes the sampled time series (queue, cwnd, ...) as CSV with
+//! the columns `time_s,kind,entity,value`.
 
 use ecnlab::scenario::{self, RunOptions};
 use ecnlab::stats::{ColumnData, Table};
@@ -33,10 +37,50 @@ fn peak_rss_kb() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+const USAGE: &str =
+    "usage: ecnlab-run SCENARIO.toml [--seed N] [--pcap-dir DIR] [--timeseries FILE.csv]";
+
+/// The time series table as CSV (`time_s,kind,entity,value`).
+fn write_timeseries_csv(t: &Table, path: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
+    writeln!(w, "time_s,kind,entity,value")?;
+    let (
+        Some(ColumnData::F64(time)),
+        Some(ColumnData::Str(kind)),
+        Some(ColumnData::Str(entity)),
+        Some(ColumnData::F64(value)),
+    ) = (
+        t.column("time_s"),
+        t.column("kind"),
+        t.column("entity"),
+        t.column("value"),
+    )
+    else {
+        return Err(std::io::Error::other(
+            "time series table has unexpected columns",
+        ));
+    };
+    for r in 0..t.rows() {
+        let f = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
+        writeln!(
+            w,
+            "{},{},{},{}",
+            f(time[r]),
+            kind[r],
+            entity[r],
+            f(value[r])
+        )?;
+    }
+    w.flush()
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let mut path = None;
     let mut seed = None;
+    let mut pcap_dir = None;
+    let mut timeseries = None;
     let mut i = 1;
     while i < args.len() {
         match args[i].as_str() {
@@ -50,8 +94,21 @@ fn main() -> ExitCode {
                     }
                 }
             }
+            "--pcap-dir" | "--timeseries" => {
+                let flag = args[i].clone();
+                i += 1;
+                let Some(v) = args.get(i) else {
+                    eprintln!("error: {flag} needs a path");
+                    return ExitCode::from(2);
+                };
+                if flag == "--pcap-dir" {
+                    pcap_dir = Some(std::path::PathBuf::from(v));
+                } else {
+                    timeseries = Some(v.clone());
+                }
+            }
             "-h" | "--help" => {
-                println!("usage: ecnlab-run SCENARIO.toml [--seed N]\nRuns the scenario and prints a JSON summary.");
+                println!("{USAGE}\nRuns the scenario and prints a JSON summary.");
                 return ExitCode::SUCCESS;
             }
             p if path.is_none() => path = Some(p.to_string()),
@@ -63,7 +120,7 @@ fn main() -> ExitCode {
         i += 1;
     }
     let Some(path) = path else {
-        eprintln!("usage: ecnlab-run SCENARIO.toml [--seed N]");
+        eprintln!("{USAGE}");
         return ExitCode::from(2);
     };
     let text = match std::fs::read_to_string(&path) {
@@ -84,6 +141,7 @@ fn main() -> ExitCode {
         &s,
         RunOptions {
             seed,
+            pcap_dir,
             ..Default::default()
         },
     ) {
@@ -93,6 +151,12 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    if let Some(path) = timeseries {
+        if let Err(e) = write_timeseries_csv(&out.timeseries, &path) {
+            eprintln!("error: cannot write {path}: {e}");
+            return ExitCode::from(1);
+        }
+    }
     let m = &out.meta;
     let summary = serde_json::json!({
         "seed": m.seed,
