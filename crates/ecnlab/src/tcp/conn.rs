@@ -27,6 +27,11 @@
 //!   un-SACKed segment is marked lost and NextSeg repairs them under pipe (RFC 6675 §5.1
 //!   keeps SACK information, there is no reneging here). No new fast retransmit until the
 //!   data outstanding at the timeout is acknowledged (RFC 6582 step 1 after a timeout).
+//!   The bytes handed to `on_rto` (RFC 5681 eq. 4's FlightSize, of which ssthresh may be
+//!   "no more than" half) exclude what the receiver has SACKed: that data has left the
+//!   network. Counting it would let a timeout *raise* ssthresh: when a retransmission is lost
+//!   during SACK recovery, the sender keeps sending new data under pipe until the timer
+//!   fires, and FlightSize then spans several windows (five in the `red100` dumbbell).
 //! - Timer (RFC 6298 §5.1–5.3): started when data is sent and it is not running, stopped
 //!   when everything is acknowledged, restarted on an ACK of new data.
 //! - RTT samples: from TSecr on ACKs that advance the cumulative ACK when timestamps are on
@@ -941,9 +946,9 @@ impl TcpConn {
         }
         let now = ctx.now;
         self.stats.rtos += 1;
-        let flight = self.flight_size();
+        let outstanding = self.flight_size() - self.sb.sacked_bytes();
         if let Some(cc) = self.cc.as_mut() {
-            cc.on_rto(now, flight);
+            cc.on_rto(now, outstanding);
         }
         self.loss_reductions += 1;
         self.recover = self.snd_max_seq();
