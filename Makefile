@@ -4,7 +4,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 # The experiment `make reproduce` runs.
-EXPERIMENT ?= core
+EXPERIMENT ?= eecn
 OUT ?= out/$(EXPERIMENT)
 
 .PHONY: all build reproduce test test-rust test-python clean
