@@ -205,7 +205,8 @@ fn report_progress(py: Python<'_>, cb: Option<&Py<PyAny>>, p: Progress) -> PyRes
     d.set_item("events", p.events)?;
     let r = cb.bind(py).call1((d,))?;
     // Only an explicit False stops the run; None (no return statement) goes on.
-    Ok(!(r.is_instance_of::<pyo3::types::PyBool>() && !r.is_truthy()?))
+    let is_false = r.is_instance_of::<pyo3::types::PyBool>() && !r.is_truthy()?;
+    Ok(!is_false)
 }
 
 /// LSB-first validity bitmap (Arrow layout), or None when every value is present.
