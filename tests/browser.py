@@ -57,7 +57,7 @@ def ensure_chromium() -> Path:
 _PAGE_ERRORS = re.compile(r"Uncaught|Failed to load resource|ERR_FILE_NOT_FOUND|Not allowed to load|net::ERR_")
 
 
-def screenshot(html: Path, png: Path, width: int = 1200, height: int = 2400, timeout: float = 120) -> list[str]:
+def screenshot(html: Path, png: Path, width: int = 1200, height: int = 4000, timeout: float = 120) -> list[str]:
     """Renders ``html`` to ``png``; returns the console lines that signal page errors."""
     chromium = ensure_chromium()
     png.unlink(missing_ok=True)
@@ -82,12 +82,12 @@ def picture_stats(png: Path) -> dict[str, float]:
     from PIL import Image
 
     img = Image.open(png).convert("RGB")
-    img.thumbnail((600, 1200))
+    img.thumbnail((600, 2000))
     px = list(img.get_flattened_data()) if hasattr(img, "get_flattened_data") else list(img.getdata())
     n = len(px)
     non_white = sum(1 for r, g, b in px if r < 235 or g < 235 or b < 235)
     colourful = sum(1 for r, g, b in px if max(r, g, b) - min(r, g, b) > 60)
-    return {"pixels": n, "non_white": non_white / n, "colourful": colourful / n}
+    return {"pixels": n, "non_white": non_white / n, "colourful": colourful / n, "colourful_pixels": colourful}
 
 
 def check(html: Path, png: Path) -> dict[str, float]:
@@ -97,7 +97,7 @@ def check(html: Path, png: Path) -> dict[str, float]:
     stats = picture_stats(png)
     if stats["non_white"] < 0.02:
         raise AssertionError(f"the screenshot is blank: {stats}")
-    if stats["colourful"] < 0.002:
+    if stats["colourful_pixels"] < 300:
         raise AssertionError(f"no figure is visible in the screenshot: {stats}")
     return stats
 

@@ -130,7 +130,7 @@ def test_report_has_every_figure_embedded_and_no_external_resource(cli, tmp_path
     assert {base64.b64decode(e) for e in embedded} == {(out / "figures" / n).read_bytes() for n in pngs}
     assert all(base64.b64decode(e).startswith(b"\x89PNG") for e in embedded)
     # Self-contained: nothing to fetch.
-    assert not re.search(r'(src|href)="(?!data:)', html)
+    assert not re.search(r'(src|href)="(?!data:|#)', html)
     # The tables of ports and flows are there.
     assert "rl-&gt;rr" in html and "short.4" in html and "dropped_pkts" in html
 
@@ -163,6 +163,8 @@ def test_reproduce_quick_writes_report_summary_and_runs(cli, tmp_path):
     for r in runs:
         assert {"flows.parquet", "ports.parquet", "timeseries.parquet", "run.json"} <= {x.name for x in (out / "runs" / r).iterdir()}
     html = (out / "report.html").read_text()
+    assert not re.search(r'(src|href)="(?!data:|#)', html)
+    assert '<a href="#core.mdl">core.mdl</a>' in html and "7 / 7" in html
     assert "Pollaczek" in html and html.count("data:image/png;base64,") == len(list((out / "figures").glob("*.png"))) >= 2
 
 

@@ -39,7 +39,7 @@ def test_run_report_renders_with_figures(chromium, tmp_path):
     assert p.returncode == 0, p.stderr
     stats = browser.check(out / "report.html", tmp_path / "shot.png")
     _keep(tmp_path / "shot.png", "run_report.png")
-    assert stats["colourful"] > 0.005
+    assert stats["colourful_pixels"] > 1000
 
 
 def test_reproduce_report_renders_with_figures(chromium, tmp_path):
@@ -48,3 +48,10 @@ def test_reproduce_report_renders_with_figures(chromium, tmp_path):
     assert p.returncode == 0, p.stderr
     browser.check(out / "report.html", tmp_path / "shot.png")
     _keep(tmp_path / "shot.png", "reproduce_report.png")
+
+
+def test_the_check_rejects_a_page_without_figures(chromium, tmp_path):
+    page = tmp_path / "empty.html"
+    page.write_text("<!DOCTYPE html><html><body><p>only words</p></body></html>")
+    with pytest.raises(AssertionError, match="blank|no figure"):
+        browser.check(page, tmp_path / "shot.png")

@@ -30,6 +30,8 @@ h3 { font-size: 1.05em; margin-top: 1.2em; }
 table { border-collapse: collapse; font-size: .82em; margin: .6em 0 1em; }
 th, td { border: 1px solid #d5dae3; padding: .25em .55em; text-align: right; white-space: nowrap; }
 div.tbl { overflow-x: auto; max-width: 100%; }
+table.cmp th, table.cmp td { white-space: normal; }
+table.cmp td.l { min-width: 9em; }
 th { background: #eef2f8; }
 td.l, th.l { text-align: left; }
 figure { margin: 1em 0; }

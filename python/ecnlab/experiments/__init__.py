@@ -230,9 +230,29 @@ def _comparison_table(doc: Html, comps: list[Comparison]) -> None:
             "</tr>"
         )
     doc.raw(
-        '<table><tr><th class="l">metric</th><th class="l">claim</th><th>paper</th>'
+        '<div class="tbl"><table class="cmp"><tr><th class="l">metric</th><th class="l">claim</th><th>paper</th>'
         '<th>ecnlab: mean [min – max] over seeds</th><th class="l">unit</th><th>holds</th>'
-        '<th class="l">note</th></tr>' + "".join(rows) + "</table>"
+        '<th class="l">note</th></tr>' + "".join(rows) + "</table></div>"
+    )
+
+
+def _overview(sections: list[dict[str, Any]]) -> str:
+    """The report's first table: each experiment with how many of its comparisons hold."""
+    import html as h
+
+    rows = []
+    for s in sections:
+        comps = s["comparisons"]
+        held = sum(1 for c in comps if c["direction_holds"] is True)
+        known = sum(1 for c in comps if c["direction_holds"] is not None)
+        name = h.escape(s["experiment"])
+        rows.append(
+            f'<tr><td class="l"><a href="#{name}">{name}</a></td><td class="l">{h.escape(s["title"])}</td>'
+            f"<td>{held} / {known}</td><td>{len(s['runs'])}</td><td>{s['wall_s']:.1f}</td></tr>"
+        )
+    return (
+        '<div class="tbl"><table class="cmp"><tr><th class="l">experiment</th><th class="l">what</th>'
+        "<th>comparisons that hold</th><th>runs</th><th>wall time (s)</th></tr>" + "".join(rows) + "</table></div>"
     )
 
 
@@ -270,7 +290,8 @@ def reproduce(
             "in each section.",
             "note",
         )
-        sections = []
+        sections: list[dict[str, Any]] = []
+        overview_at = len(doc.parts)
         for exp, sd, runs in plans:
             if log:
                 print(f"{exp.name}: {len(runs)} runs ({len(sd)} seeds) …", file=log, flush=True)
@@ -315,6 +336,7 @@ def reproduce(
                 held = sum(1 for c in comps if c.direction_holds is True)
                 known = sum(1 for c in comps if c.direction_holds is not None)
                 print(f"{exp.name}: {held}/{known} comparisons hold ({wall:.1f} s)", file=log, flush=True)
+        doc.parts.insert(overview_at, _overview(sections))
         summary: dict[str, Any] = {
             "experiment": name,
             "quick": quick,
