@@ -124,6 +124,14 @@ pub struct Sim {
     pub dropped: u64,
     ip_id_mode: IpIdMode,
     sample_kinds: SampleKinds,
+    /// Sampled ports in index order, with their time-series entity once interned
+    /// (`u32::MAX` before the first sample), so sampling touches only these ports.
+    sampled_ports: Vec<(PortId, u32)>,
+    /// Time-series entity of each flow once interned (`u32::MAX` before).
+    flow_entity: Vec<u32>,
+    /// Kind names endpoints report, by address of the static string, with their id.
+    flow_kinds: Vec<(&'static str, u16)>,
+    sample_buf: Samples,
 }
 
 #[derive(Default)]
@@ -165,6 +173,10 @@ impl Sim {
             dropped: 0,
             ip_id_mode: IpIdMode::Sequential,
             sample_kinds,
+            sampled_ports: Vec::new(),
+            flow_entity: Vec::new(),
+            flow_kinds: Vec::new(),
+            sample_buf: Vec::new(),
         }
     }
 
@@ -291,7 +303,12 @@ impl Sim {
 
     /// Sample this port's queue (and its marker's gauge) in the time series.
     pub fn sample_port(&mut self, port: PortId) {
-        self.ports[port as usize].sampled = true;
+        let p = &mut self.ports[port as usize];
+        if !p.sampled {
+            p.sampled = true;
+            let at = self.sampled_ports.partition_point(|&(q, _)| q < port);
+            self.sampled_ports.insert(at, (port, u32::MAX));
+        }
     }
 
     /// Keep a histogram of queueing delays at this port.
@@ -479,6 +496,7 @@ impl Sim {
         }
     }
 
+    #[inline]
     fn arm_marker(&mut self, p: PortId) {
         let port = &mut self.ports[p as usize];
         if let Some(m) = &port.marker {
@@ -697,8 +715,6 @@ impl Sim {
     fn node_receive(&mut self, node: NodeId, id: PktId) {
         let pkt = self.pool.get_mut(id);
         if pkt.ip.dst == self.nodes[node as usize].addr {
-            let pkt = *pkt;
-            self.pool.free(id);
             self.delivered += 1;
             let ep = pkt.meta.dst_ep;
             if (ep as usize) < self.endpoints.len() && self.ep_node[ep as usize] == node {
@@ -707,11 +723,16 @@ impl Sim {
                 {
                     let n = &mut self.nodes[node as usize];
                     let mut ctx = Ctx::new(now, n.addr, &mut out, &mut n.ipid);
-                    self.endpoints[ep as usize].on_packet(&mut ctx, &pkt);
+                    // The endpoint reads the packet where it lies (no copy); its slot is
+                    // freed before anything it sends is allocated, as if freed first.
+                    self.endpoints[ep as usize].on_packet(&mut ctx, self.pool.get(id));
                 }
+                self.pool.free(id);
                 self.flush(node, &mut out);
                 self.out = out;
                 self.arm_endpoint(ep);
+            } else {
+                self.pool.free(id);
             }
             return;
         }
@@ -748,15 +769,12 @@ impl Sim {
     fn sample(&mut self) {
         let now = self.now();
         let k = &self.sample_kinds;
-        for pi in 0..self.ports.len() {
-            if !self.ports[pi].sampled {
-                continue;
+        for (pi, ent) in self.sampled_ports.iter_mut() {
+            let port = &self.ports[*pi as usize];
+            if *ent == u32::MAX {
+                *ent = self.ts.entity_id(&port.name);
             }
-            let ent = {
-                let name = self.ports[pi].name.clone();
-                self.ts.entity_id(&name)
-            };
-            let port = &self.ports[pi];
+            let ent = *ent;
             self.ts
                 .push(now, k.queue_pkts, ent, port.qdisc.len() as f64);
             self.ts
@@ -768,12 +786,15 @@ impl Sim {
                 self.ts.push(now, k.marker, ent, g);
             }
         }
-        let mut buf: Samples = Vec::new();
         let n_flows = if self.sample_flows {
             self.flows.len()
         } else {
             0
         };
+        if self.flow_entity.len() < n_flows {
+            self.flow_entity.resize(n_flows, u32::MAX);
+        }
+        let mut buf = std::mem::take(&mut self.sample_buf);
         for f in 0..n_flows {
             let (src, dst) = (self.flows[f].src_ep, self.flows[f].dst_ep);
             buf.clear();
@@ -782,13 +803,27 @@ impl Sim {
             if buf.is_empty() {
                 continue;
             }
-            let name = self.flows[f].name.clone();
-            let ent = self.ts.entity_id(&name);
+            if self.flow_entity[f] == u32::MAX {
+                self.flow_entity[f] = self.ts.entity_id(&self.flows[f].name);
+            }
+            let ent = self.flow_entity[f];
             for &(kind, v) in &buf {
-                let kid = self.ts.kind_id(kind);
+                let kid = match self
+                    .flow_kinds
+                    .iter()
+                    .find(|(n, _)| std::ptr::eq(*n, kind))
+                {
+                    Some(&(_, id)) => id,
+                    None => {
+                        let id = self.ts.kind_id(kind);
+                        self.flow_kinds.push((kind, id));
+                        id
+                    }
+                };
                 self.ts.push(now, kid, ent, v);
             }
         }
+        self.sample_buf = buf;
         self.events.schedule(now + self.sample_interval, Ev::Sample);
     }
 

@@ -65,6 +65,16 @@ impl RateSchedule {
     #[inline]
     pub fn finish_time(&mut self, start: Time, bytes: u32) -> Time {
         self.seek(start);
+        // The step in force lasts for ever (a constant-rate link) and the bit·picoseconds fit
+        // 64 bits (any packet under 2 MB): the same rounding in one native division.
+        if self.cursor + 1 == self.steps.len() {
+            let rate = self.steps[self.cursor].1;
+            if let Some(need) = (bytes as u64).checked_mul(8 * SEC) {
+                if rate > 0 {
+                    return start + need.div_ceil(rate);
+                }
+            }
+        }
         let mut need = bytes as u128 * 8 * SEC as u128;
         let mut t = start;
         let mut i = self.cursor;

@@ -9,10 +9,15 @@ use crate::time::Time;
 
 /// Log-linear histogram of non-negative integers (HdrHistogram-like): values below 64 are
 /// exact; above, each power of two is split into 32 buckets, so quantiles are within 1/32
-/// (3.1 %) relative error. 59 × 32 u32 buckets: a few KB, allocated once.
+/// (3.1 %) relative error. Only the span of buckets between the smallest and the largest
+/// value seen is stored (an RTT histogram of one flow covers a few dozen buckets, not the
+/// 2048 of the whole range), so one per flow stays small; it grows rarely, never per value
+/// once the range is established.
 #[derive(Clone, Debug)]
 pub struct Histogram {
+    /// Counts of buckets `lo .. lo + buckets.len()`.
     buckets: Vec<u32>,
+    lo: usize,
     pub count: u64,
     pub sum: f64,
     pub min: u64,
@@ -24,7 +29,8 @@ const SUB: u32 = 32;
 impl Default for Histogram {
     fn default() -> Self {
         Histogram {
-            buckets: vec![0; (64 * SUB) as usize],
+            buckets: Vec::new(),
+            lo: 0,
             count: 0,
             sum: 0.0,
             min: u64::MAX,
@@ -58,11 +64,32 @@ impl Histogram {
 
     #[inline]
     pub fn record(&mut self, v: u64) {
-        self.buckets[Self::index(v)] += 1;
+        let i = Self::index(v);
+        match self.buckets.get_mut(i.wrapping_sub(self.lo)) {
+            Some(c) => *c += 1,
+            None => self.widen_to(i),
+        }
         self.count += 1;
         self.sum += v as f64;
         self.min = self.min.min(v);
         self.max = self.max.max(v);
+    }
+
+    /// Extends the stored span to bucket `i` and counts one value there.
+    #[cold]
+    fn widen_to(&mut self, i: usize) {
+        if self.buckets.is_empty() {
+            self.lo = i;
+            self.buckets.push(1);
+        } else if i < self.lo {
+            let extra = self.lo - i;
+            self.buckets.splice(0..0, std::iter::repeat(0).take(extra));
+            self.lo = i;
+            self.buckets[0] = 1;
+        } else {
+            self.buckets.resize(i - self.lo + 1, 0);
+            self.buckets[i - self.lo] = 1;
+        }
     }
 
     pub fn mean(&self) -> Option<f64> {
@@ -76,7 +103,8 @@ impl Histogram {
         }
         let rank = ((q * self.count as f64).ceil() as u64).clamp(1, self.count);
         let mut seen = 0u64;
-        for (i, &c) in self.buckets.iter().enumerate() {
+        for (j, &c) in self.buckets.iter().enumerate() {
+            let i = self.lo + j;
             seen += c as u64;
             if seen >= rank {
                 let lo = Self::lower_bound(i);
@@ -296,6 +324,25 @@ mod tests {
         assert_eq!(h.min, 1000);
         assert_eq!(h.max, 100_000_000);
         assert!((h.mean().unwrap() - 50_000_500.0).abs() < 1.0);
+    }
+
+    #[test]
+    fn histogram_stores_only_the_span_it_saw() {
+        let mut h = Histogram::default();
+        assert!(h.buckets.is_empty() && h.quantile(0.5).is_none());
+        for v in [44_000_000u64, 45_000_000, 70_000_000] {
+            h.record(v);
+        }
+        assert!(h.buckets.len() <= 64, "{}", h.buckets.len());
+        // Growing downwards keeps earlier counts in their buckets.
+        h.record(3);
+        h.record(3);
+        assert_eq!(h.quantile(0.0), Some(3));
+        assert_eq!(h.quantile(0.4), Some(3));
+        let q = h.quantile(1.0).unwrap();
+        assert!((q as f64 - 70e6).abs() / 70e6 < 1.0 / 32.0);
+        assert_eq!(h.count, 5);
+        assert_eq!(h.buckets.iter().map(|&c| c as u64).sum::<u64>(), 5);
     }
 
     #[test]
