@@ -128,7 +128,13 @@ impl RedAverage {
         if let Some(t0) = self.idle_since.take() {
             m = (self.ptc * (now.saturating_sub(t0)) as f64 / SEC as f64).floor();
         }
-        self.avg = self.avg * (1.0 - self.w_q).powf(m + 1.0) + self.w_q * q;
+        // Busy queue (m = 0): x¹ = x exactly, without a pow() call per packet.
+        let decay = if m == 0.0 {
+            1.0 - self.w_q
+        } else {
+            (1.0 - self.w_q).powf(m + 1.0)
+        };
+        self.avg = self.avg * decay + self.w_q * q;
         self.avg
     }
 

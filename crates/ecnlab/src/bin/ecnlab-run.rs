@@ -7,26 +7,66 @@
 //! pcap files; `--timeseries` writes the sampled time series (queue, cwnd, ...) as CSV with
 //! the columns `time_s,kind,entity,value`.
 
-use ecnlab::scenario::{self, RunOptions};
+use ecnlab::scenario::{self, RunOptions, RunOutput};
 use ecnlab::stats::{ColumnData, Table};
+use std::io::Write;
 use std::process::ExitCode;
 
-fn table_json(t: &Table) -> serde_json::Value {
-    let mut rows = Vec::with_capacity(t.rows());
+/// Writes a table as a JSON array of row objects, one value at a time: building the whole
+/// document in memory first would weigh more than the simulation of 10,000 flows itself.
+fn write_table(w: &mut impl Write, t: &Table) -> std::io::Result<()> {
+    w.write_all(b"[")?;
     for r in 0..t.rows() {
-        let mut obj = serde_json::Map::new();
-        for c in &t.columns {
-            let v = match &c.data {
-                ColumnData::I64(v) => v[r].map_or(serde_json::Value::Null, |x| x.into()),
-                ColumnData::F64(v) => v[r].map_or(serde_json::Value::Null, |x| x.into()),
-                ColumnData::Str(v) => v[r].clone().into(),
-                ColumnData::Bool(v) => v[r].into(),
-            };
-            obj.insert(c.name.clone(), v);
+        if r > 0 {
+            w.write_all(b",")?;
         }
-        rows.push(serde_json::Value::Object(obj));
+        w.write_all(b"{")?;
+        for (i, c) in t.columns.iter().enumerate() {
+            if i > 0 {
+                w.write_all(b",")?;
+            }
+            serde_json::to_writer(&mut *w, &c.name)?;
+            w.write_all(b":")?;
+            match &c.data {
+                ColumnData::I64(v) => serde_json::to_writer(&mut *w, &v[r])?,
+                // Non-finite floats have no JSON form: null, as serde_json's Value gives.
+                ColumnData::F64(v) => {
+                    serde_json::to_writer(&mut *w, &v[r].filter(|x| x.is_finite()))?
+                }
+                ColumnData::Str(v) => serde_json::to_writer(&mut *w, &v[r])?,
+                ColumnData::Bool(v) => serde_json::to_writer(&mut *w, &v[r])?,
+            }
+        }
+        w.write_all(b"}")?;
     }
-    serde_json::Value::Array(rows)
+    w.write_all(b"]")
+}
+
+fn write_summary(w: &mut impl Write, out: &RunOutput) -> std::io::Result<()> {
+    let m = &out.meta;
+    let head = serde_json::json!({
+        "seed": m.seed,
+        "duration_s": m.duration_s,
+        "wall_s": m.wall_s,
+        "cpu_s": m.cpu_s,
+        "events": m.events,
+        "packets_created": m.packets_created,
+        "packets_delivered": m.packets_delivered,
+        "packets_dropped": m.packets_dropped,
+        "peak_packets": m.peak_packets,
+    });
+    let head = serde_json::to_string(&head)?;
+    // The object without its closing brace, then the tables, then the memory figure taken
+    // last so that it covers everything the program did.
+    w.write_all(head[..head.len() - 1].as_bytes())?;
+    w.write_all(b",\"ports\":")?;
+    write_table(w, &out.ports)?;
+    w.write_all(b",\"flows\":")?;
+    write_table(w, &out.flows)?;
+    w.write_all(b",\"peak_rss_kb\":")?;
+    serde_json::to_writer(&mut *w, &peak_rss_kb())?;
+    w.write_all(b"}\n")?;
+    w.flush()
 }
 
 /// The process's peak resident set (VmHWM, KiB) on Linux. Unlike `getrusage`'s maximum, it
@@ -42,7 +82,6 @@ const USAGE: &str =
 
 /// The time series table as CSV (`time_s,kind,entity,value`).
 fn write_timeseries_csv(t: &Table, path: &str) -> std::io::Result<()> {
-    use std::io::Write;
     let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
     writeln!(w, "time_s,kind,entity,value")?;
     let (
@@ -157,21 +196,11 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     }
-    let m = &out.meta;
-    let summary = serde_json::json!({
-        "seed": m.seed,
-        "duration_s": m.duration_s,
-        "wall_s": m.wall_s,
-        "cpu_s": m.cpu_s,
-        "events": m.events,
-        "packets_created": m.packets_created,
-        "packets_delivered": m.packets_delivered,
-        "packets_dropped": m.packets_dropped,
-        "peak_packets": m.peak_packets,
-        "peak_rss_kb": peak_rss_kb(),
-        "ports": table_json(&out.ports),
-        "flows": table_json(&out.flows),
-    });
-    println!("{summary}");
+    let stdout = std::io::stdout();
+    let mut w = std::io::BufWriter::new(stdout.lock());
+    if let Err(e) = write_summary(&mut w, &out) {
+        eprintln!("error: writing the summary: {e}");
+        return ExitCode::from(1);
+    }
     ExitCode::SUCCESS
 }

@@ -496,8 +496,15 @@ impl Sim {
         }
     }
 
-    #[inline]
+    /// Re-arms the port's marker timer; a port without a marker (most) returns at once.
+    #[inline(always)]
     fn arm_marker(&mut self, p: PortId) {
+        if self.ports[p as usize].marker.is_some() {
+            self.arm_marker_timer(p);
+        }
+    }
+
+    fn arm_marker_timer(&mut self, p: PortId) {
         let port = &mut self.ports[p as usize];
         if let Some(m) = &port.marker {
             let want = m.next_timer();
