@@ -176,7 +176,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let out = match scenario::run(
+    let out = match scenario::run_without_timeseries_table(
         &s,
         RunOptions {
             seed,

@@ -33,30 +33,40 @@ struct Entry {
     ev: Ev,
 }
 
-/// Buckets of the radix heap: bucket 0 holds events at exactly the last popped time; bucket
-/// `b` ≥ 1 those whose time differs from it first in bit `b − 1`.
-const BUCKETS: usize = 65;
+/// Bits of time per digit of the radix heap, and digits per level.
+const DIGIT_BITS: u32 = 8;
+const DIGITS: usize = 1 << DIGIT_BITS;
+/// Levels: one per digit of a 64-bit time.
+const LEVELS: usize = (64 / DIGIT_BITS) as usize;
+const BUCKETS: usize = LEVELS * DIGITS;
 
-/// The event list: a radix heap on event time with insertion order among equal times.
+/// The event list: a radix heap on event time (base 256) with insertion order among equal
+/// times.
 ///
 /// Event times never go below the last one popped (nothing is scheduled in the past), which
-/// a radix heap needs: an event waits in the bucket of the highest bit in which its time
-/// differs from the last popped time. Scheduling appends to a bucket; popping takes the
-/// front of bucket 0, and when that is empty, redistributes the first non-empty bucket
-/// around its earliest time, which moves every event only into lower buckets. That costs
-/// O(1) amortised per bit of the time span, with sequential memory access, where a binary
-/// heap of thousands of events spends most of a simulation's time on cache misses.
+/// a radix heap needs. An event at time `t` waits in bucket (level `L`, digit `d`): `L` is
+/// the highest base-256 digit in which `t` differs from the last popped time and `d` is
+/// `t`'s digit there. Buckets in (level, digit) order hold ever later times, so the earliest
+/// event is in the first non-empty bucket, found through a two-level bitmap. Popping takes
+/// the front of the bucket of events at exactly the last popped time; when that is empty,
+/// the first non-empty bucket is redistributed around its earliest time, which moves each of
+/// its events to a strictly lower level. So an event moves at most once per level its
+/// delay spans (a 10 ms delay in picoseconds spans five), with sequential memory access,
+/// where a binary heap of thousands of events spends its time on cache misses.
 ///
-/// Order: bucket 0 is kept in insertion order (events moved there by a redistribution are
-/// sorted by their insertion sequence; later ones carry larger sequences and are appended),
-/// so events pop in (time, insertion sequence) order exactly as a heap keyed on both would.
+/// Order: the bucket of the current time is kept in insertion order (events moved there by
+/// a redistribution are sorted by their insertion sequence; later ones carry larger
+/// sequences and are appended), so events pop in (time, insertion sequence) order exactly
+/// as a heap keyed on both would.
 pub struct EventQueue {
     /// Events at time `last`, in insertion order from `head` on.
     now_bucket: Vec<Entry>,
     head: usize,
-    buckets: Vec<Vec<Entry>>,
-    /// Bit `b − 1` set when bucket `b` ≥ 1 is non-empty (finding the first is one instruction).
-    occupied: u64,
+    buckets: Box<[Vec<Entry>]>,
+    /// Bit `b % 64` of word `b / 64` set when bucket `b` is non-empty; bit `w` of `summary`
+    /// set when word `w` is non-zero.
+    occupied: [u64; BUCKETS / 64],
+    summary: u32,
     /// Time of the last event popped (the radix heap's reference point).
     last: Time,
     len: usize,
@@ -72,7 +82,8 @@ impl Default for EventQueue {
             now_bucket: Vec::new(),
             head: 0,
             buckets: (0..BUCKETS).map(|_| Vec::new()).collect(),
-            occupied: 0,
+            occupied: [0; BUCKETS / 64],
+            summary: 0,
             last: 0,
             len: 0,
             seq: 0,
@@ -92,9 +103,24 @@ impl EventQueue {
         self.now
     }
 
+    /// Bucket of time `t` > `last`.
     #[inline(always)]
     fn bucket_of(&self, t: Time) -> usize {
-        (64 - (t ^ self.last).leading_zeros()) as usize
+        let level = (63 - (t ^ self.last).leading_zeros()) / DIGIT_BITS;
+        let digit = (t >> (level * DIGIT_BITS)) as usize & (DIGITS - 1);
+        level as usize * DIGITS + digit
+    }
+
+    #[inline(always)]
+    fn put(&mut self, e: Entry) {
+        if e.time == self.last {
+            self.now_bucket.push(e);
+        } else {
+            let b = self.bucket_of(e.time);
+            self.buckets[b].push(e);
+            self.occupied[b / 64] |= 1 << (b % 64);
+            self.summary |= 1 << (b / 64);
+        }
     }
 
     /// Schedules `ev` at absolute time `at` (not before now).
@@ -105,23 +131,25 @@ impl EventQueue {
         // release build given a past time fires it next instead of corrupting the order.
         let at = at.max(self.last);
         self.seq += 1;
-        let e = Entry {
+        self.len += 1;
+        self.put(Entry {
             time: at,
             seq: self.seq,
             ev,
-        };
-        self.len += 1;
-        let b = self.bucket_of(at);
-        if b == 0 {
-            self.now_bucket.push(e);
-        } else {
-            self.buckets[b].push(e);
-            self.occupied |= 1 << (b - 1);
-        }
+        });
     }
 
-    /// Makes bucket 0 hold the next events if any is due at or before `until`; returns
-    /// whether one is.
+    #[inline]
+    fn first_bucket(&self) -> Option<usize> {
+        if self.summary == 0 {
+            return None;
+        }
+        let w = self.summary.trailing_zeros() as usize;
+        Some(w * 64 + self.occupied[w].trailing_zeros() as usize)
+    }
+
+    /// Makes the current-time bucket hold the next events if any is due at or before
+    /// `until`; returns whether one is.
     #[inline]
     fn fill_now_bucket(&mut self, until: Time) -> bool {
         if self.head < self.now_bucket.len() {
@@ -129,10 +157,9 @@ impl EventQueue {
         }
         self.now_bucket.clear();
         self.head = 0;
-        if self.occupied == 0 {
+        let Some(b) = self.first_bucket() else {
             return false;
-        }
-        let b = self.occupied.trailing_zeros() as usize + 1;
+        };
         let min = self.buckets[b]
             .iter()
             .map(|e| e.time)
@@ -144,17 +171,15 @@ impl EventQueue {
             return false;
         }
         self.last = min;
-        self.occupied &= !(1 << (b - 1));
-        let mut moving = std::mem::take(&mut self.buckets[b]);
-        for e in moving.drain(..) {
-            let nb = self.bucket_of(e.time);
-            if nb == 0 {
-                self.now_bucket.push(e);
-            } else {
-                self.buckets[nb].push(e);
-                self.occupied |= 1 << (nb - 1);
-            }
+        self.occupied[b / 64] &= !(1 << (b % 64));
+        if self.occupied[b / 64] == 0 {
+            self.summary &= !(1 << (b / 64));
         }
+        let mut moving = std::mem::take(&mut self.buckets[b]);
+        for &e in moving.iter() {
+            self.put(e);
+        }
+        moving.clear();
         // Give the bucket its allocation back, so steady state allocates nothing.
         self.buckets[b] = moving;
         if self.now_bucket.len() > 1 {
@@ -191,10 +216,7 @@ impl EventQueue {
         if self.head < self.now_bucket.len() {
             return Some(self.last);
         }
-        if self.occupied == 0 {
-            return None;
-        }
-        let b = self.occupied.trailing_zeros() as usize + 1;
+        let b = self.first_bucket()?;
         self.buckets[b].iter().map(|e| e.time).min()
     }
 }
@@ -302,7 +324,10 @@ mod tests {
         // decrease and each time's ties come out by id.
         assert_eq!(got.len(), want.len());
         for w in got.windows(2) {
-            assert!(w[0].0 < w[1].0 || (w[0].0 == w[1].0 && w[0].1 < w[1].1), "{w:?}");
+            assert!(
+                w[0].0 < w[1].0 || (w[0].0 == w[1].0 && w[0].1 < w[1].1),
+                "{w:?}"
+            );
         }
         want.sort();
         let mut sorted = got.clone();

@@ -815,11 +815,7 @@ impl Sim {
             }
             let ent = self.flow_entity[f];
             for &(kind, v) in &buf {
-                let kid = match self
-                    .flow_kinds
-                    .iter()
-                    .find(|(n, _)| std::ptr::eq(*n, kind))
-                {
+                let kid = match self.flow_kinds.iter().find(|(n, _)| std::ptr::eq(*n, kind)) {
                     Some(&(_, id)) => id,
                     None => {
                         let id = self.ts.kind_id(kind);

@@ -186,7 +186,23 @@ impl Scenario {
 }
 
 /// Runs a validated scenario.
-pub fn run(s: &Scenario, mut opts: RunOptions) -> Result<RunOutput, RunError> {
+pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
+    run_inner(s, opts, true)
+}
+
+/// As [`run`], but `RunOutput::timeseries` is left empty: for callers that report only the
+/// flows and ports tables (the benchmark runner), the long-format table of every sample would
+/// be most of the process's memory. The samples are still taken, so the simulation does the
+/// same work.
+pub fn run_without_timeseries_table(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
+    run_inner(s, opts, false)
+}
+
+fn run_inner(
+    s: &Scenario,
+    mut opts: RunOptions,
+    timeseries_table: bool,
+) -> Result<RunOutput, RunError> {
     let seed = opts.seed.unwrap_or(s.seed);
     let mut built = build(s, seed, opts.pcap_dir.as_deref()).map_err(RunError::Invalid)?;
     let sim = &mut built.sim;
@@ -241,7 +257,11 @@ pub fn run(s: &Scenario, mut opts: RunOptions) -> Result<RunOutput, RunError> {
     Ok(RunOutput {
         flows: crate::stats::FlowRecord::table(&rows),
         ports: sim.ports_table(),
-        timeseries: sim.ts.to_table(),
+        timeseries: if timeseries_table {
+            sim.ts.to_table()
+        } else {
+            Table::new("timeseries")
+        },
         meta: RunMeta {
             seed,
             duration_s: s.duration.secs(),
