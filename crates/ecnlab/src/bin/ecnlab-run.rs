@@ -176,14 +176,17 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let out = match scenario::run_without_timeseries_table(
-        &s,
-        RunOptions {
-            seed,
-            pcap_dir,
-            ..Default::default()
-        },
-    ) {
+    let opts = RunOptions {
+        seed,
+        pcap_dir,
+        ..Default::default()
+    };
+    // The long-format table of every sample is built only when it is written.
+    let out = match if timeseries.is_some() {
+        scenario::run(&s, opts)
+    } else {
+        scenario::run_without_timeseries_table(&s, opts)
+    } {
         Ok(o) => o,
         Err(e) => {
             eprintln!("error: {e}");
