@@ -32,11 +32,10 @@ the report says which one a number comes from):
   200 ms), minimum RTO 200 ms. ``NS3_NEWRENO``: the NewReno baselines grow as ns-3's
   ``TcpNewReno`` (one segment per ACK in slow start, SMSS²/cwnd per ACK in congestion
   avoidance), since the paper ran ns-3; EECN's controller counts ACKs the same way. They
-  halve the window (``reduce_from = "cwnd"``) where ns-3 halves its RFC 6675 bytes in flight:
-  halving ``snd_max − snd_una`` instead (our default) sets ssthresh on a timeout from all the
-  data sent while a SACK recovery waited for a lost retransmission, several times the path's
-  capacity, and one seed in five then collapses into repeated timeouts
-  (``scenarios/eecn/newreno-rto-ssthresh.toml``).
+  halve the window (``reduce_from = "cwnd"``), close to ns-3, which halves its RFC 6675 bytes
+  in flight. (``scenarios/eecn/newreno-rto-ssthresh.toml`` keeps the run that exposed a
+  timeout setting ssthresh from ``snd_max − snd_una``; the connection now halves only the
+  un-SACKed outstanding data, and that run has 1–3 timeouts per flow.)
 - Flows: two elephants (``EF1`` l0→r0, ``EF2`` l1→r1) of 1 Gb = 125,000,000 B each (the paper's
   "1Gb"), starting at uniform random times in [0, 0.1 s]; six web searches ``SF1..SF6`` of
   9 KB and 16 KB alternately, from server l(i mod 3) to client r(i mod 3), opened by the client
