@@ -2,15 +2,16 @@
 """ecnlab beside ns-3 on the canonical dumbbells (bench/ns3/SCENARIOS.md).
 
 Runs `red100` with ECN off and on and `dt1g` (10 flows) on both simulators over several
-seeds and writes a side-by-side report with the spread over seeds and every difference
-above a threshold flagged:
+seeds and writes a side-by-side report with the spread over seeds, every difference above
+10 % flagged:
 
-    python3 bench/validate_ns3.py                 # 10 seeds, writes bench/results/ns3-validation.{md,json}
-    python3 bench/validate_ns3.py --seeds 3 --jobs 1
-    python3 bench/validate_ns3.py --scenarios red100-ecn0 --variants buffer+1
+    python3 bench/validate_ns3.py                  # 10 seeds -> bench/results/ns3-validation.{md,json}
+    python3 bench/validate_ns3.py --seeds 3 --jobs 1 --scenarios red100-ecn0
+    python3 bench/validate_ns3.py --mimic --ladder # also the ns-3-mimicking diagnostic build
 
 Needs the `ns3` wheel (bench/ns3/requirements.txt; the program is compiled on first use)
-and a release build of `ecnlab-run` (built here unless `--no-build`). Standard library only.
+and builds `ecnlab-run` in release mode (`--no-build` uses target/release as it is).
+Standard library only. The causes of the differences are in bench/ns3-differences.md.
 
 Seeds: ns-3 run k uses `RngSeedManager` seed 1, run k (the only random element is RED's
 draw); ecnlab run k uses `--seed k`. `dt1g` has no random element in either simulator, so
@@ -18,18 +19,27 @@ ns-3 runs it once; ecnlab runs it for every seed, which shows that it too is det
 
 Definitions match SCENARIOS.md §7 on both sides: throughput of an unfinished flow is its
 bytes over (duration − start); the mean queue is the queue-discipline backlog sampled every
-1 ms (t = 1 ms … duration); utilisation counts wire bytes (with PPP framing). ns-3's queue
-disc backlog excludes the packet in the device's 1-packet queue, ecnlab's excludes only the
-packet on the wire (there is no device queue), so a busy port reads one packet more in
-ecnlab for the same number of packets held.
+1 ms (t = 1 ms … duration); utilisation counts wire bytes (with PPP framing). Two
+definitions differ and are reported as they are:
+- ns-3's queue-disc backlog excludes the packet in the device's 1-packet queue; ecnlab's
+  port has no device queue, so a busy port reads one packet more in ecnlab for the same
+  number of packets held.
+- `marks` counts CE-marked packets that left the bottleneck (ns-3: counted in its pcap of
+  the bottleneck; ecnlab: the port's counter). ns-3's own counter (`marks_decided`) also
+  counts packets RED marked and the full buffer then dropped.
+- timeouts (`rtos`): ecnlab counts every expiry; for ns-3 every doubling of the RTO in its
+  TCP log (each expiry doubles it, RFC 6298 §5.5).
 
-ns-3 runs in which a flow is caught in ns-3's loss-state stall (one segment per timeout for
-the rest of the run; see bench/ns3-differences.md) are reported apart: the comparison uses
-the other runs, and the table also shows ns-3 over all runs.
+ns-3 runs in which a flow is caught in ns-3's loss-state stall (≥ 10 timeouts: one segment
+per timeout for the rest of the run; see bench/ns3-differences.md) are reported apart: Δ
+uses the other runs, and the table also shows ns-3 over all runs.
 
-Variants (`--variants`) rerun ecnlab with one documented change to the scenario, to measure
-how much a modelling difference accounts for:
-- `buffer+1`: bottleneck buffer one packet larger, the room of ns-3's device queue.
+Variants rerun ecnlab with one documented change, to measure what a difference accounts for:
+- `buffer+1` (always): bottleneck buffer one packet larger, the room of ns-3's device queue.
+- `--mimic`: a diagnostic build (bench/ns3-mimic.patch applied to a copy of the committed
+  tree, built into target/ns3-mimic) with six ns-3 TCP behaviours switched on.
+- `--ladder` (with `--mimic`): the same build with the behaviours switched on one by one,
+  and with ecnlab's timeout reduction as it was before it stopped counting SACKed data.
 """
 
 from __future__ import annotations
@@ -38,13 +48,17 @@ import argparse
 import concurrent.futures as cf
 import csv
 import importlib.util
+import io
 import json
 import math
 import os
 import re
+import shutil
 import statistics
+import struct
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -53,6 +67,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SCENARIO_DIR = ROOT / "bench" / "scenarios"
 DEFAULT_OUT = ROOT / "bench" / "results"
 ECNLAB_BIN = ROOT / "target" / "release" / "ecnlab-run"
+MIMIC_PATCH = ROOT / "bench" / "ns3-mimic.patch"
+MIMIC_TARGET = ROOT / "target" / "ns3-mimic"
 BOTTLENECK = "rl->rr"
 THRESHOLD = 0.10
 
@@ -63,7 +79,41 @@ SCENARIOS = {
     "dt1g": ("dt1g", {}, "dt1g.toml", False),
 }
 
-VARIANTS = ("buffer+1",)
+#: The ns-3 behaviours the mimic build can switch on, in the order the ladder adds them
+#: (environment of the diagnostic build; bench/ns3-mimic.patch says what each does).
+MIMIC_STEPS = [
+    ("loss-pipe", {"XP_LOSS_PIPE": "1"}),
+    ("impatient", {"XP_IMPATIENT": "1"}),
+    ("ns3-pipe", {"XP_NS3_PIPE": "1"}),
+    ("loss-growth", {"XP_LOSS_GROWTH": "1"}),
+    ("ecn-in-recovery", {"XP_ECN_RECOVERY": "1"}),
+    ("rto-pipe", {"XP_RTO_BASE": "2"}),
+]
+MIMIC_ALL = {k: v for _, env in MIMIC_STEPS for k, v in env.items()}
+
+
+def variant_table(mimic: bool, ladder: bool) -> dict[str, tuple[str | None, dict, str]]:
+    """name -> (scenario edit, environment, which binary)."""
+    v = {"buffer+1": ("buffer+1", {}, "main")}
+    if mimic:
+        v["mimic"] = (None, MIMIC_ALL, "mimic")
+    if mimic and ladder:
+        v["pre-fix"] = (None, {"XP_RTO_BASE": "3"}, "mimic")
+        env: dict = {}
+        for i, (step, e) in enumerate(MIMIC_STEPS, 1):
+            env = {**env, **e}
+            if i < len(MIMIC_STEPS):
+                v[f"m{i}"] = (None, dict(env), "mimic")
+        v["mimic+buffer+1"] = ("buffer+1", MIMIC_ALL, "mimic")
+    return v
+
+
+LADDER_METRICS = {
+    "red100": ["utilisation", "drops", "drops_early", "drops_overflow", "marks", "mean_queue_pkts",
+               "bulk0.throughput_mbps", "bulk1.throughput_mbps", "bulk0.retransmissions",
+               "bulk1.retransmissions", "bulk0.rtos", "short.mean_fct_s"],
+    "dt1g": ["utilisation", "drops", "mean_queue_pkts", "all.retransmissions", "jain_fairness"],
+}
 
 
 def load_ns3_module():
@@ -96,16 +146,48 @@ def ns3_timeouts(log_path: Path) -> dict[int, int]:
     return count
 
 
+def pcap_ce_data_packets(path: Path) -> int:
+    """CE-marked data packets (TCP payload > 0) in a pcap of the bottleneck (PPP link type;
+    each capture holds every packet that crossed the link once)."""
+    n = 0
+    with open(path, "rb") as f:
+        head = f.read(24)
+        if len(head) < 24:
+            return 0
+        endian = "<" if head[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+        link = struct.unpack(endian + "I", head[20:24])[0]
+        skip = 2 if link == 9 else 0  # PPP header
+        rec = struct.Struct(endian + "IIII")
+        while True:
+            h = f.read(16)
+            if len(h) < 16:
+                break
+            incl = rec.unpack(h)[2]
+            d = f.read(incl)
+            ip = d[skip:]
+            if len(ip) < 40 or ip[0] >> 4 != 4 or ip[9] != 6:
+                continue
+            ihl = (ip[0] & 15) * 4
+            total = (ip[2] << 8) | ip[3]
+            payload = total - ihl - (ip[ihl + 12] >> 4) * 4
+            if payload > 0 and ip[1] & 3 == 3:
+                n += 1
+    return n
+
+
 def run_ns3(ns3, name: str, seed: int) -> dict:
     scenario, params, _, _ = SCENARIOS[name]
+    ecn = bool(params.get("ecn"))
     with tempfile.TemporaryDirectory(prefix="ns3val-") as tmp:
         log = Path(tmp) / "tcp.csv"
+        extra = {"pcap": str(Path(tmp) / "bn")} if ecn else {}
         t0 = time.monotonic()
-        r = ns3.run(scenario, seed=1, run=seed, queue_series=0, tcp_log=str(log), **params)
+        r = ns3.run(scenario, seed=1, run=seed, queue_series=0, tcp_log=str(log), **extra, **params)
         wall = time.monotonic() - t0
         rtos = ns3_timeouts(log)
+        caps = sorted(Path(tmp).glob("bn-*.pcap"))
+        ce = pcap_ce_data_packets(caps[0]) if ecn and caps else None
     b = r["bottleneck"]
-    dur = r["params"]["duration_s"]
     m = {
         "utilisation": b["utilisation"],
         "goodput_mbps": r["goodput_bps"] / 1e6,
@@ -113,7 +195,8 @@ def run_ns3(ns3, name: str, seed: int) -> dict:
         "drops_early": b.get("red_unforced_drops", 0),
         "drops_forced": b.get("red_forced_drops", 0),
         "drops_overflow": b["queue_limit_drops"],
-        "marks": b["marked"],
+        "marks": ce if ecn else b["marked"],
+        "marks_decided": b["marked"],
         "mean_queue_pkts": b["mean_queue_pkts"],
         "max_queue_pkts": b["max_queue_pkts"],
     }
@@ -125,7 +208,7 @@ def run_ns3(ns3, name: str, seed: int) -> dict:
             "retransmissions": f["retransmissions"],
             "rtos": rtos.get(f["id"], 0),
         }
-    return {"bottleneck": m, "flows": flows, "wall_s": wall, "duration_s": dur}
+    return {"bottleneck": m, "flows": flows, "wall_s": wall}
 
 
 #: A flow with this many retransmission timeouts in one run is in ns-3's loss-state stall:
@@ -150,43 +233,43 @@ def flow_name(scenario: str, i: int) -> str:
 # ------------------------------------------------------------------ ecnlab side
 
 
-def scenario_text(name: str, variant: str | None) -> str:
+def scenario_text(name: str, edit: str | None) -> str:
     text = (SCENARIO_DIR / SCENARIOS[name][2]).read_text()
-    if variant == "buffer+1":
+    if edit == "buffer+1":
         # The bottleneck queue is the only `bottleneck_queue` line; its `limit` grows by one.
         line = re.search(r"^bottleneck_queue = .*$", text, re.M)
         if not line:
             raise SystemExit(f"{name}: no bottleneck_queue line to change")
         new = re.sub(r"limit = (\d+)", lambda m: f"limit = {int(m.group(1)) + 1}", line.group(0), 1)
         text = text[: line.start()] + new + text[line.end():]
-    elif variant is not None:
-        raise SystemExit(f"unknown variant {variant!r}; known: {', '.join(VARIANTS)}")
+    elif edit is not None:
+        raise SystemExit(f"unknown scenario edit {edit!r}")
     return text
 
 
-def run_ecnlab(binary: Path, name: str, seed: int, variant: str | None = None,
+def run_ecnlab(binary: Path, name: str, seed: int, edit: str | None = None,
                env: dict | None = None) -> dict:
     with tempfile.TemporaryDirectory(prefix="ecnlabval-") as tmp:
         toml = Path(tmp) / "scenario.toml"
-        toml.write_text(scenario_text(name, variant))
+        toml.write_text(scenario_text(name, edit))
         series = Path(tmp) / "series.csv"
         t0 = time.monotonic()
         proc = subprocess.run(
             [str(binary), str(toml), "--seed", str(seed), "--timeseries", str(series)],
-            capture_output=True, text=True, env=None if env is None else {**os.environ, **env},
+            capture_output=True, text=True, env={**os.environ, **(env or {})},
         )
         wall = time.monotonic() - t0
         if proc.returncode != 0:
             raise RuntimeError(f"ecnlab-run {name} seed {seed} failed: {proc.stderr.strip()}")
         r = json.loads(proc.stdout)
-        samples = []
+        qs = []
         with open(series, newline="") as f:
             for row in csv.DictReader(f):
-                if row["kind"] == "queue_pkts" and row["entity"] == BOTTLENECK:
-                    samples.append((float(row["time_s"]), float(row["value"])))
+                # SCENARIOS.md §7: samples at t = 1, 2, … ms (not the one at t = 0).
+                if (row["kind"] == "queue_pkts" and row["entity"] == BOTTLENECK
+                        and float(row["time_s"]) > 0.0005):
+                    qs.append(float(row["value"]))
     dur = r["duration_s"]
-    # SCENARIOS.md §7: samples at t = 1, 2, … ms up to the duration (not the one at t = 0).
-    qs = [v for t, v in samples if t > 0.0005]
     port = next(p for p in r["ports"] if p["port"] == BOTTLENECK)
     m = {
         "utilisation": port["utilization"],
@@ -196,6 +279,7 @@ def run_ecnlab(binary: Path, name: str, seed: int, variant: str | None = None,
         "drops_forced": port["dropped_forced"],
         "drops_overflow": port["dropped_overflow"],
         "marks": port["marked_pkts"],
+        "marks_decided": None,
         "mean_queue_pkts": sum(qs) / len(qs) if qs else 0.0,
         "max_queue_pkts": port["max_queue_pkts"],
     }
@@ -207,23 +291,48 @@ def run_ecnlab(binary: Path, name: str, seed: int, variant: str | None = None,
             "retransmissions": f["retransmissions"],
             "rtos": f["rtos"],
         }
-    return {"bottleneck": m, "flows": flows, "wall_s": wall, "duration_s": dur}
+    return {"bottleneck": m, "flows": flows, "wall_s": wall}
 
 
-def build_ecnlab() -> Path:
-    proc = subprocess.run(
-        ["cargo", "build", "--release", "--bin", "ecnlab-run"], cwd=ROOT,
-        capture_output=True, text=True,
-    )
+def cargo_build(cwd: Path, target_dir: Path | None = None) -> None:
+    cmd = ["cargo", "build", "--release", "--bin", "ecnlab-run"]
+    if target_dir is not None:
+        cmd += ["--target-dir", str(target_dir)]
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
     if proc.returncode != 0:
-        raise SystemExit("cargo build --release --bin ecnlab-run failed:\n" + proc.stderr[-3000:])
-    return ECNLAB_BIN
+        raise SystemExit(f"{' '.join(cmd)} failed in {cwd}:\n{proc.stderr[-3000:]}")
+
+
+def build_mimic() -> Path:
+    """The committed tree (git HEAD) with bench/ns3-mimic.patch applied, in
+    target/ns3-mimic/src, built into target/ns3-mimic (dependencies stay built between runs)."""
+    src = MIMIC_TARGET / "src"
+    shutil.rmtree(src, ignore_errors=True)
+    src.mkdir(parents=True)
+    archive = subprocess.run(["git", "archive", "--format=tar", "HEAD"], cwd=ROOT,
+                             capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        for member in tar.getmembers():
+            if member.name.startswith("/") or ".." in Path(member.name).parts:
+                raise SystemExit(f"unexpected path in git archive: {member.name}")
+        tar.extractall(src)
+    # The copy sits inside this repository's target/: keep git from finding the repository,
+    # or `git apply` would silently skip paths outside the current directory.
+    env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(src.parent)}
+    proc = subprocess.run(["git", "apply", "--verbose", str(MIMIC_PATCH)], cwd=src, env=env,
+                          capture_output=True, text=True)
+    if proc.returncode == 0 and "Applied patch" not in proc.stderr:
+        raise SystemExit(f"git apply did not apply {MIMIC_PATCH}:\n{proc.stderr}")
+    if proc.returncode != 0:
+        raise SystemExit(f"{MIMIC_PATCH} does not apply to HEAD any more:\n{proc.stderr}")
+    cargo_build(src, MIMIC_TARGET)
+    return MIMIC_TARGET / "release" / "ecnlab-run"
 
 
 # ------------------------------------------------------------------ statistics and report
 
 
-def metric_rows(name: str, runs: list[dict]) -> dict[str, list[float | None]]:
+def metric_rows(name: str, runs: list[dict]) -> dict[str, list]:
     """Flattens runs into metric -> values (one per run)."""
     out: dict[str, list] = {}
     for r in runs:
@@ -235,19 +344,18 @@ def metric_rows(name: str, runs: list[dict]) -> dict[str, list[float | None]]:
             keys = ["fct_s"] if short else ["throughput_mbps", "retransmissions", "rtos"]
             for k in keys:
                 out.setdefault(f"{fname}.{k}", []).append(f[k])
-    if name.startswith("red100"):
-        for r in runs:
-            fcts = [f["fct_s"] for n, f in r["flows"].items() if n.startswith("short")]
-            ok = [x for x in fcts if x is not None]
+    for r in runs:
+        if name.startswith("red100"):
+            shorts = [f for n, f in r["flows"].items() if n.startswith("short")]
+            ok = [f["fct_s"] for f in shorts if f["fct_s"] is not None]
             out.setdefault("short.mean_fct_s", []).append(sum(ok) / len(ok) if ok else None)
             for k in ("retransmissions", "rtos"):
-                out.setdefault(f"short.{k}", []).append(
-                    sum(f[k] for n, f in r["flows"].items() if n.startswith("short")))
-    else:
-        for r in runs:
+                out.setdefault(f"short.{k}", []).append(sum(f[k] for f in shorts))
+        else:
             tp = [f["throughput_mbps"] for f in r["flows"].values()]
             out.setdefault("jain_fairness", []).append(sum(tp) ** 2 / (len(tp) * sum(x * x for x in tp)))
-            out.setdefault("all.retransmissions", []).append(sum(f["retransmissions"] for f in r["flows"].values()))
+            out.setdefault("all.retransmissions", []).append(
+                sum(f["retransmissions"] for f in r["flows"].values()))
     return out
 
 
@@ -265,35 +373,13 @@ def stats(vals: list) -> dict | None:
     }
 
 
-def rel_diff(ns3: dict | None, eco: dict | None) -> float | None:
-    if ns3 is None or eco is None:
+def rel_diff(ref: dict | None, x: dict | None) -> float | None:
+    """(x − ref) / ref of the means; inf when ref is 0 and x is not."""
+    if ref is None or x is None:
         return None
-    if ns3["mean"] == 0:
-        return 0.0 if eco["mean"] == 0 else math.inf
-    return (eco["mean"] - ns3["mean"]) / abs(ns3["mean"])
-
-
-def fmt(x: float | None, metric: str) -> str:
-    if x is None:
-        return "–"
-    if metric.endswith("fct_s"):
-        return f"{x * 1000:.1f} ms"
-    if metric in ("utilisation", "jain_fairness"):
-        return f"{x:.3f}"
-    if abs(x) >= 100 or float(x).is_integer():
-        return f"{x:.0f}"
-    return f"{x:.2f}"
-
-
-def fmt_stats(s: dict | None, metric: str) -> str:
-    if s is None:
-        return "–"
-    txt = fmt(s["mean"], metric)
-    if s["n"] > 1 and s["max"] != s["min"]:
-        txt += f" ({fmt(s['min'], metric)}–{fmt(s['max'], metric)})"
-    if s["missing"]:
-        txt += f" [{s['missing']} unfinished]"
-    return txt
+    if ref["mean"] == 0:
+        return 0.0 if x["mean"] == 0 else math.inf
+    return (x["mean"] - ref["mean"]) / abs(ref["mean"])
 
 
 def overlap(a: dict | None, b: dict | None) -> bool:
@@ -326,59 +412,121 @@ def compare(ns3_runs: list[dict], eco_runs: list[dict], name: str,
         for v, m in vs.items():
             sv = stats(m.get(metric, []))
             dv = rel_diff(sa, sv)
-            row["variants"][v] = {"stats": sv, "rel_diff": None if dv is None or math.isinf(dv) else dv}
+            row["variants"][v] = {"stats": sv, "rel_diff": None if dv is None or math.isinf(dv) else dv,
+                                  "flag": dv is not None and (math.isinf(dv) or abs(dv) > THRESHOLD)}
         rows.append(row)
     return rows
 
 
-def pct(d: float | None, inf: bool = False) -> str:
-    if inf:
-        return "new"
-    return "–" if d is None else f"{d * 100:+.1f} %"
+def fmt(x: float | None, metric: str) -> str:
+    if x is None:
+        return "–"
+    if metric.endswith("fct_s"):
+        return f"{x * 1000:.1f} ms"
+    if metric in ("utilisation", "jain_fairness"):
+        return f"{x:.3f}"
+    if abs(x) >= 100 or float(x).is_integer():
+        return f"{x:.0f}"
+    return f"{x:.2f}"
+
+
+def fmt_stats(s: dict | None, metric: str) -> str:
+    if s is None:
+        return "–"
+    txt = fmt(s["mean"], metric)
+    if s["n"] > 1 and s["max"] != s["min"]:
+        txt += f" ({fmt(s['min'], metric)}–{fmt(s['max'], metric)})"
+    if s["missing"]:
+        txt += f" [{s['missing']} unfinished]"
+    return txt
+
+
+def pct(d: float | None, flag: bool) -> str:
+    if flag and d is None:
+        return "**new**"
+    if d is None:
+        return "–"
+    txt = f"{d * 100:+.1f} %"
+    return f"**{txt}**" if flag else txt
+
+
+MAIN_VARIANTS = ("buffer+1", "mimic")
 
 
 def render(report: dict) -> str:
     lines = [
         "# ecnlab beside ns-3 on the canonical dumbbells",
         "",
-        "Generated by `python3 bench/validate_ns3.py` "
-        f"(seeds 1–{report['seeds']}; ns-3 {report['ns3_version']}; ecnlab {report['ecnlab_commit']}). "
-        "Scenarios: `bench/ns3/SCENARIOS.md`. Each cell: mean over seeds (min–max). "
-        f"Δ = (ecnlab − ns-3) / ns-3 of the means; **bold** when |Δ| > {THRESHOLD:.0%}; "
-        "‘overlap’ says whether the two ranges over seeds overlap. "
-        "The causes of the differences are in `bench/ns3-differences.md`.",
+        "Generated by `python3 bench/validate_ns3.py"
+        + (" --mimic" if report["mimic"] else "") + (" --ladder" if report["ladder"] else "")
+        + f"` (seeds 1–{report['seeds']}; ns-3 {report['ns3_version']}; ecnlab {report['ecnlab_commit']}). "
+        "Scenarios: `bench/ns3/SCENARIOS.md`; causes of the differences: `bench/ns3-differences.md`. "
+        "Each cell: mean over seeds (min–max). Δ = (x − ns-3) / ns-3 of the means, against ns-3 "
+        f"without stalled runs; **bold** when |Δ| > {THRESHOLD:.0%}. ‘overlap’: do the ranges "
+        "over seeds of ns-3 and ecnlab overlap. `buffer+1`: ecnlab with a bottleneck buffer one "
+        "packet larger (ns-3's device queue). `mimic`: ecnlab's diagnostic build with six ns-3 "
+        "TCP behaviours switched on (`bench/ns3-mimic.patch`), not ecnlab's behaviour.",
         "",
     ]
     for name, sc in report["scenarios"].items():
         lines += [f"## {name}", ""]
-        note = sc.get("note")
-        if note:
-            lines += [note, ""]
-        variants = list(sc["variants"])
+        if sc.get("note"):
+            lines += [sc["note"], ""]
         n_all, n_ok = sc["ns3_runs"], sc["ns3_runs_without_stall"]
         if n_ok < n_all:
             lines += [f"ns-3 stalled (a flow with ≥ {STALL_TIMEOUTS} timeouts) in {n_all - n_ok} of "
                       f"{n_all} runs: seeds {', '.join(map(str, sc['ns3_stalled_seeds']))}. "
                       "Column ‘ns-3’ and Δ use the other runs; ‘ns-3 all’ includes them.", ""]
+        shown = [v for v in MAIN_VARIANTS if v in sc["variants"]]
         head = ("| metric | ns-3 all | ns-3 | ecnlab | Δ | overlap |"
-                + "".join(f" ecnlab {v} | Δ |" for v in variants))
-        lines += [head, "|" + " --- |" * (6 + 2 * len(variants))]
+                + "".join(f" {v} | Δ |" for v in shown))
+        lines += [head, "|" + " --- |" * (6 + 2 * len(shown))]
         for row in sc["rows"]:
             m = row["metric"]
-            inf = row["flag"] and row["rel_diff"] is None
-            d = pct(row["rel_diff"], inf)
-            if row["flag"]:
-                d = f"**{d}**"
             cells = [m, fmt_stats(row["ns3_all"], m), fmt_stats(row["ns3"], m),
-                     fmt_stats(row["ecnlab"], m), d, "yes" if row["ranges_overlap"] else "no"]
-            for v in variants:
+                     fmt_stats(row["ecnlab"], m), pct(row["rel_diff"], row["flag"]),
+                     "yes" if row["ranges_overlap"] else ("–" if row["ecnlab"] is None else "no")]
+            for v in shown:
                 vv = row["variants"][v]
-                cells += [fmt_stats(vv["stats"], m), pct(vv["rel_diff"])]
+                cells += [fmt_stats(vv["stats"], m), pct(vv["rel_diff"], vv["flag"])]
             lines.append("| " + " | ".join(cells) + " |")
         flagged = [r["metric"] for r in sc["rows"] if r["flag"]]
-        lines += ["", f"Differences above {THRESHOLD:.0%}: " + (", ".join(f"`{f}`" for f in flagged) or "none") + ".", ""]
-        lines += [f"Wall time per run: ns-3 {sc['wall_s']['ns3']:.1f} s, ecnlab {sc['wall_s']['ecnlab']:.2f} s "
-                  "(mean; runs in parallel share the machine).", ""]
+        lines += ["", f"ecnlab differs from ns-3 by more than {THRESHOLD:.0%} in: "
+                  + (", ".join(f"`{f}`" for f in flagged) or "nothing") + "."]
+        if "mimic" in sc["variants"]:
+            left = [r["metric"] for r in sc["rows"] if r["variants"]["mimic"]["flag"]]
+            lines += [f"The mimic build differs by more than {THRESHOLD:.0%} in: "
+                      + (", ".join(f"`{f}`" for f in left) or "nothing") + "."]
+        lines += ["", f"Wall time per run: ns-3 {sc['wall_s']['ns3']:.1f} s, ecnlab "
+                  f"{sc['wall_s']['ecnlab']:.2f} s (mean; runs in parallel share the machine).", ""]
+        ladder = [v for v in sc["variants"] if v not in MAIN_VARIANTS]
+        if ladder:
+            keys = LADDER_METRICS["dt1g" if name == "dt1g" else "red100"]
+            steps = [v for v in ladder if re.fullmatch(r"m\d+", v)]
+            cols = ["pre-fix", "ecnlab"] + steps + ["mimic", "mimic+buffer+1"]
+            lines += [f"Attribution ({name}): mean over seeds (Δ against ns-3). `pre-fix`: the "
+                      "timeout halved FlightSize with SACKed data; "
+                      + ", ".join(f"`m{i}`" for i in range(1, len(MIMIC_STEPS)))
+                      + ": ns-3 behaviours switched on cumulatively ("
+                      + ", ".join(f"{s}" for s, _ in MIMIC_STEPS[:-1])
+                      + f"); `mimic`: all six (+ {MIMIC_STEPS[-1][0]}).", "",
+                      "| metric | ns-3 | " + " | ".join(cols) + " |",
+                      "|" + " --- |" * (len(cols) + 2)]
+            by = {r["metric"]: r for r in sc["rows"]}
+            for m in keys:
+                r = by.get(m)
+                if r is None:
+                    continue
+                cells = [m, fmt(r["ns3"]["mean"] if r["ns3"] else None, m)]
+                for c in cols:
+                    if c == "ecnlab":
+                        s, d, fl = r["ecnlab"], r["rel_diff"], r["flag"]
+                    else:
+                        vv = r["variants"][c]
+                        s, d, fl = vv["stats"], vv["rel_diff"], vv["flag"]
+                    cells.append(f"{fmt(s['mean'] if s else None, m)} ({pct(d, fl)})")
+                lines.append("| " + " | ".join(cells) + " |")
+            lines.append("")
     return "\n".join(lines)
 
 
@@ -397,15 +545,18 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", type=int, default=10, help="seeds (ns-3 runs) per scenario, default 10")
     ap.add_argument("--scenarios", nargs="+", default=list(SCENARIOS), choices=list(SCENARIOS))
-    ap.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=list(VARIANTS),
-                    help="ecnlab variants to run beside (default: all)")
+    ap.add_argument("--mimic", action="store_true",
+                    help="also run the diagnostic build that mimics ns-3's TCP (bench/ns3-mimic.patch)")
+    ap.add_argument("--ladder", action="store_true",
+                    help="with --mimic: switch the mimicked behaviours on one by one")
     ap.add_argument("--jobs", type=int, default=2, help="simulations run at once (default 2)")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder")
-    ap.add_argument("--ecnlab-bin", type=Path, default=None, help="ecnlab-run to use (default: build it)")
     ap.add_argument("--no-build", action="store_true", help="use target/release/ecnlab-run as it is")
     args = ap.parse_args(argv)
     if args.seeds < 1 or args.jobs < 1:
         ap.error("--seeds and --jobs must be at least 1")
+    if args.ladder and not args.mimic:
+        ap.error("--ladder needs --mimic")
 
     ns3 = load_ns3_module()
     if not ns3.available():
@@ -413,19 +564,26 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     ns3.build()
-    binary = args.ecnlab_bin or (ECNLAB_BIN if args.no_build else build_ecnlab())
-    if not binary.is_file():
-        print(f"{binary} does not exist (cargo build --release --bin ecnlab-run)", file=sys.stderr)
+    if not args.no_build:
+        cargo_build(ROOT)
+    binaries = {"main": ECNLAB_BIN}
+    if not ECNLAB_BIN.is_file():
+        print(f"{ECNLAB_BIN} does not exist (cargo build --release --bin ecnlab-run)", file=sys.stderr)
         return 2
+    if args.mimic:
+        print("building the ns-3-mimicking diagnostic build (target/ns3-mimic)", file=sys.stderr)
+        binaries["mimic"] = build_mimic()
+    variants = variant_table(args.mimic, args.ladder)
 
     seeds = list(range(1, args.seeds + 1))
-    jobs = []  # (key, fn, args)
+    jobs = []  # (key, fn, args); key = (scenario, simulator, variant, seed)
     for name in args.scenarios:
         ns3_seeds = seeds if SCENARIOS[name][3] else [1]
         jobs += [((name, "ns3", None, s), run_ns3, (ns3, name, s)) for s in ns3_seeds]
-        jobs += [((name, "ecnlab", None, s), run_ecnlab, (binary, name, s)) for s in seeds]
-        for v in args.variants:
-            jobs += [((name, "ecnlab", v, s), run_ecnlab, (binary, name, s, v)) for s in seeds]
+        jobs += [((name, "ecnlab", None, s), run_ecnlab, (binaries["main"], name, s)) for s in seeds]
+        for v, (edit, env, which) in variants.items():
+            jobs += [((name, "ecnlab", v, s), run_ecnlab, (binaries[which], name, s, edit, env))
+                     for s in seeds]
     # Slow ns-3 runs first so the pool stays busy.
     jobs.sort(key=lambda j: (j[0][1] != "ns3", j[0][0] != "dt1g"))
     results: dict = {}
@@ -438,23 +596,25 @@ def main(argv: list[str] | None = None) -> int:
                   file=sys.stderr)
 
     report = {"seeds": args.seeds, "threshold": THRESHOLD, "ns3_version": ns3.locate().version,
-              "ecnlab_commit": git_commit(), "scenarios": {}}
+              "ecnlab_commit": git_commit(), "mimic": args.mimic, "ladder": args.ladder,
+              "mimic_env": MIMIC_ALL if args.mimic else None, "scenarios": {}}
     for name in args.scenarios:
-        pick = lambda sim, v: [results[k] for k in sorted(results, key=lambda k: k[3])
-                               if k[0] == name and k[1] == sim and k[2] == v]
-        ns3_runs, eco_runs = pick("ns3", None), pick("ecnlab", None)
-        variants = {v: pick("ecnlab", v) for v in args.variants}
-        seeds_of = [k[3] for k in sorted(results, key=lambda k: k[3])
-                    if k[0] == name and k[1] == "ns3"]
+        def pick(sim, v):
+            keys = sorted((k for k in results if k[0] == name and k[1] == sim and k[2] == v),
+                          key=lambda k: k[3])
+            return [k[3] for k in keys], [results[k] for k in keys]
+        ns3_seeds, ns3_runs = pick("ns3", None)
+        _, eco_runs = pick("ecnlab", None)
+        var_runs = {v: pick("ecnlab", v)[1] for v in variants}
         sc = {
-            "rows": compare(ns3_runs, eco_runs, name, variants),
+            "rows": compare(ns3_runs, eco_runs, name, var_runs),
             "ns3_runs": len(ns3_runs),
             "ns3_runs_without_stall": sum(not stalled(r) for r in ns3_runs),
-            "ns3_stalled_seeds": [s for s, r in zip(seeds_of, ns3_runs) if stalled(r)],
-            "variants": list(args.variants),
+            "ns3_stalled_seeds": [s for s, r in zip(ns3_seeds, ns3_runs) if stalled(r)],
+            "variants": list(variants),
             "wall_s": {"ns3": statistics.fmean(r["wall_s"] for r in ns3_runs),
                        "ecnlab": statistics.fmean(r["wall_s"] for r in eco_runs)},
-            "runs": {"ns3": ns3_runs, "ecnlab": eco_runs, **{f"ecnlab {v}": r for v, r in variants.items()}},
+            "runs": {"ns3": ns3_runs, "ecnlab": eco_runs, **{f"ecnlab {v}": r for v, r in var_runs.items()}},
         }
         if not SCENARIOS[name][3]:
             sc["note"] = ("No random element: ns-3 ran once; ecnlab ran once per seed "
