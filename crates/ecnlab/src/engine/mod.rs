@@ -148,6 +148,14 @@ impl EventQueue {
         Some(w * 64 + self.occupied[w].trailing_zeros() as usize)
     }
 
+    #[inline(always)]
+    fn clear_occupied(&mut self, b: usize) {
+        self.occupied[b / 64] &= !(1 << (b % 64));
+        if self.occupied[b / 64] == 0 {
+            self.summary &= !(1 << (b / 64));
+        }
+    }
+
     /// Makes the current-time bucket hold the next events if any is due at or before
     /// `until`; returns whether one is.
     #[inline]
@@ -160,6 +168,17 @@ impl EventQueue {
         let Some(b) = self.first_bucket() else {
             return false;
         };
+        if let [e] = self.buckets[b][..] {
+            // A lone event (the common case when the near future is sparse): it is next.
+            if e.time > until {
+                return false;
+            }
+            self.last = e.time;
+            self.buckets[b].clear();
+            self.clear_occupied(b);
+            self.now_bucket.push(e);
+            return true;
+        }
         let min = self.buckets[b]
             .iter()
             .map(|e| e.time)
@@ -171,10 +190,7 @@ impl EventQueue {
             return false;
         }
         self.last = min;
-        self.occupied[b / 64] &= !(1 << (b % 64));
-        if self.occupied[b / 64] == 0 {
-            self.summary &= !(1 << (b / 64));
-        }
+        self.clear_occupied(b);
         let mut moving = std::mem::take(&mut self.buckets[b]);
         for &e in moving.iter() {
             self.put(e);
