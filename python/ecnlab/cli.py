@@ -208,6 +208,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rp.add_argument("--quiet", "-q", action="store_true")
     rp.set_defaults(func=cmd_reproduce)
+
+    from . import bench
+
+    b = sub.add_parser(
+        "bench",
+        help="speed and memory beside ns-3 on the reference dumbbells",
+        description="Run the benchmark scenarios of bench/scenarios/ with ecnlab-run and, when "
+        "the ns3 wheel is installed, the same scenarios on ns-3 (bench/ns3/SCENARIOS.md), "
+        "alternately; print and write bench/results/*.json and bench/results/latest.md with "
+        "times, peak memory, the ratios and both simulators' key results. Needs a checkout of "
+        "the repository (it builds ecnlab-run with cargo).",
+    )
+    bench.add_arguments(b)
+    b.set_defaults(func=bench.run_from_args)
     return p
 
 
