@@ -7,7 +7,6 @@ use crate::packet::Packet;
 use crate::stats::{FlowRecord, Histogram};
 use crate::time::{from_secs, to_secs, tx_time, Time, NEVER};
 use crate::wire::{Ecn, Ipv4Repr, UdpRepr};
-use rand::Rng as _;
 use rand_distr::{Distribution, Exp};
 use serde::{Deserialize, Serialize};
 
@@ -207,9 +206,4 @@ impl Endpoint for UdpSink {
         self.window_bytes.set(0);
         self.last_sample.set(now);
     }
-}
-
-/// Random-number helper for workloads that pick among sources.
-pub fn uniform(rng: &mut Rng) -> f64 {
-    rng.gen()
 }
