@@ -451,7 +451,6 @@ fn add_flow_spec(c: &mut Ctx, path: &str, f: &FlowSpec, index: usize) -> Result<
     }
     let start = f.start.map_or(0, |d| d.0);
     let stagger = f.stagger.map_or(0, |d| d.0);
-    let dur = c.scenario.duration.0;
     match f.kind {
         FlowKind::Udp => {
             for (field, set) in [
@@ -591,7 +590,6 @@ fn add_flow_spec(c: &mut Ctx, path: &str, f: &FlowSpec, index: usize) -> Result<
             }
         }
     }
-    let _ = dur;
     Ok(())
 }
 
