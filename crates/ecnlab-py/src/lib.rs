@@ -158,6 +158,7 @@ fn run(
                     seed,
                     pcap_dir,
                     progress: Some(&mut on_progress),
+                    ..Default::default()
                 },
             )
         })

@@ -159,3 +159,38 @@ dst = "c"
     assert_eq!(e.path, "flows[0]");
     assert!(e.message.contains("no route"), "{e}");
 }
+
+/// A buffer far larger than the traffic could ever fill in a sane scenario: the run stops
+/// with an error naming the port instead of exhausting memory.
+#[test]
+fn runaway_backlog_stops_the_run_with_a_clear_error() {
+    let text = r#"
+duration = "100s"
+[topology]
+kind = "dumbbell"
+left = 1
+right = 1
+access = { rate = "10Gbps", delay = "1us" }
+bottleneck = { rate = "1Mbps", delay = "1ms" }
+bottleneck_queue = { kind = "droptail", limit = 4000000000 }
+access_queue = { kind = "droptail", limit = 1000000 }
+[[flows]]
+kind = "udp"
+src = "l0"
+dst = "r0"
+rate = "10Gbps"
+"#;
+    let s = parse_toml(text).unwrap();
+    let opts = ecnlab::scenario::RunOptions {
+        max_live_packets: Some(20_000),
+        ..Default::default()
+    };
+    match ecnlab::scenario::run(&s, opts) {
+        Err(ecnlab::scenario::RunError::Invalid(e)) => {
+            assert!(e.message.contains("port rl->rr holds"), "{e}");
+            assert!(e.message.contains("4000000000 packets"), "{e}");
+        }
+        Err(e) => panic!("unexpected error {e}"),
+        Ok(_) => panic!("a runaway queue ran to the end"),
+    }
+}

@@ -190,7 +190,8 @@ fn main() -> ExitCode {
         Ok(o) => o,
         Err(e) => {
             eprintln!("error: {e}");
-            return ExitCode::from(1);
+            let invalid = matches!(e, scenario::RunError::Invalid(_));
+            return ExitCode::from(if invalid { 2 } else { 1 });
         }
     };
     if let Some(path) = timeseries {

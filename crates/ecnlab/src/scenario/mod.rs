@@ -50,6 +50,9 @@ pub struct RunOptions<'a> {
     /// Called every few hundred milliseconds of wall time; return false to stop the run
     /// (interruption): the run then fails with [`RunError::Interrupted`].
     pub progress: Option<&'a mut dyn FnMut(Progress) -> bool>,
+    /// Packets alive at once beyond which the run stops with an error (default
+    /// [`MAX_LIVE_PACKETS`]): a guard against buffers that grow until memory runs out.
+    pub max_live_packets: Option<u64>,
 }
 
 #[derive(Clone, Debug)]
@@ -198,6 +201,36 @@ pub fn run_without_timeseries_table(s: &Scenario, opts: RunOptions) -> Result<Ru
     run_inner(s, opts, false)
 }
 
+/// Packets alive at once beyond which a run is stopped (about 3.5 GB of packets): only a
+/// buffer limit far beyond what the traffic can fill in practice gets there, and the run
+/// would otherwise exhaust memory.
+pub const MAX_LIVE_PACKETS: u64 = 20_000_000;
+
+/// The error for a run stopped by [`MAX_LIVE_PACKETS`], naming the port that holds most.
+fn runaway_backlog(sim: &crate::Sim, max_live: u64) -> ScenarioError {
+    let worst = sim.ports.iter().max_by_key(|p| p.qdisc.len());
+    let detail = match worst {
+        Some(p) => format!(
+            "; port {} holds {} packets (its buffer limit is {})",
+            p.name,
+            p.qdisc.len(),
+            match p.qdisc.limit() {
+                crate::aqm::Limit::Packets(n) => format!("{n} packets"),
+                crate::aqm::Limit::Bytes(b) => format!("{b} bytes"),
+            }
+        ),
+        None => String::new(),
+    };
+    ScenarioError::new(
+        "",
+        format!(
+            "the network held more than {max_live} packets at t = {:.3} s{detail}: \
+             lower the buffer limit or the offered load",
+            crate::time::to_secs(sim.now())
+        ),
+    )
+}
+
 fn run_inner(
     s: &Scenario,
     mut opts: RunOptions,
@@ -207,6 +240,7 @@ fn run_inner(
     let mut built = build(s, seed, opts.pcap_dir.as_deref()).map_err(RunError::Invalid)?;
     let sim = &mut built.sim;
     let end = s.duration.0;
+    let max_live = opts.max_live_packets.unwrap_or(MAX_LIVE_PACKETS);
     let t0 = std::time::Instant::now();
     let cpu0 = process_cpu_s();
     let mut last_report = 0.0;
@@ -224,6 +258,9 @@ fn run_inner(
         let slice_start = std::time::Instant::now();
         sim.run_until(until);
         reached = until;
+        if sim.pool.live() > max_live {
+            return Err(RunError::Invalid(runaway_backlog(sim, max_live)));
+        }
         let took = slice_start.elapsed().as_secs_f64();
         if took > 2.0 * SLICE_WALL_S {
             step = (step / 2).max(1);
