@@ -351,26 +351,9 @@ mod tests {
     const A: u32 = 0x0a00_0001;
     const B: u32 = 0x0a00_0002;
 
-    /// Independent checksum: pseudo-header and segment bytes laid out in one buffer, summed
-    /// word by word with an end-around carry after every addition.
+    /// The checksum field value from the independent reference sum.
     fn reference_checksum(src: u32, dst: u32, seg: &[u8]) -> u16 {
-        let mut v = Vec::new();
-        v.extend_from_slice(&src.to_be_bytes());
-        v.extend_from_slice(&dst.to_be_bytes());
-        v.extend_from_slice(&[0, 6]);
-        v.extend_from_slice(&(seg.len() as u16).to_be_bytes());
-        v.extend_from_slice(seg);
-        if v.len() % 2 == 1 {
-            v.push(0);
-        }
-        let mut s: u32 = 0;
-        for w in v.chunks(2) {
-            s += u16::from_be_bytes([w[0], w[1]]) as u32;
-            if s > 0xffff {
-                s -= 0xffff;
-            }
-        }
-        !(s as u16)
+        !crate::wire::checksum::reference_pseudo_sum(src, dst, 6, seg)
     }
 
     fn emit_vec(t: &TcpRepr, payload: usize, src: u32, dst: u32) -> Vec<u8> {

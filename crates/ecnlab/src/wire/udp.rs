@@ -79,25 +79,8 @@ mod tests {
     const A: u32 = 0x0a00_0001;
     const B: u32 = 0x0a00_0002;
 
-    /// Folded one's-complement sum of the pseudo-header and datagram, word by word.
     fn reference_sum(src: u32, dst: u32, dgram: &[u8]) -> u16 {
-        let mut v = Vec::new();
-        v.extend_from_slice(&src.to_be_bytes());
-        v.extend_from_slice(&dst.to_be_bytes());
-        v.extend_from_slice(&[0, 17]);
-        v.extend_from_slice(&(dgram.len() as u16).to_be_bytes());
-        v.extend_from_slice(dgram);
-        if v.len() % 2 == 1 {
-            v.push(0);
-        }
-        let mut s: u32 = 0;
-        for w in v.chunks(2) {
-            s += u16::from_be_bytes([w[0], w[1]]) as u32;
-            if s > 0xffff {
-                s -= 0xffff;
-            }
-        }
-        s as u16
+        crate::wire::checksum::reference_pseudo_sum(src, dst, 17, dgram)
     }
 
     #[test]
