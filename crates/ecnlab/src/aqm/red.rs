@@ -150,6 +150,17 @@ impl RedAverage {
     pub fn on_busy(&mut self) {
         self.idle_since = None;
     }
+
+    /// Bookkeeping for a dequeue attempt at `now`: an empty queue starts (or continues) an
+    /// idle period, a packet ends it.
+    #[inline]
+    pub fn on_dequeue(&mut self, now: Time, found: bool) {
+        if found {
+            self.on_busy()
+        } else {
+            self.on_empty(now)
+        }
+    }
 }
 
 /// The early-decision part of RED: probability from the average and count-based spacing.
@@ -390,16 +401,9 @@ impl Qdisc for Red {
         _pool: &mut PacketPool,
         _d: &mut Vec<(PktId, DropReason)>,
     ) -> Option<PktId> {
-        match self.fifo.pop() {
-            Some(id) => {
-                self.avg.on_busy();
-                Some(id)
-            }
-            None => {
-                self.avg.on_empty(now);
-                None
-            }
-        }
+        let id = self.fifo.pop();
+        self.avg.on_dequeue(now, id.is_some());
+        id
     }
 
     fn len(&self) -> usize {

@@ -240,16 +240,9 @@ impl Qdisc for MecnRed {
         _pool: &mut PacketPool,
         _d: &mut Vec<(PktId, DropReason)>,
     ) -> Option<PktId> {
-        match self.fifo.pop() {
-            Some(id) => {
-                self.avg.on_busy();
-                Some(id)
-            }
-            None => {
-                self.avg.on_empty(now);
-                None
-            }
-        }
+        let id = self.fifo.pop();
+        self.avg.on_dequeue(now, id.is_some());
+        id
     }
 
     fn len(&self) -> usize {
