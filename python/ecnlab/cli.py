@@ -131,11 +131,14 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         progress=_show_progress(args.quiet),
         log=None if args.quiet else sys.stdout,
+        readings=args.readings,
     )
     if not args.quiet:
-        held = sum(1 for c in summary["comparisons"] if c["direction_holds"] is True)
-        total = sum(1 for c in summary["comparisons"] if c["direction_holds"] is not None)
-        print(f"wrote {args.out}/report.html and summary.json; {held}/{total} comparisons hold")
+        counts = ", ".join(f"{n} {k}" for k, n in summary["verdicts"].items())
+        stalls = len(summary["stalls"])
+        print(f"wrote {args.out}/report.html and summary.json; claims (default reading): {counts}; stalled runs: {stalls}")
+        if len(summary["readings"]) > 1:
+            print(f"{len(summary['depends_on_reading'])} claim(s) change verdict with the reading")
     return EXIT_OK
 
 
@@ -205,6 +208,12 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--seeds", type=_pos_int, metavar="N", help="number of seeds per configuration")
     rp.add_argument(
         "--jobs", "-j", type=_pos_int, metavar="N", help="runs in parallel (default: number of cores)"
+    )
+    rp.add_argument(
+        "--readings",
+        metavar="WHICH",
+        help="the paper's ambiguous readings to run: 'default' (the default), 'all' (every "
+        "other value of each reading beside the default, one at a time) or axis=value[,axis=value…]",
     )
     rp.add_argument("--quiet", "-q", action="store_true")
     rp.set_defaults(func=cmd_reproduce)

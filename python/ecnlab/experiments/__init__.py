@@ -24,12 +24,28 @@ from ..errors import ExperimentError, ScenarioError
 from ..fsutil import atomic_dir, check_replaceable
 from ..report import Html
 from ..results import Results, run, validate, write_run_dir
-from .base import Comparison, Context, Experiment, RunSet, Stat, for_seeds, percent_change
+import polars as pl
+
+from .base import (
+    STALL_UTILISATION,
+    Comparison,
+    Context,
+    Experiment,
+    Reading,
+    ReadingAxis,
+    RunSet,
+    Stat,
+    for_seeds,
+    percent_change,
+    stall,
+)
 
 __all__ = [
     "Comparison",
     "Context",
     "Experiment",
+    "Reading",
+    "ReadingAxis",
     "RunSet",
     "Stat",
     "for_seeds",
@@ -202,13 +218,37 @@ def _drain(futures) -> None:
 
 # -------------------------------------------------------------------- reproduce
 
+VERDICT_CLASSES = ("holds", "contradicted", "inconclusive", "not comparable")
+_VERDICT_CSS = {"holds": "yes", "contradicted": "no", "inconclusive": "na", "not comparable": "na"}
 
-def _verdict(v: bool | None) -> str:
-    if v is True:
-        return '<span class="yes">yes</span>'
-    if v is False:
-        return '<span class="no">no</span>'
-    return '<span class="na">–</span>'
+
+def count_verdicts(comparisons: list[dict[str, Any]]) -> dict[str, int]:
+    """How many comparisons (as in summary.json) fall in each verdict class; rows without a
+    claim are not counted."""
+    out = {k: 0 for k in VERDICT_CLASSES}
+    for c in comparisons:
+        if c.get("verdict") in out:
+            out[c["verdict"]] += 1
+    return out
+
+
+def _counts_text(counts: Mapping[str, int]) -> str:
+    return ", ".join(f"{counts[k]} {k}" for k in VERDICT_CLASSES)
+
+
+def _verdict_cell(c: Comparison) -> str:
+    import html as h
+
+    if c.decision is None:
+        return '<td><span class="na">–</span></td><td class="l"></td>'
+    d = c.decision
+    why = d.reason
+    if d.excluded:
+        why += "; left out: " + "; ".join(f"seed {s}: {r}" for s, r in d.excluded)
+    return (
+        f'<td><span class="{_VERDICT_CSS[d.verdict.value]}">{h.escape(d.verdict.value)}</span></td>'
+        f'<td class="l">{h.escape(d.claim)}: {h.escape(why)}</td>'
+    )
 
 
 def _comparison_table(doc: Html, comps: list[Comparison]) -> None:
@@ -218,42 +258,84 @@ def _comparison_table(doc: Html, comps: list[Comparison]) -> None:
     for c in comps:
         s = c.ours_stat()
         paper = c.paper if isinstance(c.paper, str) else ("" if c.paper is None else str(Stat.of([c.paper])))
+        ours = "" if s is None else f"{s} (n = {s.n})"
         rows.append(
             "<tr>"
             f'<td class="l">{h.escape(c.metric)}</td>'
             f'<td class="l">{h.escape(c.claim)}</td>'
             f"<td>{h.escape(paper)}</td>"
-            f"<td>{h.escape('' if s is None else str(s))}</td>"
+            f"<td>{h.escape(ours)}</td>"
             f'<td class="l">{h.escape(c.unit)}</td>'
-            f"<td>{_verdict(c.direction_holds)}</td>"
-            f'<td class="l">{h.escape(c.note)}</td>'
+            + _verdict_cell(c)
+            + f'<td class="l">{h.escape(c.note)}</td>'
             "</tr>"
         )
     doc.raw(
         '<div class="tbl"><table class="cmp"><tr><th class="l">metric</th><th class="l">claim</th><th>paper</th>'
-        '<th>ecnlab: mean [min – max] over seeds</th><th class="l">unit</th><th>holds</th>'
-        '<th class="l">note</th></tr>' + "".join(rows) + "</table></div>"
+        '<th>ecnlab: mean [min – max] over seeds</th><th class="l">unit</th><th>verdict</th>'
+        '<th class="l">why (the rule: exact sign test over paired seeds)</th><th class="l">note</th></tr>'
+        + "".join(rows)
+        + "</table></div>"
     )
 
 
-def _overview(sections: list[dict[str, Any]]) -> str:
-    """The report's first table: each experiment with how many of its comparisons hold."""
+def _overview(sections: list[dict[str, Any]], readings: list[str]) -> str:
+    """The report's first table: each experiment with its verdict counts (per reading)."""
     import html as h
 
+    head = "".join(f"<th>{h.escape(r)}</th>" for r in readings)
     rows = []
     for s in sections:
-        comps = s["comparisons"]
-        held = sum(1 for c in comps if c["direction_holds"] is True)
-        known = sum(1 for c in comps if c["direction_holds"] is not None)
         name = h.escape(s["experiment"])
+        cells = "".join(
+            f"<td>{h.escape(_counts_text(count_verdicts(s['by_reading'][r]))) if r in s['by_reading'] else '–'}</td>"
+            for r in readings
+        )
+        stalls = len(s["stalls"])
         rows.append(
             f'<tr><td class="l"><a href="#{name}">{name}</a></td><td class="l">{h.escape(s["title"])}</td>'
-            f"<td>{held} / {known}</td><td>{len(s['runs'])}</td><td>{s['wall_s']:.1f}</td></tr>"
+            f"{cells}<td>{len(s['runs'])}</td><td>{stalls}</td><td>{s['wall_s']:.1f}</td></tr>"
         )
     return (
         '<div class="tbl"><table class="cmp"><tr><th class="l">experiment</th><th class="l">what</th>'
-        "<th>comparisons that hold</th><th>runs</th><th>wall time (s)</th></tr>" + "".join(rows) + "</table></div>"
+        f"{head}<th>runs</th><th>stalled runs</th><th>wall time (s)</th></tr>" + "".join(rows) + "</table></div>"
     )
+
+
+def _reading_table(doc: Html, by_reading: Mapping[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Per claim, its verdict under each reading; returns the claims whose verdict depends on
+    the reading."""
+    import html as h
+
+    readings = list(by_reading)
+    metrics: dict[str, dict[str, str]] = {}
+    for r, comps in by_reading.items():
+        for c in comps:
+            if c.get("verdict") is not None:
+                metrics.setdefault(c["metric"], {})[r] = c["verdict"]
+    depends = []
+    rows = []
+    for m, v in metrics.items():
+        distinct = {v.get(r) for r in readings if v.get(r) is not None}
+        differs = len(distinct) > 1
+        if differs:
+            depends.append({"metric": m, "verdicts": dict(v), "holds_under": [r for r in readings if v.get(r) == "holds"]})
+        cells = "".join(
+            f'<td><span class="{_VERDICT_CSS.get(v.get(r, ""), "na")}">{h.escape(v.get(r, "–"))}</span></td>' for r in readings
+        )
+        rows.append(f'<tr><td class="l">{"<b>" if differs else ""}{h.escape(m)}{"</b>" if differs else ""}</td>{cells}</tr>')
+    doc.raw(
+        '<div class="tbl"><table class="cmp"><tr><th class="l">claim (bold: the verdict depends on the reading)</th>'
+        + "".join(f"<th>{h.escape(r)}</th>" for r in readings)
+        + "</tr>"
+        + "".join(rows)
+        + "</table></div>"
+    )
+    return depends
+
+
+def _readings_doc(exp: Experiment) -> str:
+    return "; ".join(f"{a.name} ∈ {{{', '.join(map(str, a.values))}}}, default {a.default}" + (f" ({a.why})" if a.why else "") for a in exp.axes)
 
 
 def reproduce(
@@ -264,61 +346,136 @@ def reproduce(
     jobs: int | None = None,
     progress: bool = False,
     log: TextIO | None = None,
+    readings: str | None = None,
 ) -> dict[str, Any]:
-    """Runs one experiment or all of a paper's and writes ``out/report.html``,
-    ``out/summary.json``, ``out/figures/*.png`` and ``out/runs/<run>/``; returns the summary.
-    ``out`` appears complete or not at all."""
+    """Runs one experiment or all of a paper's under the chosen readings (``None`` or
+    ``"default"``: the default reading; ``"all"``: the default and every other value of each
+    axis, one axis at a time; or ``"axis=value,…"``) and writes ``out/report.html``,
+    ``out/summary.json``, ``out/figures/*.png`` and ``out/runs/<run>/`` (the default reading)
+    and ``out/runs/<reading>/<run>/`` (runs another reading adds). A run whose scenario is the
+    same under two readings is run once. ``out`` appears complete or not at all."""
+    from ..scenario import load_scenario
+    from .verdict import ALPHA
+
     exps = select(name)
     check_replaceable(out)
-    # Declare and validate every run of every experiment before running any.
+    # Declare and validate every run of every experiment, under every reading, before
+    # running any.
     plans = []
     for exp in exps:
         sd = exp.seeds(quick, seeds)
-        runs = {f"{exp.name}-{k}": v for k, v in exp.runs(quick, sd).items()}
-        plans.append((exp, sd, runs))
+        try:
+            chosen = Reading.choose(exp.axes, readings)
+        except (KeyError, ValueError) as e:
+            raise ExperimentError(f"{exp.name}: {e.args[0]}") from None
+        per_reading = []
+        for rd in chosen:
+            runs = {f"{exp.name}-{k}": v for k, v in exp.runs(quick, sd, rd).items()}
+            per_reading.append((rd, runs))
+        plans.append((exp, sd, per_reading))
     bar = None
     if progress:
         from ..progress import ProgressBar
 
         bar = ProgressBar()
     started = time.time()
+    all_readings: list[str] = []
     with atomic_dir(out) as tmp:
         doc = Html(f"ecnlab reproduce {name}" + (" (quick)" if quick else ""), fig_dir=tmp / "figures")
         doc.p(
             f"{len(exps)} experiment(s), {'quick' if quick else 'full'} form. Every number below "
             "comes from the runs under runs/; the paper's values are quoted from the source named "
-            "in each section.",
+            "in each section. Verdicts: every claim is decided by one rule over per-seed values "
+            f"paired by seed — an exact one-sided sign test at level {ALPHA:g} — as holds, "
+            "contradicted, inconclusive (ties, zero against zero, too few seeds, a split) or not "
+            "comparable (no value, or a quantity the paper measured differently), with the reason; "
+            "seeds left out of a claim are listed beside it. A run is flagged as stalled when, "
+            "while a bulk flow was backlogged, the flows delivered less than "
+            f"{STALL_UTILISATION:.0%} of the bottleneck's capacity.",
             "note",
         )
         sections: list[dict[str, Any]] = []
         overview_at = len(doc.parts)
-        for exp, sd, runs in plans:
-            if log:
-                print(f"{exp.name}: {len(runs)} runs ({len(sd)} seeds) …", file=log, flush=True)
+        depends_at = overview_at + 1
+        all_depends: list[dict[str, Any]] = []
+        for exp, sd, per_reading in plans:
             t0 = time.time()
-            try:
-                results = run_many(runs, tmp / "runs", jobs=jobs, progress=bar)
-            finally:
-                if bar:
-                    bar.close()
+            done: dict[str, tuple[str, Results]] = {}  # scenario key → (run dir, results)
+            by_reading: dict[str, list[dict[str, Any]]] = {}
+            run_dirs: dict[str, dict[str, str]] = {}
+            stalls: list[dict[str, Any]] = []
+            default_comps: list[Comparison] = []
+            for rd, runs in per_reading:
+                if rd.name not in all_readings:
+                    all_readings.append(rd.name)
+                # Two readings share a run when their scenarios differ at most in the name.
+                keys = {k: json.dumps({**load_scenario(v).to_dict(), "name": None}, sort_keys=True) for k, v in runs.items()}
+                todo = {k: v for k, v in runs.items() if keys[k] not in done}
+                sub = "runs" if rd.name == "default" else f"runs/{_slug(rd.name)}"
+                if log:
+                    print(f"{exp.name} [{rd.name}]: {len(runs)} runs ({len(sd)} seeds), {len(todo)} new …", file=log, flush=True)
+                try:
+                    new = run_many(todo, tmp / sub, jobs=jobs, progress=bar) if todo else {}
+                finally:
+                    if bar:
+                        bar.close()
+                for k, r in new.items():
+                    done[keys[k]] = (f"{sub}/{k}", r)
+                results = {k: done[keys[k]][1] for k in runs}
+                run_dirs[rd.name] = {k: done[keys[k]][0] for k in runs}
+                rs = RunSet({k[len(exp.name) + 1 :]: v for k, v in results.items()})
+                draw = rd.name == "default"
+                if draw:
+                    doc.h(2, f"{exp.name}: {exp.title}", anchor=exp.name)
+                    if exp.source:
+                        doc.p(f"Source: {exp.source}", "note")
+                    if exp.description:
+                        doc.p(exp.description)
+                    if exp.axes:
+                        doc.p(f"Readings: {_readings_doc(exp)}.", "note")
+                    section_start = len(doc.parts)
+                    ctx = Context(quick=quick, seeds=sd, doc=doc, experiment=exp.name, fig_prefix=f"{exp.name}-", reading=rd)
+                    comps = exp.analyze(rs, ctx)
+                    default_comps = comps
+                    figures_and_notes = doc.parts[section_start:]
+                    del doc.parts[section_start:]
+                    _comparison_table(doc, comps)
+                    doc.parts.extend(figures_and_notes)
+                    for run_name, r in rs.items():
+                        port = exp.bottleneck(run_name)
+                        st = stall(r, port) if port else None
+                        if st is not None:
+                            stalls.append({"run": f"{exp.name}-{run_name}", "reading": rd.name, **st})
+                else:
+                    scratch = Html("", fig_dir=None)
+                    ctx = Context(quick=quick, seeds=sd, doc=scratch, experiment=exp.name, reading=rd, draw=False)
+                    comps = exp.analyze(rs, ctx)
+                    for run_name, r in rs.items():
+                        port = exp.bottleneck(run_name)
+                        st = stall(r, port) if port and run_dirs[rd.name][f"{exp.name}-{run_name}"].startswith(sub + "/") else None
+                        if st is not None:
+                            stalls.append({"run": f"{exp.name}-{run_name}", "reading": rd.name, **st})
+                by_reading[rd.name] = [c.to_json() for c in comps]
+                if log:
+                    print(f"{exp.name} [{rd.name}]: {_counts_text(count_verdicts(by_reading[rd.name]))}", file=log, flush=True)
             wall = time.time() - t0
-            doc.h(2, f"{exp.name}: {exp.title}", anchor=exp.name)
-            if exp.source:
-                doc.p(f"Source: {exp.source}", "note")
-            if exp.description:
-                doc.p(exp.description)
-            section_start = len(doc.parts)
-            ctx = Context(quick=quick, seeds=sd, doc=doc, experiment=exp.name, fig_prefix=f"{exp.name}-")
-            rs = RunSet({k[len(exp.name) + 1 :]: v for k, v in results.items()})
-            comps = exp.analyze(rs, ctx)
-            # The comparison table goes first in the section, figures and notes after it.
-            figures_and_notes = doc.parts[section_start:]
-            del doc.parts[section_start:]
-            _comparison_table(doc, comps)
-            doc.parts.extend(figures_and_notes)
+            depends: list[dict[str, Any]] = []
+            if len(by_reading) > 1:
+                doc.h(3, f"{exp.name}: verdicts under each reading")
+                depends = _reading_table(doc, by_reading)
+                for d in depends:
+                    d["experiment"] = exp.name
+                all_depends += depends
+            if stalls:
+                doc.h(3, f"{exp.name}: stalled runs")
+                doc.table(
+                    pl.DataFrame(stalls).select("run", "reading", "port", "utilisation", "from_s", "to_s", "measured_by"),
+                    caption=f"Runs in which the flows delivered less than {STALL_UTILISATION:.0%} of the bottleneck's capacity while a bulk flow was backlogged; every claim that uses them still counts them.",
+                )
+            n_runs = len({d for dirs in run_dirs.values() for d in dirs.values()})
             doc.p(
-                f"{len(runs)} runs, {len(sd)} seed(s) each configuration, {wall:.1f} s wall: "
-                + ", ".join(f"runs/{r}" for r in runs),
+                f"{n_runs} runs, {len(sd)} seed(s) each configuration, {wall:.1f} s wall; the default reading's runs: "
+                + ", ".join(sorted(set(run_dirs["default"].values()))),
                 "note",
             )
             sections.append(
@@ -327,23 +484,52 @@ def reproduce(
                     "title": exp.title,
                     "source": exp.source,
                     "seeds": sd,
-                    "runs": list(runs),
+                    "axes": [{"name": a.name, "values": list(a.values), "default": a.default, "why": a.why} for a in exp.axes],
+                    "runs": sorted({d for dirs in run_dirs.values() for d in dirs.values()}),
+                    "run_dirs": run_dirs,
                     "wall_s": wall,
-                    "comparisons": [c.to_json() for c in comps],
+                    "comparisons": [c.to_json() for c in default_comps],
+                    "by_reading": by_reading,
+                    "verdicts": {r: count_verdicts(c) for r, c in by_reading.items()},
+                    "depends_on_reading": depends,
+                    "stalls": stalls,
                 }
             )
-            if log:
-                held = sum(1 for c in comps if c.direction_holds is True)
-                known = sum(1 for c in comps if c.direction_holds is not None)
-                print(f"{exp.name}: {held}/{known} comparisons hold ({wall:.1f} s)", file=log, flush=True)
-        doc.parts.insert(overview_at, _overview(sections))
+        doc.parts.insert(overview_at, _overview(sections, all_readings))
+        if len(all_readings) > 1:
+            import html as h
+
+            items = "".join(
+                f"<li>{h.escape(d['experiment'])}: {h.escape(d['metric'])} — "
+                + ", ".join(f"{h.escape(r)}: {h.escape(v)}" for r, v in d["verdicts"].items())
+                + "</li>"
+                for d in all_depends
+            )
+            doc.parts.insert(
+                depends_at,
+                f"<h2>Claims whose verdict depends on the reading ({len(all_depends)})</h2>"
+                + (f"<ul>{items}</ul>" if items else "<p>None: every claim has the same verdict under every reading run.</p>"),
+            )
+        comparisons = [dict(c, experiment=s["experiment"]) for s in sections for c in s["comparisons"]]
         summary: dict[str, Any] = {
             "experiment": name,
             "quick": quick,
-            "comparisons": [dict(c, experiment=s["experiment"]) for s in sections for c in s["comparisons"]],
+            "readings": all_readings,
+            "rule": {"test": "exact one-sided sign test over seeds paired by seed", "alpha": ALPHA, "stall_utilisation": STALL_UTILISATION},
+            "verdicts": count_verdicts(comparisons),
+            "verdicts_by_reading": {
+                r: count_verdicts([c for s in sections for c in s["by_reading"].get(r, [])]) for r in all_readings
+            },
+            "depends_on_reading": all_depends,
+            "stalls": [st for s in sections for st in s["stalls"]],
+            "comparisons": comparisons,
             "experiments": sections,
             "wall_s": time.time() - started,
         }
-        (tmp / "summary.json").write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+        (tmp / "summary.json").write_text(json.dumps(summary, indent=2, allow_nan=False, default=str) + "\n", encoding="utf-8")
         doc.write(tmp / "report.html")
     return summary
+
+
+def _slug(reading: str) -> str:
+    return "reading-" + "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in reading.replace("=", "-"))

@@ -66,7 +66,8 @@ from ..plots import errorbar_with_spread, new_figure
 from ..results import Results
 from ..scenario import Scenario
 from . import register
-from .base import Comparison, Context, Experiment, RunSet, Stat, for_seeds
+from .base import Comparison, Context, Experiment, Reading, ReadingAxis, RunSet, Stat, claim, for_seeds
+from .verdict import Claim, Excluded
 
 # ------------------------------------------------------------------ the paper's setup
 
@@ -158,6 +159,20 @@ class Readings:
         """Short label of the readings that differ from the defaults ("" for none)."""
         d = Readings()
         return ",".join(f"{k}={getattr(self, k)}" for k in self.__dataclass_fields__ if getattr(self, k) != getattr(d, k))
+
+
+#: The readings of :class:`Readings` as reading axes (first value: the default).
+AXES = (
+    ReadingAxis("moderate_ramp", ("from_zero", "continue_from_p1max"), "§2: the moderate region's probability rises like RED's, from 0"),
+    ReadingAxis("cwr_clears", ("first_level", "all"), "§3's receiver remembers the first level it echoed"),
+    ReadingAxis("escalation", ("ignore", "top_up"), "at most one reduction per window, as RFC 3168"),
+    ReadingAxis("initial_window", (1, 2), "ns-2's windowInit_ before its June 2001 defaults"),
+)
+
+
+def readings_of(reading: Reading) -> Readings:
+    """The :class:`Readings` a reading chooses."""
+    return Readings(**{a.name: reading.get(a.name, a.default) for a in AXES})
 
 
 def _ms(x: float) -> str:
@@ -428,11 +443,13 @@ class Variant:
 
 ECN = Variant("ecn", "ecn", "ECN (RED + Reno)", "#c0504d")
 MECN = Variant("mecn", "mecn", "MECN", "#3b6ea8")
-#: The other reading of the moderate region: probability P1max → P2max (flat 0.1 here).
-MECN_RAMP = Variant(
-    "mecn-ramp", "mecn", "MECN, moderate ramp from P1max (other reading)", "#8e6bbf", Readings(moderate_ramp="continue_from_p1max")
-)
 BASE = (ECN, MECN)
+
+
+def variants(reading: Reading) -> tuple[Variant, ...]:
+    """ECN and MECN under ``reading``."""
+    rd = readings_of(reading)
+    return tuple(replace(v, readings=rd) for v in BASE)
 
 
 def _cfg(v: Variant, min_th: float, extra: str = "") -> str:
@@ -493,17 +510,6 @@ def _sweep_table(
     ctx.table(pl.DataFrame(rows), caption=caption)
 
 
-def _first_zero(min_ths: Sequence[float], stats: Sequence[Stat]) -> float | None:
-    """Smallest min_th from which every larger one had no drops in any seed."""
-    best = None
-    for m, s in reversed(list(zip(min_ths, stats))):
-        if s.n and s.max == 0:
-            best = m
-        else:
-            break
-    return best
-
-
 def _interp(x: float, xs: Sequence[float], ys: Sequence[float]) -> float | None:
     """Linear interpolation of y at x over points sorted by xs; None outside their range."""
     pts = sorted(zip(xs, ys))
@@ -514,9 +520,14 @@ def _interp(x: float, xs: Sequence[float], ys: Sequence[float]) -> float | None:
 
 
 def _vs(other: str, a: Stat, b: Stat) -> str:
-    """"ECN 12 [10 – 14]", flagged when the two spreads over seeds overlap."""
-    overlap = a.n > 1 and b.n > 1 and a.min <= b.max and b.min <= a.max
-    return f"{other} {b}" + (" (spreads over seeds overlap)" if overlap else "")
+    """"ECN 12 [10 – 14]": the other scheme's values beside ours."""
+    return f"{other} {b}"
+
+
+def _paired(runs: RunSet, a: str, b: str, f: Callable[[Results], Any], kind: str, metric: str, paper: str, text: str, unit: str = "", note: str = "") -> Comparison:
+    """A claim ``kind`` (less / greater) between two configurations, per seed; ours shows the
+    first configuration's values."""
+    return claim(metric, Claim(kind), runs.per_seed(a, f), runs.per_seed(b, f), paper=paper, unit=unit, text=text, ours=runs.stat(a, f), note=note)
 
 
 def _paper(fig: str, claim: str) -> str:
@@ -551,81 +562,84 @@ class Queue(Experiment):
         "and of the average queue over the second half of the run, absolute and relative to the "
         "mean queue, and at equal mean queue (ECN's curve interpolated at MECN's mean); "
         f"convergence = settling time of the average queue into ±{SETTLE_BAND:.0%} of its "
-        "second-half mean. MECN is also run with the other reading of its moderate region "
-        "(probability from P1max instead of from 0)."
+        "second-half mean."
     )
-    quick_seeds = 2
+    quick_seeds = 5
     full_seeds = 10
-    VARIANTS = (ECN, MECN, MECN_RAMP)
+    axes = AXES
+
+    def bottleneck(self, run_name: str) -> str | None:
+        return PORT
 
     def min_ths(self, quick: bool) -> tuple[float, ...]:
         return (2.0, QUEUE_MIN_TH, 10.0, 15.0) if quick else FULL_MIN_THS[:10]
 
-    def runs(self, quick: bool, seeds: list[int]):
-        return _sweep_runs("s1-two-same-rtt", self.min_ths(quick), seeds, self.VARIANTS, interval="10ms")
+    def runs(self, quick: bool, seeds: list[int], reading: Reading):
+        return _sweep_runs("s1-two-same-rtt", self.min_ths(quick), seeds, variants(reading), interval="10ms")
 
     def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
         ctx.note(SETUP_NOTE)
         ms = self.min_ths(ctx.quick)
-        st = {
-            (v.key, m): [queue_stats(r) for r in runs.over_seeds(_cfg(v, m))] for v in self.VARIANTS for m in ms
-        }
+        VARIANTS = BASE
+        st = {(v.key, m): runs.per_seed(_cfg(v, m), queue_stats) for v in VARIANTS for m in ms}
 
         def stat(v: Variant, key: str, m: float = QUEUE_MIN_TH) -> Stat:
-            return Stat.of(x[key] for x in st[(v.key, m)])
+            return Stat.of(x[key] for x in st[(v.key, m)].values())
+
+        def per(v: Variant, key: str, m: float = QUEUE_MIN_TH) -> dict[int, float]:
+            return {seed: x[key] for seed, x in st[(v.key, m)].items()}
 
         comps = [
             Comparison(
                 "fixed RTT of the topology",
                 PAPER_RTT_MS,
                 Stat.of([fixed_rtt_ms(SOURCE_DELAY_MS)]),
-                abs(fixed_rtt_ms(SOURCE_DELAY_MS) - PAPER_RTT_MS) < 1.0,
                 unit="ms",
-                claim="59 ms including transmission times (§3)",
+                claim="59 ms including transmission times (§3); a check of the scenario, not a run result",
                 note="computed from the scenario's links: propagation plus serialisation of a 1000-byte packet and a 40-byte ACK on each link",
             )
         ]
-        # ECN's oscillation against its mean queue over the sweep, for the equal-queue comparison.
-        ecn_mean = [stat(ECN, "q_mean", m).mean for m in ms]
-        ecn_std = [stat(ECN, "q_std", m).mean for m in ms]
-        for v in self.VARIANTS[1:]:
-            who = "MECN" if v is MECN else "MECN (other reading)"
-            for key, what, claim in (
-                ("q_std", "std of the instantaneous queue", "MECN smaller (less oscillation)"),
-                ("q_cv", "std / mean of the instantaneous queue", "MECN smaller (less oscillation)"),
-                ("avg_std", "std of the average queue", "MECN smaller (less oscillation)"),
-                ("settle_s", "settling time of the average queue", "MECN shorter (converges faster)"),
-            ):
-                e, me = stat(ECN, key), stat(v, key)
-                comps.append(
-                    Comparison(
-                        f"{what}, min_th {QUEUE_MIN_TH:g}: {who}",
-                        _paper("Fig. 3", claim),
-                        me,
-                        me.mean < e.mean,
-                        unit="s" if key == "settle_s" else ("" if key == "q_cv" else "packets"),
-                        claim=claim,
-                        note=_vs("ECN", me, e) + (f"; ratio {me.mean / e.mean:.2f}" if e.mean else "") + ("; second half of the run" if key != "settle_s" else ""),
-                    )
-                )
-            qm, qs = stat(v, "q_mean"), stat(v, "q_std")
-            ref = _interp(qm.mean, ecn_mean, ecn_std)
+        for key, what, text in (
+            ("q_std", "std of the instantaneous queue", "MECN smaller (less oscillation)"),
+            ("q_cv", "std / mean of the instantaneous queue", "MECN smaller (less oscillation)"),
+            ("avg_std", "std of the average queue", "MECN smaller (less oscillation)"),
+            ("settle_s", "settling time of the average queue", "MECN shorter (converges faster)"),
+        ):
             comps.append(
-                Comparison(
-                    f"std of the instantaneous queue at equal mean queue, min_th {QUEUE_MIN_TH:g}: {who}",
-                    _paper("Fig. 3", "MECN smaller (less oscillation)"),
-                    qs,
-                    None if ref is None else qs.mean < ref,
-                    unit="packets",
-                    claim="MECN smaller than ECN at the same mean queue (delay)",
-                    note=(
-                        f"MECN mean queue {qm.mean:.1f}; ECN's std at that mean queue (interpolated over its min_th sweep) {ref:.2f}"
-                        if ref is not None
-                        else f"MECN mean queue {qm.mean:.1f} is outside ECN's range over the sweep"
-                    ),
+                claim(
+                    f"{what}, min_th {QUEUE_MIN_TH:g}: MECN vs ECN",
+                    Claim("less"),
+                    per(MECN, key),
+                    per(ECN, key),
+                    paper=_paper("Fig. 3", text),
+                    unit="s" if key == "settle_s" else ("" if key == "q_cv" else "packets"),
+                    text=text,
+                    ours=stat(MECN, key),
+                    note=_vs("ECN", stat(MECN, key), stat(ECN, key)) + ("; second half of the run" if key != "settle_s" else ""),
                 )
             )
-        for v in self.VARIANTS:
+        # Per seed: ECN's oscillation interpolated at MECN's mean queue over ECN's min_th sweep.
+        at_equal: dict[int, Any] = {}
+        for seed, x in st[(MECN.key, QUEUE_MIN_TH)].items():
+            pts = [(st[(ECN.key, m)].get(seed), m) for m in ms]
+            xs = [p["q_mean"] for p, _ in pts if isinstance(p, dict)]
+            ys = [p["q_std"] for p, _ in pts if isinstance(p, dict)]
+            ref = _interp(x["q_mean"], xs, ys)
+            at_equal[seed] = ref if ref is not None else Excluded(f"MECN's mean queue {x['q_mean']:.1f} is outside ECN's range over the sweep")
+        comps.append(
+            claim(
+                f"std of the instantaneous queue at equal mean queue, min_th {QUEUE_MIN_TH:g}: MECN vs ECN",
+                Claim("less"),
+                per(MECN, "q_std"),
+                at_equal,
+                paper=_paper("Fig. 3", "MECN smaller (less oscillation)"),
+                unit="packets",
+                text="MECN smaller than ECN at the same mean queue (delay)",
+                ours=stat(MECN, "q_std"),
+                note="ECN's std interpolated, per seed, at MECN's mean queue over ECN's min_th sweep",
+            )
+        )
+        for v in VARIANTS:
             comps.append(
                 Comparison(
                     f"mean instantaneous queue, second half, min_th {QUEUE_MIN_TH:g}: {v.label}",
@@ -638,7 +652,7 @@ class Queue(Experiment):
             )
 
         rows = []
-        for v in self.VARIANTS:
+        for v in VARIANTS:
             for m in ms:
                 row = {"variant": v.label, "min_th": m}
                 for key in ("q_mean", "q_std", "q_cv", "avg_mean", "avg_std", "settle_s"):
@@ -648,7 +662,7 @@ class Queue(Experiment):
         ctx.table(pl.DataFrame(rows), caption="Queue statistics over the second half (packets), settling time (s), drops; mean [min – max] over seeds")
 
         fig, ax = new_figure("Oscillation against mean queue, two sources (min_th swept)", "mean instantaneous queue (packets)", "std of the queue (packets)")
-        for v in self.VARIANTS:
+        for v in VARIANTS:
             xs = [stat(v, "q_mean", m).mean for m in ms]
             ys = [stat(v, "q_std", m).mean for m in ms]
             ax.plot(xs, ys, "o-", color=v.color, label=v.label, ms=4)
@@ -658,9 +672,9 @@ class Queue(Experiment):
         ax.legend(fontsize=8)
         ctx.figure(fig, "oscillation_vs_mean_queue", "Standard deviation of the instantaneous queue against its mean (second half of the run, mean over seeds), one point per min_th (labels: min_th).")
 
-        for v, panel in ((ECN, "3a"), (MECN, "3b"), (MECN_RAMP, "3b-other-reading")):
+        for v, panel in ((ECN, "3a"), (MECN, "3b")):
             r = runs.over_seeds(_cfg(v, QUEUE_MIN_TH))[0]
-            title = f"Fig. {panel[:2]}: queue, two sources, {v.label if v is not MECN_RAMP else 'MECN (other ramp reading)'}, min_th {QUEUE_MIN_TH:g}"
+            title = f"Fig. {panel[:2]}: queue, two sources, {v.label}, min_th {QUEUE_MIN_TH:g}"
             fig, ax = new_figure(title, "time (s)", "packets")
             t, q = _series(r, "queue_pkts")
             ta, a = _series(r, "queue_avg_pkts")
@@ -673,7 +687,7 @@ class Queue(Experiment):
             ax.set_xlim(0, r.meta["duration_s"])
             ax.set_ylim(0, 42)
             ax.legend(fontsize=8, loc="upper right")
-            ctx.figure(fig, f"fig{panel.replace('-', '_')}_{v.key}", f"Bottleneck queue sampled every 10 ms, seed {r.meta['seed']} (the paper's Fig. {panel[:2]}).")
+            ctx.figure(fig, f"fig{panel}_{v.key}", f"Bottleneck queue sampled every 10 ms, seed {r.meta['seed']} (the paper's Fig. {panel[:2]}).")
         return comps
 
 
@@ -690,16 +704,20 @@ class Efficiency(Experiment):
         f"within {100 * 0.005:.1f} percentage points of the scheme's best efficiency (the curves "
         "flatten near 1)."
     )
-    quick_seeds = 2
+    quick_seeds = 5
     full_seeds = 10
+    axes = AXES
+
+    def bottleneck(self, run_name: str) -> str | None:
+        return PORT
     #: Efficiencies within this of a scheme's best count as reaching it.
     PLATEAU = 0.005
 
     def min_ths(self, quick: bool) -> tuple[float, ...]:
         return QUICK_MIN_THS if quick else FULL_MIN_THS
 
-    def runs(self, quick: bool, seeds: list[int]):
-        return _sweep_runs("s1-two-same-rtt", self.min_ths(quick), seeds)
+    def runs(self, quick: bool, seeds: list[int], reading: Reading):
+        return _sweep_runs("s1-two-same-rtt", self.min_ths(quick), seeds, variants(reading))
 
     def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
         ctx.note(SETUP_NOTE)
@@ -708,31 +726,40 @@ class Efficiency(Experiment):
         good = _by_min_th(runs, ms, goodput_efficiency)
         comps = []
         for i, m in enumerate(ms):
-            e, me = eff["ecn"][i], eff["mecn"][i]
             comps.append(
-                Comparison(
-                    f"link efficiency at min_th = {m:g}: MECN",
+                _paired(
+                    runs, _cfg(MECN, m), _cfg(ECN, m), efficiency, "greater",
+                    f"link efficiency at min_th = {m:g}: MECN vs ECN",
                     _paper("Fig. 4", "MECN higher than ECN"),
-                    me,
-                    me.mean >= e.mean,
-                    claim="MECN ≥ ECN at every min_th",
-                    note=_vs("ECN", me, e) + f"; MECN − ECN = {me.mean - e.mean:+.4f}",
+                    "MECN higher than ECN at every min_th",
+                    note=_vs("ECN", eff["mecn"][i], eff["ecn"][i]),
                 )
             )
-        reach = {}
-        for sch in SCHEMES:
-            means = [s.mean for s in eff[sch]]
-            best = max(means)
-            reach[sch] = next(m for m, v in zip(ms, means) if v >= best - self.PLATEAU)
+
+        def reach(v: Variant) -> dict[int, Any]:
+            """Per seed, the smallest min_th within PLATEAU of that seed's best efficiency."""
+            by_m = [runs.per_seed(_cfg(v, m), efficiency) for m in ms]
+            out: dict[int, Any] = {}
+            for seed in by_m[0]:
+                vals = [d.get(seed) for d in by_m]
+                if any(not isinstance(x, (int, float)) for x in vals):
+                    out[seed] = Excluded("a min_th of the sweep has no value")
+                    continue
+                best = max(vals)
+                out[seed] = next(m for m, x in zip(ms, vals) if x >= best - self.PLATEAU)
+            return out
+
         comps.append(
-            Comparison(
-                "min_th where the best efficiency is reached: MECN",
-                _paper("Fig. 4", "MECN's lower than ECN's"),
-                reach["mecn"],
-                reach["mecn"] < reach["ecn"],
+            claim(
+                "min_th where the best efficiency is reached: MECN vs ECN",
+                Claim("less"),
+                reach(MECN),
+                reach(ECN),
+                paper=_paper("Fig. 4", "MECN's lower than ECN's"),
                 unit="packets",
-                claim="MECN reaches its best at a lower min_th",
-                note=f"ECN {reach['ecn']:g}; best means: ECN {max(s.mean for s in eff['ecn']):.4f}, MECN {max(s.mean for s in eff['mecn']):.4f}",
+                text="MECN reaches its best at a lower min_th",
+                ours=Stat.of(reach(MECN).values()),
+                note=f"ECN {Stat.of(reach(ECN).values())}",
             )
         )
         _sweep_figure(ctx, ms, eff, "Fig. 4: link efficiency, two sources", "link efficiency (busy fraction)", "fig4_efficiency", "Bottleneck busy fraction over 10 s against min_th; mean with min–max over seeds.")
@@ -751,14 +778,18 @@ class Throughput(Experiment):
         "the first source (s0) over the run, and the mean per source. The paper: \"MECN provides "
         "better throughput than simple ECN\"."
     )
-    quick_seeds = 2
+    quick_seeds = 5
     full_seeds = 10
+    axes = AXES
+
+    def bottleneck(self, run_name: str) -> str | None:
+        return PORT
 
     def min_ths(self, quick: bool) -> tuple[float, ...]:
         return QUICK_MIN_THS if quick else FULL_MIN_THS
 
-    def runs(self, quick: bool, seeds: list[int]):
-        return _sweep_runs("s4-ten-overlapping", self.min_ths(quick), seeds)
+    def runs(self, quick: bool, seeds: list[int], reading: Reading):
+        return _sweep_runs("s4-ten-overlapping", self.min_ths(quick), seeds, variants(reading))
 
     def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
         ctx.note(SETUP_NOTE)
@@ -768,29 +799,16 @@ class Throughput(Experiment):
         eff = _by_min_th(runs, ms, efficiency)
         comps = []
         for i, m in enumerate(ms):
-            e, me = s0["ecn"][i], s0["mecn"][i]
             comps.append(
-                Comparison(
-                    f"throughput of source s0 at min_th = {m:g}: MECN",
+                _paired(
+                    runs, _cfg(MECN, m), _cfg(ECN, m), flow_throughput_mbps("s0"), "greater",
+                    f"throughput of source s0 at min_th = {m:g}: MECN vs ECN",
                     _paper("Fig. 5", "MECN higher than ECN"),
-                    me,
-                    me.mean >= e.mean,
+                    "MECN higher than ECN",
                     unit="Mb/s",
-                    claim="MECN ≥ ECN",
-                    note=_vs("ECN", me, e) + f"; MECN/ECN = {me.mean / e.mean:.3f}; mean per source ECN {per_source['ecn'][i].mean:.4f}, MECN {per_source['mecn'][i].mean:.4f}",
+                    note=_vs("ECN", s0["mecn"][i], s0["ecn"][i]) + f"; mean per source ECN {per_source['ecn'][i].mean:.4f}, MECN {per_source['mecn'][i].mean:.4f}",
                 )
             )
-        wins = sum(1 for c in comps if c.direction_holds)
-        comps.append(
-            Comparison(
-                "min_th values where s0's throughput with MECN ≥ with ECN",
-                _paper("Fig. 5", "MECN higher at the min_th values shown"),
-                float(wins),
-                wins == len(ms),
-                claim="MECN ≥ ECN at every min_th",
-                note=f"of {len(ms)}; per seed the spreads are wide (one source among ten, timeouts)",
-            )
-        )
         _sweep_figure(ctx, ms, s0, "Fig. 5: throughput of one source (s0), ten overlapping sources", "throughput (Mb/s)", "fig5_throughput", "Throughput of the first source (starts at 0 s) over 10 s against min_th.")
         _sweep_table(ctx, ms, s0, "s0 throughput (Mb/s)", "Throughput of s0 by min_th")
         _sweep_table(ctx, ms, per_source, "mean per-source throughput (Mb/s)", "Mean throughput per source by min_th")
@@ -811,8 +829,12 @@ class Drops(Experiment):
         "min_threshold than ECN\"; with five sources \"reaching the point of zero losses with much "
         "less min_threshold\"."
     )
-    quick_seeds = 2
+    quick_seeds = 5
     full_seeds = 10
+    axes = AXES
+
+    def bottleneck(self, run_name: str) -> str | None:
+        return PORT
     SETS = (
         ("fig6", "s1-two-same-rtt", "Fig. 6", "two sources, same RTT"),
         ("fig6rtt", "s5-two-different-rtt", "Fig. 6 (other reading)", "two sources, RTT 59/99 ms"),
@@ -822,10 +844,10 @@ class Drops(Experiment):
     def min_ths(self, quick: bool) -> tuple[float, ...]:
         return QUICK_MIN_THS if quick else FULL_MIN_THS
 
-    def runs(self, quick: bool, seeds: list[int]):
+    def runs(self, quick: bool, seeds: list[int], reading: Reading):
         out: dict[str, Scenario] = {}
         for tag, setup, _, _ in self.SETS:
-            out.update(_sweep_runs(setup, self.min_ths(quick), seeds, extra=f"-{tag}"))
+            out.update(_sweep_runs(setup, self.min_ths(quick), seeds, variants(reading), extra=f"-{tag}"))
         return out
 
     def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
@@ -835,35 +857,48 @@ class Drops(Experiment):
         for tag, setup, fig, what in self.SETS:
             d = _by_min_th(runs, ms, drops, extra=f"-{tag}")
             for i, m in enumerate(ms):
-                e, me = d["ecn"][i], d["mecn"][i]
                 comps.append(
-                    Comparison(
-                        f"{what}: drops at min_th = {m:g}: MECN",
+                    _paired(
+                        runs, _cfg(MECN, m, f"-{tag}"), _cfg(ECN, m, f"-{tag}"), drops, "less",
+                        f"{what}: drops at min_th = {m:g}: MECN vs ECN",
                         _paper(fig, "MECN fewer than ECN"),
-                        me,
-                        me.mean <= e.mean,
+                        "MECN fewer than ECN",
                         unit="packets",
-                        claim="MECN ≤ ECN",
-                        note=_vs("ECN", me, e),
+                        note=_vs("ECN", d["mecn"][i], d["ecn"][i]),
                     )
                 )
-            z = {sch: _first_zero(ms, d[sch]) for sch in SCHEMES}
-            ze, zm = z["ecn"], z["mecn"]
-            holds = None if zm is None else (ze is None or zm < ze)
+            z = {v.key: self._first_zero(runs, ms, v, f"-{tag}") for v in BASE}
             comps.append(
-                Comparison(
-                    f"{what}: smallest min_th from which no seed drops: MECN",
-                    _paper(fig, "MECN's lower than ECN's"),
-                    zm,
-                    holds,
+                claim(
+                    f"{what}: smallest min_th from which no drop: MECN vs ECN",
+                    Claim("less"),
+                    z["mecn"],
+                    z["ecn"],
+                    paper=_paper(fig, "MECN's lower than ECN's"),
                     unit="packets",
-                    claim="MECN reaches zero drops at a lower min_th",
-                    note=f"ECN {'not reached' if ze is None else f'{ze:g}'}" + (" (MECN not reached)" if zm is None else ""),
+                    text="MECN reaches zero drops at a lower min_th (∞: not within the sweep)",
+                    ours=Stat.of(z["mecn"].values()),
+                    note=f"ECN {Stat.of(z['ecn'].values())}; per seed: the smallest min_th from which every larger one of the sweep dropped nothing",
                 )
             )
             _sweep_figure(ctx, ms, d, f"{fig}: drops, {what}", "packets dropped in 10 s", f"{tag}_drops", f"Packets dropped at the bottleneck ({what}) against min_th.")
             _sweep_table(ctx, ms, d, "drops", f"Drops by min_th, {what}")
         return comps
+
+
+    @staticmethod
+    def _first_zero(runs: RunSet, ms: Sequence[float], v: Variant, extra: str) -> dict[int, float]:
+        by_m = [runs.per_seed(_cfg(v, m, extra), drops) for m in ms]
+        out: dict[int, float] = {}
+        for seed in by_m[0]:
+            best = math.inf
+            for m, dm in reversed(list(zip(ms, by_m))):
+                if dm.get(seed) == 0:
+                    best = m
+                else:
+                    break
+            out[seed] = best
+        return out
 
 
 def jain_fairness(r: Results) -> float:
@@ -884,12 +919,18 @@ class Scenarios(Experiment):
         "fewer losses, higher utilisation and better fairness throughout. Scenario 2's first "
         "source stops writing at 9.5 s (its last segment carries the FIN)."
     )
-    quick_seeds = 2
+    quick_seeds = 5
     full_seeds = 10
+    axes = AXES
 
-    def runs(self, quick: bool, seeds: list[int]):
+    def bottleneck(self, run_name: str) -> str | None:
+        return PORT
+
+    def runs(self, quick: bool, seeds: list[int], reading: Reading):
         configs = {
-            f"{v.key}-{key}": scenario(key, v.scheme, QUEUE_MIN_TH, sample_interval="100ms") for key in SETUPS for v in BASE
+            f"{v.key}-{key}": scenario(key, v.scheme, QUEUE_MIN_TH, readings=v.readings, sample_interval="100ms")
+            for key in SETUPS
+            for v in variants(reading)
         }
         return for_seeds(configs, seeds)
 
@@ -909,19 +950,18 @@ class Scenarios(Experiment):
             }
             e, m = got["ecn"], got["mecn"]
             short = st.title.split(". ", 1)[-1]
-            for what, k, claim, holds in (
-                ("drops", "drops", "MECN ≤ ECN", m["drops"].mean <= e["drops"].mean),
-                ("link efficiency", "eff", "MECN ≥ ECN", m["eff"].mean >= e["eff"].mean),
-                ("Jain fairness", "jain", "MECN ≥ ECN (abstract)", m["jain"].mean >= e["jain"].mean),
+            for what, k, f, kind, text in (
+                ("drops", "drops", drops, "less", "MECN fewer than ECN"),
+                ("link efficiency", "eff", efficiency, "greater", "MECN higher than ECN"),
+                ("Jain fairness", "jain", jain_fairness, "greater", "MECN higher than ECN (abstract)"),
             ):
                 comps.append(
-                    Comparison(
-                        f"{st.title.split('.')[0]}. {short}: {what}: MECN",
-                        f"{claim.split(' (')[0].replace('≤', 'fewer than').replace('≥', 'higher than')} (summary of §3; no figure for every scenario)",
-                        m[k],
-                        holds,
+                    _paired(
+                        runs, f"mecn-{key}", f"ecn-{key}", f, kind,
+                        f"{st.title.split('.')[0]}. {short}: {what}: MECN vs ECN",
+                        f"{text.split(' (')[0]} (summary of §3; no figure for every scenario)",
+                        text,
                         unit="packets" if k == "drops" else "",
-                        claim=claim,
                         note=_vs("ECN", m[k], e[k]),
                     )
                 )

@@ -1,7 +1,7 @@
 //! The EECN sender (§4.4): Algorithm 1 on CL(1)/CL(2), Algorithm 2 per ACK, NewReno loss
 //! recovery underneath. Readings and parameters: see the [module docs](super).
 
-use super::{AvgRtt, ControllerConfig, Level};
+use super::{AvgRtt, ControllerConfig, Level, RttCompare};
 use crate::cc::{AckEvent, Signal};
 use crate::time::{self, Time};
 
@@ -62,12 +62,16 @@ pub struct Controller {
 struct RttView {
     c: f64,
     avg: f64,
+    compare: RttCompare,
 }
 
 impl RttView {
     #[inline]
     fn congested(&self) -> bool {
-        self.c >= self.avg
+        match self.compare {
+            RttCompare::Strict => self.c > self.avg,
+            RttCompare::Inclusive => self.c >= self.avg,
+        }
     }
 }
 
@@ -117,7 +121,11 @@ impl Controller {
             Some(s) if self.cfg.avg_includes_current => self.rtt.with(s),
             _ => self.rtt.value()?,
         };
-        Some(RttView { c, avg })
+        Some(RttView {
+            c,
+            avg,
+            compare: self.cfg.rtt_compare,
+        })
     }
 
     /// `e^−β` with β = cRTT − avgRTT in the configured unit.
@@ -126,10 +134,17 @@ impl Controller {
         (-(r.c - r.avg) * self.cfg.beta_unit.per_second()).exp()
     }
 
+    /// `w` stopped at `segments` segments, or at the current window if that is already
+    /// lower: a decrease never raises the window.
+    #[inline]
+    fn floored(&self, w: f64, segments: u32) -> f64 {
+        w.max((segments as f64 * self.mss).min(self.cwnd))
+    }
+
     /// The least window a decay (`e^−β`) leaves.
     #[inline]
     fn decay_floor(&self, w: f64) -> f64 {
-        w.max(self.cfg.decay_floor_segments as f64 * self.mss)
+        self.floored(w, self.cfg.decay_floor_segments)
     }
 
     /// Algorithm 1, CL(2).
@@ -140,7 +155,7 @@ impl Controller {
         } else {
             self.cfg.d / 2.0
         };
-        let w = (self.cwnd / d).max(self.cfg.cl2_floor_segments as f64 * self.mss);
+        let w = self.floored(self.cwnd / d, self.cfg.cl2_floor_segments);
         self.ssthresh = w;
         self.cwnd = w;
         self.responses[2] += 1;
@@ -289,6 +304,15 @@ mod tests {
 
     const SZ: f64 = 1000.0;
 
+    /// The comparison the paper's algorithms print (`cRTT ≥ avgRTT`): the hand-computed cases
+    /// below follow them step by step, ties included.
+    fn printed() -> ControllerConfig {
+        ControllerConfig {
+            rtt_compare: RttCompare::Inclusive,
+            ..Default::default()
+        }
+    }
+
     fn ctl(cfg: ControllerConfig) -> Controller {
         Controller::new(cfg, SZ as u32).unwrap()
     }
@@ -309,7 +333,7 @@ mod tests {
 
     #[test]
     fn slow_start_full_or_sigma_by_rtt() {
-        let mut c = ctl(ControllerConfig::default());
+        let mut c = ctl(printed());
         c.set_initial_window(10_000);
         // No sample yet: plain slow start, +SZ.
         c.on_ack(&ack(1, None));
@@ -331,9 +355,63 @@ mod tests {
     }
 
     #[test]
+    fn a_flat_rtt_lets_the_window_grow() {
+        // One flow on an empty path: every sample is 24 ms, so avgRTT = cRTT on every ACK.
+        // Strictly, cRTT does not exceed avgRTT: slow start adds SZ per ACK, then congestion
+        // avoidance σ_ca·SZ per ACK, and the window keeps growing.
+        let mut c = ctl(ControllerConfig::default());
+        c.set_initial_window(10_000);
+        for t in 1..=20 {
+            c.on_ack(&ack(t, Some(24)));
+        }
+        assert!(close(c.cwnd_exact(), 30_000.0));
+        c.on_rto(21 * MS, 30_000); // ssthresh 15 000, cwnd 1 SZ
+        for t in 22..=35 {
+            c.on_ack(&ack(t, Some(24)));
+        }
+        // 14 ACKs of slow start up to 15 SZ, then congestion avoidance.
+        assert!(close(c.cwnd_exact(), 15_000.0));
+        for t in 36..=135 {
+            c.on_ack(&ack(t, Some(24)));
+        }
+        assert!(close(c.cwnd_exact(), 15_000.0 + 100.0 * 0.02 * SZ));
+        // The algorithms' printed `≥` freezes it instead: β = 0 decays by e^0 = 1 per ACK.
+        let mut frozen = ctl(printed());
+        frozen.set_initial_window(16_000);
+        frozen.on_rto(MS, 32_000); // ssthresh 16 000
+        frozen.set_initial_window(16_000);
+        for t in 2..=1000 {
+            frozen.on_ack(&ack(t, Some(24)));
+        }
+        assert!(close(frozen.cwnd_exact(), 16_000.0), "{}", frozen.cwnd_exact());
+    }
+
+    #[test]
+    fn a_congestion_signal_never_raises_the_window() {
+        for cfg in [ControllerConfig::default(), printed()] {
+            // After a timeout the window is one segment, below both two-segment floors.
+            let mut c = ctl(cfg.clone());
+            c.on_ack(&ack(1, Some(50)));
+            c.on_rto(2 * MS, 20_000);
+            assert!(close(c.cwnd_exact(), SZ));
+            c.on_signal(&ack(3, Some(80)), Signal::Level(2));
+            assert!(c.cwnd_exact() <= SZ, "CL(2) raised cwnd to {}", c.cwnd_exact());
+            c.on_signal(&ack(4, Some(90)), Signal::Level(1));
+            assert!(c.cwnd_exact() <= SZ, "CL(1) raised cwnd to {}", c.cwnd_exact());
+            // A slow-start window of 1.5 SZ (σ-scaled growth) decayed by a high RTT stays ≤.
+            let mut d = ctl(cfg);
+            d.set_initial_window(1_500);
+            d.on_ack(&ack(1, Some(50)));
+            let before = d.cwnd_exact();
+            d.on_signal(&ack(2, Some(200)), Signal::Level(1));
+            assert!(d.cwnd_exact() <= before);
+        }
+    }
+
+    #[test]
     fn cl2_divides_by_d_or_half_d_with_floor() {
         // Samples 100, 100 → avg 100 ms. CL(2) with cRTT 140 (avg incl. = 113.3): d = 8.
-        let mut c = ctl(ControllerConfig::default());
+        let mut c = ctl(printed());
         c.set_initial_window(64_000);
         c.on_ack(&ack(1, Some(100)));
         c.on_ack(&ack(2, Some(100)));
@@ -356,7 +434,7 @@ mod tests {
         assert!(close(c.cwnd_exact(), 2.0 * SZ));
         assert_eq!(c.ssthresh(), 2000);
         // A classic ECE counts as CL(2).
-        let mut k = ctl(ControllerConfig::default());
+        let mut k = ctl(printed());
         k.set_initial_window(40_000);
         k.on_signal(&ack(1, Some(50)), Signal::Ecn);
         assert!(
@@ -367,7 +445,7 @@ mod tests {
 
     #[test]
     fn cl1_decays_by_e_minus_beta_only_when_rtt_high() {
-        let mut c = ctl(ControllerConfig::default());
+        let mut c = ctl(printed());
         c.set_initial_window(50_000);
         for t in 1..=4 {
             c.on_ack(&ack(t, Some(100)));
@@ -395,7 +473,7 @@ mod tests {
             let mut m = ctl(ControllerConfig {
                 beta_unit: BetaUnit::Ms,
                 decay_floor_segments: floor,
-                ..Default::default()
+                ..printed()
             });
             m.set_initial_window(50_000);
             for t in 1..=4 {
@@ -415,7 +493,7 @@ mod tests {
         for (floor, window) in [(2, 2000), (1, 1999)] {
             let mut c = ctl(ControllerConfig {
                 decay_floor_segments: floor,
-                ..Default::default()
+                ..printed()
             });
             c.set_initial_window(5_000);
             c.on_ack(&ack(1, Some(4)));
@@ -429,7 +507,7 @@ mod tests {
 
     #[test]
     fn congestion_avoidance_grows_sigma_or_decays_per_ack() {
-        let mut c = ctl(ControllerConfig::default());
+        let mut c = ctl(printed());
         c.set_initial_window(20_000);
         c.on_ack(&ack(1, Some(100)));
         c.on_ack(&ack(2, Some(100)));
@@ -462,7 +540,7 @@ mod tests {
         let mut c = ctl(ControllerConfig {
             ca_decay_lowers_ssthresh: true,
             decay_floor_segments: 1,
-            ..Default::default()
+            ..printed()
         });
         c.set_initial_window(16_000);
         c.on_signal(&ack(1, Some(100)), Signal::Level(2)); // → 2000, CA
@@ -482,7 +560,7 @@ mod tests {
             avg_rtt: AvgRtt::Ewma,
             ewma_gain: 0.5,
             avg_includes_current: false,
-            ..Default::default()
+            ..printed()
         });
         c.set_initial_window(10_000);
         // First sample: no average to compare with yet → +SZ.
@@ -500,7 +578,7 @@ mod tests {
 
     #[test]
     fn newreno_loss_and_timeout() {
-        let mut c = ctl(ControllerConfig::default());
+        let mut c = ctl(printed());
         c.set_initial_window(30_000);
         c.on_ack(&ack(1, Some(100)));
         // Fast retransmit with 30 kB in flight: ssthresh = cwnd = 15 kB.
@@ -538,7 +616,7 @@ mod tests {
     fn grow_on_signal_ack_when_asked_and_bad_params() {
         let mut c = ctl(ControllerConfig {
             grow_on_signal_ack: true,
-            ..Default::default()
+            ..printed()
         });
         c.set_initial_window(16_000);
         c.on_signal(&ack(1, Some(100)), Signal::Level(2));
@@ -549,7 +627,7 @@ mod tests {
         let e = Controller::new(
             ControllerConfig {
                 ewma_gain: 2.0,
-                ..Default::default()
+                ..printed()
             },
             1000,
         );

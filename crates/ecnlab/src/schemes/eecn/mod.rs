@@ -91,11 +91,17 @@
 //!   `cRTT < avgRTT` (plain NewReno growth).
 //! - `β = cRTT − avgRTT` in seconds (`beta_unit = "s"`; `"ms"` makes the decay a thousand times
 //!   stronger in the exponent).
-//! - Ties: Algorithm 1 and 2 test `cRTT ≥ avgRTT`; we follow the algorithms (the prose of
-//!   §4.4.2 says "exceeds"). With `β = 0` the decay factor is 1.
+//! - "Congested" means `cRTT > avgRTT` (`rtt_compare = "strict"`, the default): the prose of
+//!   §4.4.2 says the RTT "exceeds" / is "greater than" the average, and it is the only reading
+//!   under which a flow on a flat RTT can grow. Algorithms 1 and 2 print `cRTT ≥ avgRTT`
+//!   (`"inclusive"`); with it an empty queue is a trap: the average converges to the flat
+//!   sample, every ACK takes the congested branch, and the decay `e^−β` with β ≈ 0 leaves the
+//!   window where it is for the rest of the connection. Below, "congested" stands for the
+//!   chosen comparison.
 //! - CL(2) (Alg. 1): `ssthresh = cwnd = max(cl2_floor_segments·SZ, cwnd/d)` with `d = 8` if
-//!   `cRTT ≥ avgRTT`, else `cwnd/(d/2)`. CL(1): `ssthresh = cwnd = cwnd·e^−β` if
-//!   `cRTT ≥ avgRTT`, else nothing. An ACK that delivered a signal does not also run
+//!   congested, else `cwnd/(d/2)`. CL(1): `ssthresh = cwnd = cwnd·e^−β` if congested, else
+//!   nothing. A floor stops a decrease; it never raises a window that is already below it
+//!   (a congestion signal never increases cwnd). An ACK that delivered a signal does not also run
 //!   Algorithm 2 (`grow_on_signal_ack = false`: §4.4.4 "the connection enters the congestion
 //!   detection phase and updates its cWnd as described in Algorithm 1").
 //! - Algorithm 2 runs once per ACK of new data outside loss recovery (as ns-3's NewReno,
@@ -486,6 +492,17 @@ pub enum AvgRtt {
     Ewma,
 }
 
+/// How cRTT is compared with avgRTT to decide "congested".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RttCompare {
+    /// `cRTT > avgRTT` (the paper's prose).
+    #[default]
+    Strict,
+    /// `cRTT ≥ avgRTT` (the paper's algorithms).
+    Inclusive,
+}
+
 /// The unit `β = cRTT − avgRTT` is expressed in before `e^−β`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -516,6 +533,7 @@ pub struct ControllerConfig {
     /// Congestion-avoidance increment factor σ when `cRTT < avgRTT`.
     pub sigma_ca: f64,
     pub avg_rtt: AvgRtt,
+    pub rtt_compare: RttCompare,
     pub ewma_gain: f64,
     /// The average includes the sample it is compared with.
     pub avg_includes_current: bool,
@@ -539,6 +557,7 @@ impl Default for ControllerConfig {
             sigma_ss: 0.3,
             sigma_ca: 0.02,
             avg_rtt: AvgRtt::Mean,
+            rtt_compare: RttCompare::Strict,
             ewma_gain: 0.125,
             avg_includes_current: true,
             beta_unit: BetaUnit::S,

@@ -1,0 +1,353 @@
+"""Claims about a paper's results, and the one rule that decides them.
+
+A claim is data: what is compared (``less``: a < b, ``greater``: a > b, ``approx``: a ≈ b
+within x %, ``ratio``: a / b ≈ r within x %, ``matches``: a ≈ a published value within x %,
+``at_least`` / ``at_most``: a against a fixed bound), decided over per-seed values paired by
+seed (the same seed gives every compared configuration the same random draws, so the seed is
+the unit of pairing).
+
+The rule, the same for every experiment:
+
+- Each paired seed scores +1 when it agrees with the claim, −1 when it disagrees, 0 for a tie
+  (equal values, or zero against zero). Seeds with a missing value (an unfinished flow, a
+  zero denominator) are left out and listed with their reason.
+- An exact one-sided **sign test** on the non-tied seeds at level ``ALPHA`` (5 %): the claim
+  **holds** when the agreeing seeds are too many to be chance (P(Bin(n, ½) ≥ agree) ≤ α), and
+  is **contradicted** when the disagreeing ones are. Otherwise it is **inconclusive**, with the
+  reason (too few seeds for the level, ties, a split). With α = 5 % at least five agreeing
+  seeds are needed; one outlier among ten cannot overturn nine (p = 0.011).
+- A claim with a tolerance (``approx``, ``ratio``, ``matches``) is two one-sided statements
+  (below the upper bound, above the lower bound); it holds when both do and is contradicted
+  when either side's opposite does — the sign-test form of a two one-sided equivalence test.
+- **Not comparable**: no seed has a value, or the experiment declares the quantity not
+  comparable with the paper's (a different run length, a scheme missing from the build), with
+  the reason.
+
+The sign test uses only the direction of each seed, never its size, so a single extreme seed
+weighs as much as any other; the size is reported beside the verdict as the per-seed effect
+(the paired ratio a/b, or the values), its mean and range.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Callable, Iterable, Mapping
+
+__all__ = [
+    "ALPHA",
+    "Claim",
+    "Decision",
+    "Excluded",
+    "PerSeed",
+    "Verdict",
+    "sign_test_p",
+    "not_comparable",
+    "less",
+    "greater",
+    "approx",
+    "ratio",
+    "matches",
+    "at_least",
+    "at_most",
+]
+
+#: Level of the one-sided sign tests.
+ALPHA = 0.05
+#: Values whose relative difference is at most this are a tie.
+TIE_REL = 1e-9
+
+
+class Verdict(str, Enum):
+    HOLDS = "holds"
+    CONTRADICTED = "contradicted"
+    INCONCLUSIVE = "inconclusive"
+    NOT_COMPARABLE = "not comparable"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Excluded:
+    """A seed's value that cannot enter a claim, and why (e.g. "EF2 unfinished")."""
+
+    reason: str
+
+
+#: Per-seed values of one quantity: a number, None (no value, reason unknown) or Excluded.
+PerSeed = Mapping[int, "float | int | None | Excluded"]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The verdict on one claim and everything needed to check it."""
+
+    verdict: Verdict
+    reason: str
+    #: The claim as text, e.g. "a < b" or "a/b ≈ 0.3 (±10 %)".
+    claim: str
+    #: Seeds that entered the test (ties included), those agreeing and disagreeing.
+    n: int = 0
+    agree: int = 0
+    disagree: int = 0
+    ties: int = 0
+    #: One-sided sign-test p-values for the claim and for its opposite (the smaller side of
+    #: a two-sided claim).
+    p_claim: float | None = None
+    p_opposite: float | None = None
+    #: Per seed: the effect the claim is about (a/b, or a's value), by seed.
+    effect: Mapping[int, float] = field(default_factory=dict)
+    #: Seeds left out, with the reason.
+    excluded: tuple[tuple[int, str], ...] = ()
+    alpha: float = ALPHA
+
+    def to_json(self) -> dict[str, Any]:
+        def num(x: float | None) -> float | None:
+            return None if x is None or (isinstance(x, float) and math.isnan(x)) else x
+
+        return {
+            "verdict": self.verdict.value,
+            "reason": self.reason,
+            "claim": self.claim,
+            "n": self.n,
+            "agree": self.agree,
+            "disagree": self.disagree,
+            "ties": self.ties,
+            "p_claim": num(self.p_claim),
+            "p_opposite": num(self.p_opposite),
+            "alpha": self.alpha,
+            "effect": {str(k): num(v) for k, v in sorted(self.effect.items())},
+            "excluded": [{"seed": s, "reason": r} for s, r in self.excluded],
+        }
+
+
+def sign_test_p(k: int, n: int) -> float:
+    """P(X ≥ k) for X ~ Binomial(n, ½): the exact one-sided sign-test p-value of k agreeing
+    seeds out of n non-tied ones (1 when n = 0)."""
+    if n <= 0:
+        return 1.0
+    return sum(math.comb(n, i) for i in range(max(k, 0), n + 1)) / 2**n
+
+
+def _min_seeds(alpha: float) -> int:
+    n = 1
+    while sign_test_p(n, n) > alpha:
+        n += 1
+    return n
+
+
+def _value(x: Any) -> float | Excluded:
+    if isinstance(x, Excluded):
+        return x
+    if x is None:
+        return Excluded("no value")
+    v = float(x)
+    if math.isnan(v):
+        return Excluded("no value (NaN)")
+    return v
+
+
+def _tie(a: float, b: float) -> bool:
+    return a == b or abs(a - b) <= TIE_REL * max(abs(a), abs(b))
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A claim as data. ``kind`` is one of less, greater, approx, ratio, matches, at_least,
+    at_most; ``target`` is r (ratio), the published value (matches) or the bound (at_least /
+    at_most); ``within`` the relative tolerance of approx, ratio and matches."""
+
+    kind: str
+    target: float | None = None
+    within: float | None = None
+
+    KINDS = ("less", "greater", "approx", "ratio", "matches", "at_least", "at_most")
+
+    def __post_init__(self) -> None:
+        if self.kind not in self.KINDS:
+            raise ValueError(f"claim kind must be one of {', '.join(self.KINDS)}, got {self.kind!r}")
+        if self.kind in ("approx", "ratio", "matches") and (self.within is None or self.within < 0):
+            raise ValueError(f"a {self.kind} claim needs a tolerance within ≥ 0")
+        if self.kind in ("ratio", "matches", "at_least", "at_most") and self.target is None:
+            raise ValueError(f"a {self.kind} claim needs a target")
+
+    @property
+    def paired(self) -> bool:
+        return self.kind in ("less", "greater", "approx", "ratio")
+
+    def text(self) -> str:
+        k, t = self.kind, self.target
+        w = f" (±{self.within:.0%})" if self.within is not None else ""
+        if k == "less":
+            return "a < b"
+        if k == "greater":
+            return "a > b"
+        if k == "approx":
+            return f"a ≈ b{w}"
+        if k == "ratio":
+            return f"a/b ≈ {t:.3g}{w}"
+        if k == "matches":
+            return f"a ≈ {t:.4g}{w}"
+        return f"a {'≥' if k == 'at_least' else '≤'} {t:.4g}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "target": self.target, "within": self.within, "text": self.text()}
+
+    # ------------------------------------------------------------------ deciding
+
+    def decide(self, a: PerSeed, b: PerSeed | None = None, alpha: float = ALPHA) -> Decision:
+        """The verdict of this claim on per-seed values ``a`` (and ``b`` for paired kinds)."""
+        if self.paired and b is None:
+            raise ValueError(f"a {self.kind} claim compares two quantities: pass b")
+        seeds = sorted(set(a) | set(b or {})) if self.paired else sorted(a)
+        excluded: list[tuple[int, str]] = []
+        # Per seed: (score against the upper side, score against the lower side, effect).
+        scores: list[tuple[int, int]] = []
+        effect: dict[int, float] = {}
+        zero_zero = 0
+        for s in seeds:
+            x = _value(a.get(s))
+            y = _value(b.get(s)) if self.paired and b is not None else 0.0
+            if isinstance(x, Excluded) or isinstance(y, Excluded):
+                why = [f"{w}: {v.reason}" for w, v in (("a", x), ("b", y)) if isinstance(v, Excluded)]
+                excluded.append((s, "; ".join(why)))
+                continue
+            sc = self._score(x, y)
+            if sc is None:
+                if x == 0 and y == 0:
+                    zero_zero += 1
+                    scores.append((0, 0))
+                    continue
+                excluded.append((s, f"b is 0 (a = {x:g}): the ratio is undefined"))
+                continue
+            up, lo, eff = sc
+            scores.append((up, lo))
+            effect[s] = eff
+            if self.paired and x == 0 and y == 0:
+                zero_zero += 1
+        return self._verdict(scores, effect, excluded, zero_zero, alpha)
+
+    def _score(self, x: float, y: float) -> tuple[int, int, float] | None:
+        """(+1/−1/0 on the upper-side statement, on the lower-side statement, effect), or
+        None when the claim cannot be scored for this seed (a ratio over zero)."""
+        k = self.kind
+        if k in ("less", "greater"):
+            eff = x / y if y else math.nan
+            if _tie(x, y):
+                return 0, 0, eff
+            agree = (x < y) if k == "less" else (x > y)
+            return (1 if agree else -1), (1 if agree else -1), eff
+        if k in ("at_least", "at_most"):
+            t = float(self.target)  # type: ignore[arg-type]
+            if _tie(x, t):
+                return 0, 0, x
+            agree = (x > t) if k == "at_least" else (x < t)
+            return (1 if agree else -1), (1 if agree else -1), x
+        # Tolerance kinds: the effect is compared with [lo, hi].
+        if k == "matches":
+            center, eff = float(self.target), x  # type: ignore[arg-type]
+        else:
+            if y == 0:
+                return None
+            eff = x / y
+            center = 1.0 if k == "approx" else float(self.target)  # type: ignore[arg-type]
+        w = float(self.within)  # type: ignore[arg-type]
+        lo, hi = sorted((center * (1 - w), center * (1 + w)))
+
+        def side(v: float, bound: float, below: bool) -> int:
+            if _tie(v, bound):
+                return 0
+            return 1 if (v < bound) == below else -1
+
+        return side(eff, hi, True), side(eff, lo, False), eff
+
+    def _verdict(self, scores, effect, excluded, zero_zero, alpha) -> Decision:
+        text = self.text()
+        base = dict(claim=text, effect=effect, excluded=tuple(excluded), alpha=alpha)
+        if not scores:
+            why = "no seed has a value" if not excluded else f"no seed has a value ({len(excluded)} left out)"
+            return Decision(Verdict.NOT_COMPARABLE, why, **base)
+        need = _min_seeds(alpha)
+        two_sided = self.kind in ("approx", "ratio", "matches")
+        sides = [0, 1] if two_sided else [0]
+        p_for, p_against, counts = [], [], []
+        for i in sides:
+            col = [sc[i] for sc in scores]
+            ag, dis = col.count(1), col.count(-1)
+            m = ag + dis
+            p_for.append(sign_test_p(ag, m))
+            p_against.append(sign_test_p(dis, m))
+            counts.append((ag, dis, col.count(0)))
+        # Report the counts of the weaker side (the one that decides).
+        weak = max(range(len(sides)), key=lambda i: p_for[i])
+        ag, dis, ties = counts[weak]
+        n = len(scores)
+        p_c, p_o = max(p_for), min(p_against)
+        common = dict(n=n, agree=ag, disagree=dis, ties=ties, p_claim=p_c, p_opposite=p_o, **base)
+        left = f"; {len(excluded)} seed(s) left out" if excluded else ""
+        if p_o <= alpha:
+            return Decision(Verdict.CONTRADICTED, f"{dis} of {n} seeds go against it (sign test p = {p_o:.3g} ≤ {alpha:g}){left}", **common)
+        if p_c <= alpha:
+            return Decision(Verdict.HOLDS, f"{ag} of {n} seeds agree (sign test p = {p_c:.3g} ≤ {alpha:g}){left}", **common)
+        if zero_zero == n:
+            why = f"0 vs 0 in every seed ({n})"
+        elif ties == n:
+            why = f"a tie in every seed ({n})"
+        elif n < need:
+            why = f"{n} paired seed(s): the sign test cannot reach {alpha:g} with fewer than {need}"
+            if ties:
+                why += f" ({ties} tied)"
+        else:
+            why = f"{ag} agree, {dis} disagree, {ties} tied of {n} seeds: not significant (p = {p_c:.3g})"
+            if zero_zero:
+                why += f"; 0 vs 0 in {zero_zero}"
+        return Decision(Verdict.INCONCLUSIVE, why + left, **common)
+
+
+def not_comparable(claim: Claim | None, reason: str) -> Decision:
+    """A claim that cannot be compared with the paper's, and why."""
+    return Decision(Verdict.NOT_COMPARABLE, reason, claim.text() if claim else "")
+
+
+def less(a: PerSeed, b: PerSeed) -> Decision:
+    return Claim("less").decide(a, b)
+
+
+def greater(a: PerSeed, b: PerSeed) -> Decision:
+    return Claim("greater").decide(a, b)
+
+
+def approx(a: PerSeed, b: PerSeed, within: float) -> Decision:
+    return Claim("approx", within=within).decide(a, b)
+
+
+def ratio(a: PerSeed, b: PerSeed, r: float, within: float) -> Decision:
+    return Claim("ratio", target=r, within=within).decide(a, b)
+
+
+def matches(a: PerSeed, paper: float, within: float) -> Decision:
+    return Claim("matches", target=paper, within=within).decide(a)
+
+
+def at_least(a: PerSeed, bound: float) -> Decision:
+    return Claim("at_least", target=bound).decide(a)
+
+
+def at_most(a: PerSeed, bound: float) -> Decision:
+    return Claim("at_most", target=bound).decide(a)
+
+
+def per_seed(items: Iterable[tuple[int | None, Any]], f: Callable[[Any], Any]) -> dict[int, Any]:
+    """``{seed: f(item)}``; ``f`` may return :class:`Excluded` or raise ``KeyError`` /
+    ``ValueError`` / ``ZeroDivisionError``, which exclude the seed with the message."""
+    out: dict[int, Any] = {}
+    for seed, item in items:
+        if seed is None:
+            continue
+        try:
+            out[seed] = f(item)
+        except (KeyError, ValueError, ZeroDivisionError, TypeError) as e:
+            out[seed] = Excluded(f"{type(e).__name__}: {e}")
+    return out
