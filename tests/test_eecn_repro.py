@@ -12,6 +12,7 @@ import pytest
 import ecnlab
 from ecnlab import experiments
 from ecnlab.experiments import eecn
+from ecnlab.experiments.base import Reading, stall
 from ecnlab.scenario import Scenario
 
 EXPERIMENTS = ("eecn.dynamics", "eecn.fct", "eecn.table3", "eecn.table4")
@@ -47,9 +48,9 @@ def test_every_experiment_is_registered_with_quick_and_full_forms():
     assert set(EXPERIMENTS) <= set(experiments.names())
     for name in EXPERIMENTS:
         exp = experiments.get(name)
-        quick_runs = exp.runs(True, exp.seeds(True))
-        full_runs = exp.runs(False, exp.seeds(False))
-        assert len(exp.seeds(False)) > len(exp.seeds(True)) >= 3
+        quick_runs = exp.runs(True, exp.seeds(True), Reading(exp.axes))
+        full_runs = exp.runs(False, exp.seeds(False), Reading(exp.axes))
+        assert len(exp.seeds(False)) > len(exp.seeds(True)) >= 5
         assert len(full_runs) > len(quick_runs) > 0
         some = next(iter(full_runs.values()))
         assert some["duration"] == "30s" and next(iter(quick_runs.values()))["duration"] == "6s"
@@ -61,68 +62,68 @@ def test_report_is_complete(quick):
     assert json.loads((out / "summary.json").read_text()) == summary
     assert {s["experiment"] for s in summary["experiments"]} == set(EXPERIMENTS)
     pngs = list((out / "figures").glob("*.png"))
-    assert len(pngs) >= 20
+    assert len(pngs) >= 14  # one delay reading: every figure once
     assert all(p.stat().st_size > 5000 for p in pngs)
     html = (out / "report.html").read_text()
-    for text in ("RTT₀ 24 ms", "RTT₀ 1.4 ms", "Table 4", "Initial windows"):
+    for text in ("RTT₀ 1.4 ms", "Table 4", "Initial windows", "Readings: delays ∈ {short, bench}, default short"):
         assert text in html
-    # Every published number of Table 4 appears beside ours, VCP included now that it is built.
+    # Every published number of Table 4 appears beside ours, VCP included now that it is built;
+    # absolute counts from a run of another length are not comparable, and say why.
     for scheme, label in (("newreno", "NewReno"), ("ecn", "NewReno+ECN"), ("vcp", "VCP"), ("eecn", "EECN")):
-        c = comparison(summary, f"[RTT₀ 24 ms] {label}: packets dropped")
+        c = comparison(summary, f"{label}: packets dropped")
         assert c["paper"] == eecn.PAPER_T4[scheme][0]
-        assert c["ours"] is not None and c["ours"]["n"] == 3
+        assert c["ours"] is not None and c["ours"]["n"] == 5
+        assert c["verdict"] == "not comparable" and "run length" in c["decision"]["reason"]
+    assert sum(summary["verdicts"].values()) == sum(1 for c in summary["comparisons"] if c["verdict"])
 
 
 def test_eecn_drops_fewer_packets_than_ecn_and_newreno(quick):
     """Against VCP the ratio is undefined: VCP's routers keep the queue near empty and drop
     nothing either (the report says so)."""
     _, summary = quick
-    for delays in ("RTT₀ 24 ms", "RTT₀ 1.4 ms"):
-        for other in ("ECN", "NewReno"):
-            c = comparison(summary, f"[{delays}] drops EECN/{other}")
-            assert c["direction_holds"] is True, c
-        vcp = comparison(summary, f"[{delays}] drops EECN/VCP")
-        assert vcp["direction_holds"] is None and "denominator is 0" in vcp["note"]
+    for other in ("ECN", "NewReno"):
+        c = comparison(summary, f"drops EECN/{other}")
+        assert c["verdict"] == "holds", c
+        assert c["decision"]["agree"] == 5
+    vcp = comparison(summary, "drops EECN/VCP")
+    assert vcp["verdict"] == "inconclusive" and "0 vs 0" in vcp["decision"]["reason"]
 
 
 def test_eecn_marks_fewer_packets_than_ecn_at_the_top_level(quick):
     """CL(2) marks (the ones that cut a window, like CE) are far fewer than ECN's CE marks.
     Counting CL(1) as well, EECN marks more than ECN in our runs; the report says so."""
     out, summary = quick
-    for delays in ("RTT₀ 24 ms", "RTT₀ 1.4 ms"):
-        assert comparison(summary, f"[{delays}] top-level marks EECN/ECN")["direction_holds"] is True
-    p = ports(out, "eecn.table4", "dumbbell-bench-eecn").filter(pl.col("port") == "rl->rr")
-    ecn = ports(out, "eecn.table4", "dumbbell-bench-ecn").filter(pl.col("port") == "rl->rr")
+    # Counting CL(1) too (the default reading of "marked"), EECN marks more than ECN.
+    assert comparison(summary, "marks EECN/ECN")["verdict"] == "contradicted"
+    p = ports(out, "eecn.table4", "dumbbell-short-eecn").filter(pl.col("port") == "rl->rr")
+    ecn = ports(out, "eecn.table4", "dumbbell-short-ecn").filter(pl.col("port") == "rl->rr")
     assert p["marked_ce"].sum() < ecn["marked_ce"].sum()
     assert p["dropped_pkts"].sum() < ecn["dropped_pkts"].sum()
 
 
 def test_eecn_cuts_short_flow_fct_against_ecn_at_short_rtt(quick):
     _, summary = quick
-    c = comparison(summary, "[dumbbell, RTT₀ 1.4 ms] SF FCT EECN/ECN")
-    assert c["direction_holds"] is True and c["ours"]["max"] < 1.0
+    c = comparison(summary, "[dumbbell] SF FCT EECN/ECN")
+    assert c["verdict"] == "holds" and c["ours"]["max"] < 1.0
 
 
 def test_eecn_keeps_a_shorter_queue_and_delay_than_ecn_and_newreno(quick):
     _, summary = quick
-    for delays in ("RTT₀ 24 ms", "RTT₀ 1.4 ms"):
-        for other in ("NewReno+ECN", "NewReno"):
-            assert comparison(summary, f"[{delays}] mean bottleneck queue EECN/{other}")["direction_holds"] is True
-            assert comparison(summary, f"[{delays}] bottleneck sojourn EECN/{other}")["direction_holds"] is True
     for other in ("NewReno+ECN", "NewReno"):
-        assert comparison(summary, f"[RTT₀ 1.4 ms] end-to-end delay EECN/{other}")["direction_holds"] is True
+        for metric in ("mean bottleneck queue", "bottleneck sojourn", "end-to-end delay"):
+            assert comparison(summary, f"{metric} EECN/{other}")["verdict"] == "holds"
 
 
 def test_initial_windows_in_the_reproduction(quick):
     """Every EECN short flow starts at 10, 5 or 1 segments; behind classic ECN elephants some
     start below 10; flows of other schemes start at the configured 10."""
     out, _ = quick
-    for cfg in ("coexist-bench-eecn", "coexist-short-eecn", "dumbbell-bench-eecn", "dumbbell-short-eecn"):
+    for cfg in ("coexist-short-eecn", "dumbbell-short-eecn", "multihop-short-eecn"):
         f = flows(out, "eecn.fct", cfg).filter(pl.col("name").str.starts_with("SF"))
         assert set(f["init_cwnd"].to_list()) <= {10, 5, 1}, cfg
     behind_ecn = flows(out, "eecn.fct", "coexist-short-eecn").filter(pl.col("name").str.starts_with("SF"))
     assert 5 in behind_ecn["init_cwnd"].to_list()
-    for cfg in ("dumbbell-bench-ecn", "dumbbell-bench-newreno", "coexist-short-ecn"):
+    for cfg in ("dumbbell-short-ecn", "dumbbell-short-newreno", "coexist-short-ecn"):
         assert set(flows(out, "eecn.fct", cfg)["init_cwnd"].to_list()) == {10}
 
 
@@ -164,10 +165,29 @@ def test_a_missing_scheme_is_reported_not_faked(tmp_path, monkeypatch):
 
     monkeypatch.setattr(eecn, "unavailable", without_vcp)
     exp = experiments.get("eecn.table4")
-    runs = exp.runs(True, [1])
+    runs = exp.runs(True, [1], Reading(exp.axes))
     assert runs and not any("-vcp-" in n for n in runs)
     summary = experiments.reproduce("eecn.table4", tmp_path / "out", quick=True, seeds=1, jobs=2)
-    c = comparison(summary, "[RTT₀ 24 ms] drops EECN/VCP")
-    assert c["ours"] is None and c["direction_holds"] is None
-    assert "not available" in c["note"]
-    assert comparison(summary, "[RTT₀ 24 ms] drops EECN/ECN")["ours"]["n"] == 1
+    c = comparison(summary, "drops EECN/VCP")
+    assert c["ours"] is None and c["verdict"] == "not comparable"
+    assert "not available" in c["decision"]["reason"]
+    one = comparison(summary, "drops EECN/ECN")
+    assert one["ours"]["n"] == 1 and one["verdict"] == "inconclusive" and "fewer than 5" in one["decision"]["reason"]
+
+
+def test_elephants_on_an_idle_path_grow_instead_of_stalling():
+    """The run that exposed EECN's stalled window (Table 3, thresholds (0.2, 0.4), RTT₀ 24 ms,
+    seed 7): with RTT samples at a millisecond clock both elephants finish; with exact samples
+    their windows stay near 16 segments and the framework flags the run as a stall."""
+
+    def run(**changed):
+        rd = Reading(eecn.SENDER_AXES, {"delays": "bench", **changed})
+        return ecnlab.run(Scenario.from_dict(eecn.scenario(eecn.setup("eecn", rd, False, thresholds=(0.2, 0.4)), 7)))
+
+    for r in (run(), run(rtt_compare="inclusive")):
+        assert all(x is not None for x in eecn.flows_of(r, "EF")["fct_s"].to_list())
+        assert stall(r, eecn.BOTTLENECK) is None
+    frozen = run(rtt_resolution_s=0.0)
+    assert eecn.flows_of(frozen, "EF")["fct_s"].to_list() == [None, None]
+    st = stall(frozen, eecn.BOTTLENECK)
+    assert st is not None and st["utilisation"] < 0.25

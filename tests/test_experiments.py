@@ -13,6 +13,7 @@ import pytest
 import ecnlab
 from ecnlab import experiments as ex
 from ecnlab.experiments import core
+from ecnlab.experiments.verdict import Claim
 
 
 def udp(rate: str, seed: int = 1) -> ecnlab.Scenario:
@@ -23,9 +24,11 @@ def udp(rate: str, seed: int = 1) -> ecnlab.Scenario:
 def test_stat_aggregates_and_ignores_missing_values():
     s = ex.Stat.of([1.0, None, 3.0, float("nan"), 2.0])
     assert (s.mean, s.min, s.max, s.n) == (2.0, 1.0, 3.0, 3)
-    assert str(s) == "2 [1 – 3]"
+    # Every aggregate says how many seeds had no value.
+    assert str(s) == "2 [1 – 3] (3 of 5 seeds; 2 without a value)"
+    assert str(ex.Stat.of([1.0, 3.0, 2.0])) == "2 [1 – 3]"
     assert ex.Stat.of([]).n == 0 and math.isnan(ex.Stat.of([]).mean)
-    assert s.to_json() == {"mean": 2.0, "min": 1.0, "max": 3.0, "n": 3, "values": [1.0, 3.0, 2.0]}
+    assert s.to_json() == {"mean": 2.0, "min": 1.0, "max": 3.0, "n": 3, "missing": 2, "values": [1.0, 3.0, 2.0]}
     assert ex.percent_change(30, 100) == -70
 
 
@@ -65,16 +68,23 @@ class _Toy(ex.Experiment):
     name = "toy.util"
     title = "utilisation equals offered load"
     source = "definition of utilisation"
-    quick_seeds = 2
+    quick_seeds = 5
+    axes = (
+        ex.ReadingAxis("rate", ("5Mbps", "6Mbps"), "the stated load"),
+        ex.ReadingAxis("tolerance", (0.1, 0.5), "a tight check"),
+    )
 
-    def runs(self, quick, seeds):
-        return ex.for_seeds({"half": udp("5Mbps")}, seeds)
+    def runs(self, quick, seeds, reading):
+        return ex.for_seeds({"half": udp(reading.rate)}, seeds)
 
     def analyze(self, runs, ctx):
-        u = runs.stat("half", lambda r: r.port("rl->rr")["utilization"])
         ctx.note("a note")
         ctx.table(pl.DataFrame({"a": [1]}), caption="a table")
-        return [ex.Comparison("utilisation", 0.5, u, abs(u.mean - 0.5) < 0.05, claim="ρ = 0.5")]
+        util = runs.per_seed("half", lambda r: r.port("rl->rr")["utilization"])
+        return [
+            ex.base.claim("utilisation", Claim("matches", target=0.5, within=ctx.reading.tolerance), util, paper=0.5, text="ρ = 0.5"),
+            ex.Comparison("a number without a claim", 1.0, 1.0),
+        ]
 
 
 def test_registered_experiment_runs_end_to_end(tmp_path, monkeypatch):
@@ -83,16 +93,65 @@ def test_registered_experiment_runs_end_to_end(tmp_path, monkeypatch):
     assert [e.name for e in ex.select("toy")] == ["toy.util"]
     summary = ex.reproduce("toy", tmp_path / "out", quick=True)
     assert summary["experiment"] == "toy"
-    (c,) = summary["comparisons"]
-    assert c["metric"] == "utilisation" and c["paper"] == 0.5 and c["direction_holds"] is True
-    assert c["ours"]["n"] == 2 and c["experiment"] == "toy.util"
+    c, plain = summary["comparisons"]
+    assert c["metric"] == "utilisation" and c["paper"] == 0.5 and c["verdict"] == "holds"
+    assert c["ours"]["n"] == 5 and c["experiment"] == "toy.util"
+    assert c["decision"]["n"] == 5 and c["decision"]["agree"] == 5 and "sign test" in c["decision"]["reason"]
+    assert plain["verdict"] is None and plain["decision"] is None
+    assert summary["verdicts"] == {"holds": 1, "contradicted": 0, "inconclusive": 0, "not comparable": 0}
+    assert summary["readings"] == ["default"] and summary["stalls"] == []
     out = tmp_path / "out"
     assert json.loads((out / "summary.json").read_text()) == summary
-    assert sorted(p.name for p in (out / "runs").iterdir()) == ["toy.util-half-s1", "toy.util-half-s2"]
+    assert sorted(p.name for p in (out / "runs").iterdir()) == [f"toy.util-half-s{i}" for i in range(1, 6)]
     html = (out / "report.html").read_text()
     assert "toy.util: utilisation equals offered load" in html and "a note" in html and "a table" in html
     # The comparison table comes before the section's notes.
     assert html.index("utilisation</td>") < html.index("a note")
+
+
+def test_readings_run_side_by_side_and_share_identical_runs(tmp_path, monkeypatch):
+    monkeypatch.setitem(ex._REGISTRY, "toy.util", _Toy())
+    summary = ex.reproduce("toy", tmp_path / "out", quick=True, readings="all")
+    assert summary["readings"] == ["default", "rate=6Mbps", "tolerance=0.5"]
+    (sec,) = summary["experiments"]
+    by = {r: [c["verdict"] for c in cs if c["verdict"]] for r, cs in sec["by_reading"].items()}
+    # 6 Mbit/s on a 10 Mbit/s link is 60 %: outside 0.5 ± 10 %; the loose tolerance accepts 50 %.
+    assert by == {"default": ["holds"], "rate=6Mbps": ["contradicted"], "tolerance=0.5": ["holds"]}
+    assert summary["depends_on_reading"] == [
+        {"metric": "utilisation", "verdicts": {"default": "holds", "rate=6Mbps": "contradicted", "tolerance=0.5": "holds"}, "holds_under": ["default", "tolerance=0.5"], "experiment": "toy.util"}
+    ]
+    # The tolerance reading changes only the analysis: its runs are the default's, run once.
+    runs = tmp_path / "out" / "runs"
+    assert sorted(p.name for p in runs.iterdir() if p.is_dir() and p.name.startswith("toy")) == [f"toy.util-half-s{i}" for i in range(1, 6)]
+    assert len(list((runs / "reading-rate-6Mbps").iterdir())) == 5
+    assert not (runs / "reading-tolerance-0.5").exists()
+    assert set(sec["run_dirs"]["tolerance=0.5"].values()) == set(sec["run_dirs"]["default"].values())
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert "Claims whose verdict depends on the reading (1)" in html
+
+
+def test_bad_readings_are_named(tmp_path, monkeypatch):
+    monkeypatch.setitem(ex._REGISTRY, "toy.util", _Toy())
+    with pytest.raises(ecnlab.ExperimentError, match="unknown reading 'speed'; readings: rate, tolerance"):
+        ex.reproduce("toy", tmp_path / "out", quick=True, readings="speed=1")
+    with pytest.raises(ecnlab.ExperimentError, match="rate = '7Mbps': expected one of 5Mbps, 6Mbps"):
+        ex.reproduce("toy", tmp_path / "out", quick=True, readings="rate=7Mbps")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_stalled_run_is_flagged():
+    """A bulk flow held to 2 % of the bottleneck by its receive window is a stall; the same
+    flow with an ample window is not."""
+    base = {
+        "duration": "3s",
+        "topology": {"kind": "dumbbell", "left": 1, "right": 1, "access": {"rate": "1Gbps", "delay": "1ms"}, "bottleneck": {"rate": "100Mbps", "delay": "5ms"}},
+        "flows": [{"src": "l0", "dst": "r0", "cc": "newreno"}],
+        "measure": {"interval": "10ms", "sample_flows": True},
+    }
+    starved = dict(base, tcp={"rcv_buf": 2000})
+    assert ex.stall(ecnlab.run(base), "rl->rr") is None
+    st = ex.stall(ecnlab.run(starved), "rl->rr")
+    assert st is not None and st["utilisation"] < 0.05 and st["measured_by"] == "flows' delivery rate samples"
 
 
 def test_unknown_experiment_names_the_papers():

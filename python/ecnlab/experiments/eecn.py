@@ -28,6 +28,9 @@ constants below.
 - The sender's readings (``schemes/eecn`` docs): ``rtt_compare`` — "congested" is
   ``cRTT > avgRTT`` (default, the prose's "exceeds"; the only reading under which a flow on a
   flat RTT grows) or ``≥`` (the algorithms as printed, which freeze a window on a flat RTT);
+  ``rtt_resolution_s`` — RTT samples at a millisecond clock (default, TCP's timestamp clock)
+  or exact (picosecond samples differ by microseconds on an empty path, which the
+  comparison reads as congestion: the window stalls on an idle link);
   ``beta_unit`` — β in seconds (default: the decay stays gentle, as the paper describes it) or
   milliseconds; ``avg_rtt`` — avgRTT the mean of every sample (default, "the average RTT of
   the connection") or an EWMA; ``decay_floor_segments`` — decays stop at 2 segments (default,
@@ -171,6 +174,7 @@ AXES = {
     for a in (
         ReadingAxis("delays", ("short", "bench"), "the delay scale Table 3's 1.9–3.0 ms end-to-end delays imply"),
         ReadingAxis("rtt_compare", ("strict", "inclusive"), "§4.4.2's prose: the RTT 'exceeds' its average"),
+        ReadingAxis("rtt_resolution_s", (0.001, 0.0), "a millisecond TCP clock; exact samples stall a window on an idle path"),
         ReadingAxis("beta_unit", ("s", "ms"), "seconds keep the decay gentle, as the paper describes it"),
         ReadingAxis("avg_rtt", ("mean", "ewma"), "'the average RTT of the connection'"),
         ReadingAxis("decay_floor_segments", (2, 1), "the least window §4.4.2 names"),
@@ -179,12 +183,13 @@ AXES = {
         ReadingAxis("multihop_order", ("eecn_first", "ecn_first"), "the EECN router holds the queue in Fig. 6b"),
     )
 }
-SENDER_AXES = tuple(AXES[k] for k in ("delays", "rtt_compare", "beta_unit", "avg_rtt", "decay_floor_segments"))
+SENDER_PARAMS = ("rtt_compare", "rtt_resolution_s", "beta_unit", "avg_rtt", "decay_floor_segments")
+SENDER_AXES = (AXES["delays"],) + tuple(AXES[k] for k in SENDER_PARAMS)
 
 
 def eecn_params(reading: Reading) -> dict[str, Any]:
     """The EECN controller parameters a reading chooses."""
-    return {k: reading.get(k, AXES[k].default) for k in ("rtt_compare", "beta_unit", "avg_rtt", "decay_floor_segments")}
+    return {k: reading.get(k, AXES[k].default) for k in SENDER_PARAMS}
 
 
 @dataclass(frozen=True)
@@ -680,7 +685,7 @@ class Table4(Experiment):
         d = ctx.reading.delays
         cl2_only = ctx.reading.marks == "cl2"
         length = (
-            "not comparable: absolute counts grow with the run length, which the paper does not give "
+            "absolute counts grow with the run length, which the paper does not give "
             "(its drop percentages imply ~3 M packets, ours are in the table below)"
         )
         for s in SCHEMES:

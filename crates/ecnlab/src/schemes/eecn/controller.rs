@@ -51,6 +51,8 @@ pub struct Controller {
     in_fast_recovery: bool,
     /// The last event was a timeout and no new data has been acknowledged since.
     rto_without_progress: bool,
+    /// `rtt_resolution_s` in picoseconds.
+    rtt_resolution: Time,
     /// `now` of the last ACK that delivered a signal (that ACK skips Algorithm 2).
     signal_at: Option<Time>,
     /// Responses taken, by level (index 1, 2), for statistics.
@@ -96,6 +98,7 @@ impl Controller {
             in_fast_recovery: false,
             rto_without_progress: false,
             signal_at: None,
+            rtt_resolution: time::from_secs(cfg.rtt_resolution_s),
             responses: [0; 3],
             mss,
             cfg,
@@ -115,7 +118,7 @@ impl Controller {
     /// cRTT and avgRTT for the ACK `ev`, before its sample is committed. `None` before any
     /// sample: the sender then takes the uncongested branches.
     fn rtt_view(&self, ev: &AckEvent) -> Option<RttView> {
-        let sample = ev.rtt.map(time::to_secs);
+        let sample = self.sample(ev);
         let c = sample.or(self.c_rtt)?;
         let avg = match sample {
             Some(s) if self.cfg.avg_includes_current => self.rtt.with(s),
@@ -126,6 +129,13 @@ impl Controller {
             avg,
             compare: self.cfg.rtt_compare,
         })
+    }
+
+    /// The ACK's RTT sample in seconds, at the configured resolution.
+    fn sample(&self, ev: &AckEvent) -> Option<f64> {
+        let rtt = ev.rtt?;
+        let res = self.rtt_resolution;
+        Some(time::to_secs(if res > 0 { rtt / res * res } else { rtt }))
     }
 
     /// `e^−β` with β = cRTT − avgRTT in the configured unit.
@@ -207,8 +217,7 @@ impl crate::cc::Controller for Controller {
 
     fn on_ack(&mut self, ev: &AckEvent) {
         let r = self.rtt_view(ev);
-        if let Some(s) = ev.rtt {
-            let s = time::to_secs(s);
+        if let Some(s) = self.sample(ev) {
             self.rtt.add(s);
             self.c_rtt = Some(s);
         }
@@ -384,6 +393,36 @@ mod tests {
             frozen.on_ack(&ack(t, Some(24)));
         }
         assert!(close(frozen.cwnd_exact(), 16_000.0), "{}", frozen.cwnd_exact());
+    }
+
+    #[test]
+    fn microsecond_jitter_on_an_empty_path_is_no_congestion_at_a_millisecond_clock() {
+        // An empty 24 ms path: most samples 24.19 ms, one in thirty 24.10 ms (where a segment
+        // falls in a delayed-ACK pair). The long-run mean sits just below 24.19 ms.
+        let jittered = |t: u64| AckEvent {
+            now: t * MS,
+            acked_bytes: SZ as u64,
+            rtt: Some(if t % 30 == 0 { 24_100 } else { 24_190 } * crate::time::US),
+            ..Default::default()
+        };
+        let run = |cfg: ControllerConfig| {
+            let mut c = ctl(cfg);
+            c.set_initial_window(16_000);
+            c.on_rto(0, 32_000); // ssthresh 16 000: congestion avoidance from the start
+            c.set_initial_window(16_000);
+            for t in 1..=3000 {
+                c.on_ack(&jittered(t));
+            }
+            c.cwnd_exact()
+        };
+        // At 1 ms every sample reads 24 ms: flat, so the window grows by σ_ca·SZ per ACK.
+        assert!(close(run(ControllerConfig::default()), 16_000.0 + 3000.0 * 20.0));
+        // Exact samples: 29 ACKs in 30 are "above the average" and decay; the window barely moves.
+        let exact = run(ControllerConfig {
+            rtt_resolution_s: 0.0,
+            ..Default::default()
+        });
+        assert!(exact < 16_000.0 + 3000.0 * 20.0 / 20.0, "{exact}");
     }
 
     #[test]

@@ -98,6 +98,13 @@
 //!   sample, every ACK takes the congested branch, and the decay `e^−β` with β ≈ 0 leaves the
 //!   window where it is for the rest of the connection. Below, "congested" stands for the
 //!   chosen comparison.
+//! - RTT samples enter cRTT and avgRTT at `rtt_resolution_s` (1 ms): rounded down to whole
+//!   milliseconds, as a sender whose RTT clock is TCP's millisecond timestamp clock measures
+//!   them (RFC 7323 §5.4). At the simulator's picosecond resolution the samples of a flow on an
+//!   empty path still differ by microseconds (where a segment falls in a delayed-ACK pair), the
+//!   long-run mean sits just below the most common sample, and with either comparison nearly
+//!   every ACK counts as congested: the window stalls on an idle link. `0` compares exact
+//!   samples.
 //! - CL(2) (Alg. 1): `ssthresh = cwnd = max(cl2_floor_segments·SZ, cwnd/d)` with `d = 8` if
 //!   congested, else `cwnd/(d/2)`. CL(1): `ssthresh = cwnd = cwnd·e^−β` if congested, else
 //!   nothing. A floor stops a decrease; it never raises a window that is already below it
@@ -534,6 +541,8 @@ pub struct ControllerConfig {
     pub sigma_ca: f64,
     pub avg_rtt: AvgRtt,
     pub rtt_compare: RttCompare,
+    /// RTT samples are rounded down to a multiple of this before use, seconds (0: exact).
+    pub rtt_resolution_s: f64,
     pub ewma_gain: f64,
     /// The average includes the sample it is compared with.
     pub avg_includes_current: bool,
@@ -558,6 +567,7 @@ impl Default for ControllerConfig {
             sigma_ca: 0.02,
             avg_rtt: AvgRtt::Mean,
             rtt_compare: RttCompare::Strict,
+            rtt_resolution_s: 0.001,
             ewma_gain: 0.125,
             avg_includes_current: true,
             beta_unit: BetaUnit::S,
@@ -582,6 +592,12 @@ impl ControllerConfig {
             if !(s > 0.0 && s <= 1.0) {
                 return Err(format!("{name}: {s} is outside (0, 1]"));
             }
+        }
+        if !(self.rtt_resolution_s.is_finite() && (0.0..=1.0).contains(&self.rtt_resolution_s)) {
+            return Err(format!(
+                "rtt_resolution_s: {} is outside [0, 1] seconds",
+                self.rtt_resolution_s
+            ));
         }
         if !(self.ewma_gain > 0.0 && self.ewma_gain <= 1.0) {
             return Err(format!("ewma_gain: {} is outside (0, 1]", self.ewma_gain));
