@@ -591,8 +591,9 @@ def grouped_bars(title: str, ylabel: str, groups: Sequence[str], series: dict[st
     x = np.arange(len(groups))
     for i, (label, stats) in enumerate(series.items()):
         mean = np.array([np.nan if s is None or s.n == 0 else s.mean for s in stats], dtype=float)
-        lo = np.array([0 if s is None or s.n == 0 else s.mean - s.min for s in stats], dtype=float)
-        hi = np.array([0 if s is None or s.n == 0 else s.max - s.mean for s in stats], dtype=float)
+        # Rounding can leave the mean a hair outside [min, max]: whiskers are never negative.
+        lo = np.nan_to_num(np.array([0 if s is None or s.n == 0 else s.mean - s.min for s in stats], dtype=float)).clip(min=0)
+        hi = np.nan_to_num(np.array([0 if s is None or s.n == 0 else s.max - s.mean for s in stats], dtype=float)).clip(min=0)
         kw = {"color": colors[i]} if colors else {}
         ax.bar(x - 0.4 + w * (i + 0.5), mean, w, yerr=[lo, hi], capsize=2, label=label, **kw)
     ax.set_xticks(x, groups)
@@ -818,6 +819,8 @@ class Table4(Experiment):
             )
 
     def _figures(self, runs: RunSet, ctx: Context) -> None:
+        if not ctx.draw:
+            return
         avail = [s for s in SCHEMES if not unavailable(s.key)]
         labels = [s.label for s in avail]
         for d in (ctx.reading.delays,):
@@ -1183,6 +1186,8 @@ class Fct(Experiment):
         return comps
 
     def _figures(self, runs: RunSet, ctx: Context) -> None:
+        if not ctx.draw:
+            return
         avail = [s for s in SCHEMES if not unavailable(s.key)]
         names = ["EF1", "EF2"] + [f"SF{j + 1}" for j in range(N_SHORT)]
         for topo in ("dumbbell", "multihop"):
@@ -1316,6 +1321,8 @@ class Dynamics(Experiment):
         return claim(f"{tag}Jain's index, {'/'.join(BY_KEY[k].label for k in schemes)} elephants", Claim("at_least", target=self.FAIR), per, paper="≈ 1 (equal shares, Fig. 12b)", unit="index", text=f"the bottleneck is shared fairly (index ≥ {self.FAIR})", note=note)
 
     def _figures(self, runs: RunSet, ctx: Context) -> None:
+        if not ctx.draw:
+            return
         seed = ctx.seeds[0]
         avail = {s.key: _config_name("dumbbell", ctx.reading.delays, s.key) for s in SCHEMES if not unavailable(s.key)}
         for d in (ctx.reading.delays,):
