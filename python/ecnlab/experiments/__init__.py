@@ -279,6 +279,10 @@ def _comparison_table(doc: Html, comps: list[Comparison]) -> None:
     )
 
 
+def _counts_cell(counts: Mapping[str, int]) -> str:
+    return " / ".join(f'<span class="{_VERDICT_CSS[k]}">{counts[k]}</span>' for k in VERDICT_CLASSES)
+
+
 def _overview(sections: list[dict[str, Any]], readings: list[str]) -> str:
     """The report's first table: each experiment with its verdict counts (per reading)."""
     import html as h
@@ -288,17 +292,23 @@ def _overview(sections: list[dict[str, Any]], readings: list[str]) -> str:
     for s in sections:
         name = h.escape(s["experiment"])
         cells = "".join(
-            f"<td>{h.escape(_counts_text(count_verdicts(s['by_reading'][r]))) if r in s['by_reading'] else '–'}</td>"
-            for r in readings
+            f"<td>{_counts_cell(count_verdicts(s['by_reading'][r])) if r in s['by_reading'] else '–'}</td>" for r in readings
         )
         stalls = len(s["stalls"])
         rows.append(
             f'<tr><td class="l"><a href="#{name}">{name}</a></td><td class="l">{h.escape(s["title"])}</td>'
             f"{cells}<td>{len(s['runs'])}</td><td>{stalls}</td><td>{s['wall_s']:.1f}</td></tr>"
         )
+    total = "".join(
+        f"<td><b>{_counts_cell(count_verdicts([c for s in sections for c in s['by_reading'].get(r, [])]))}</b></td>" for r in readings
+    )
     return (
+        '<p class="note">Claims per verdict: holds / contradicted / inconclusive / not comparable, '
+        "under each reading run (columns).</p>"
         '<div class="tbl"><table class="cmp"><tr><th class="l">experiment</th><th class="l">what</th>'
-        f"{head}<th>runs</th><th>stalled runs</th><th>wall time (s)</th></tr>" + "".join(rows) + "</table></div>"
+        f"{head}<th>runs</th><th>stalled runs</th><th>wall time (s)</th></tr>"
+        + "".join(rows)
+        + f'<tr><td class="l"><b>all</b></td><td class="l"></td>{total}<td></td><td></td><td></td></tr></table></div>'
     )
 
 
