@@ -230,3 +230,31 @@ def test_tcp_flow_completes_and_bulk_flows_fill_the_link():
     assert bulk["fct_s"] is None
     assert r.port("rl->rr")["utilization"] > 0.9
     assert r.series("cwnd_bytes", "bulk").height > 100
+
+
+# ------------------------------------------------------------ hostile API calls
+
+
+def _udp_run():
+    return ecnlab.run(ecnlab.Scenario.dumbbell(left=1, right=1, duration="0.2s").add_udp_flow("l0", "r0", rate="1Mbps", name="u"))
+
+
+@pytest.mark.parametrize(
+    "call,error,needle",
+    [
+        (lambda: ecnlab.Scenario.dumbbell(left=1, right=1).set("", 1), ecnlab.ScenarioError, "an empty key path"),
+        (lambda: ecnlab.Scenario.dumbbell(left=1, right=1).add_udp_flow("l0", "r0", rate="1Mbps").set("flows.0.cc", "x"), ecnlab.ScenarioError, "flows is a list: index it, e.g. flows[0]"),
+        (lambda: ecnlab.Scenario.dumbbell(left=1, right=1).set("flows[3].cc", "x"), ecnlab.ScenarioError, "has 0 entries, no [3]"),
+        (lambda: ecnlab.Scenario.dumbbell(left=1, right=1).set("duration.x", 1), ecnlab.ScenarioError, "is a value"),
+        (lambda: ecnlab.Scenario.dumbbell(left=1, right=1).set("topology.left", float("nan")).to_json(), ecnlab.ScenarioError, "topology.left: must be a finite number, got nan"),
+        (lambda: ecnlab.validate({"duration": float("inf")}), ecnlab.ScenarioError, "duration: must be a finite number"),
+        (lambda: ecnlab.run(ecnlab.Scenario.dumbbell(left=1, right=1), seed=2**64), ecnlab.ScenarioError, "from 0 to 2^64 − 1"),
+        (lambda: ecnlab.validate('duration = "1s"\n[topology\n'), ecnlab.ScenarioError, "line 2: invalid table header"),
+        (lambda: _udp_run().series("bogus", "u"), KeyError, "no samples of kind 'bogus'; this run sampled: "),
+        (lambda: _udp_run().series("queue_pkts", "nowhere"), KeyError, "no queue_pkts samples of 'nowhere'"),
+    ],
+)
+def test_hostile_api_calls_get_clear_errors(call, error, needle):
+    with pytest.raises(error) as e:
+        call()
+    assert needle in str(e.value)

@@ -211,3 +211,50 @@ def test_ctrl_c_stops_parallel_reproduce_runs_and_leaves_no_directory(tmp_path):
     assert proc.returncode == 1 and "interrupted" in err and "Traceback" not in err, err
     left = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
     assert left == [], left
+
+
+LONG_RUN = (
+    'duration = "100000s"\n[topology]\nkind = "dumbbell"\nleft = 1\nright = 1\n'
+    'access = { rate = "10Gbps", delay = "1ms" }\nbottleneck = { rate = "1Gbps", delay = "1ms" }\n'
+    '[[flows]]\nkind = "udp"\nsrc = "l0"\ndst = "r0"\nrate = "900Mbps"\n'
+    '[measure]\ninterval = "1s"\n'
+)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_and_sighup_stop_a_run_like_ctrl_c(sig, tmp_path):
+    scen = tmp_path / "long.toml"
+    scen.write_text(LONG_RUN)
+    out = tmp_path / "res"
+    proc = subprocess.Popen([*ECNLAB, "run", str(scen), "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not any(x.name.startswith(".res.partial-") for x in tmp_path.iterdir()):
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.05)
+    time.sleep(0.3)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 1
+    assert f"stopped by {signal.Signals(sig).name}" in err and "Traceback" not in err
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["long.toml"]
+
+
+def test_a_partial_directory_left_by_a_killed_run_is_cleaned_by_the_next(tmp_path, udp_toml):
+    scen = tmp_path / "s.toml"
+    scen.write_text(udp_toml)
+    long = tmp_path / "long.toml"
+    long.write_text(LONG_RUN)
+    out = tmp_path / "res"
+    proc = subprocess.Popen([*ECNLAB, "run", str(long), "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not any(x.name.startswith(".res.partial-") for x in tmp_path.iterdir()):
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.05)
+    proc.kill()  # SIGKILL: no handler runs, the partial directory stays
+    proc.wait()
+    stale = [x for x in tmp_path.iterdir() if x.name.startswith(".res.partial-")]
+    assert len(stale) == 1
+    p = run_cli("run", scen, "--out", out, "--quiet")
+    assert p.returncode == 0, p.stderr
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["long.toml", "res", "s.toml"]
+    assert not (out / ".ecnlab-owner").exists()

@@ -40,6 +40,16 @@ cc = "newreno"
 """
 
 
+EXPLICIT = """
+[topology]
+kind = "explicit"
+nodes = [{{ name = "{a}", kind = "host" }}, {{ name = "b", kind = "host" }}]
+links = [{{ a = "{a}", b = "b", rate = "1Mbps", delay = "1ms" }}]
+[measure]
+pcap = ["{a}->b"]
+"""
+
+
 def dumbbell(**over: str) -> str:
     """The dumbbell with some lines of the [topology] table replaced or added."""
     lines = DUMBBELL.strip().splitlines()
@@ -94,7 +104,7 @@ CASES: list[tuple] = [
     ("unknown_flow_kind", HEAD + DUMBBELL + udp(kind='"sctp"'), "flows[0].kind"),
     ("unknown_flow_key", HEAD + DUMBBELL + udp(colour='"red"'), "flows[0].colour"),
     ("udp_packet_too_small", HEAD + DUMBBELL + udp(packet_size="10"), "flows[0].packet_size"),
-    ("udp_stop_before_start", HEAD + DUMBBELL + udp(start='"2s"', stop='"1s"'), "flows[0].stop"),
+    ("udp_stop_before_start", HEAD + DUMBBELL + udp(start='"0.8s"', stop='"0.5s"'), "flows[0].stop"),
     ("udp_unknown_codepoint", HEAD + DUMBBELL + udp(udp_ecn='"ce"'), "flows[0].udp_ecn"),
     ("zero_count", HEAD + DUMBBELL + udp(count="0"), "flows[0].count"),
     ("unknown_congestion_controller", HEAD + DUMBBELL + TCP.replace('"newreno"', '"warp-drive"'), "flows[0].cc"),
@@ -106,6 +116,28 @@ CASES: list[tuple] = [
     ("workload_without_rate", HEAD + DUMBBELL + '[[workloads]]\nsrc = ["l0"]\ndst = ["r0"]\nsizes = { dist = "fixed", size = "10KB" }\n', "workloads[0]"),
     ("pareto_shape_at_most_one", HEAD + DUMBBELL + '[[workloads]]\nsrc = ["l0"]\ndst = ["r0"]\narrival_rate = 10.0\nsizes = { dist = "pareto", mean = "10KB", shape = 1.0 }\n', "workloads[0].sizes.shape"),
     ("toml_syntax_error", HEAD + "[topology\nkind = 3\n", "", "line 2"),
+    # Names become file names (pcap) and table keys: a documented character set.
+    ("node_name_with_dots_and_slashes", HEAD + EXPLICIT.format(a="../../pwned") + udp(src='"../../pwned"', dst='"b"'), "topology.nodes[0].name", "is not allowed: use 1 to 64 characters"),
+    ("node_name_absolute_path", HEAD + EXPLICIT.format(a="/abs/evil") + udp(src='"/abs/evil"', dst='"b"'), "topology.nodes[0].name", "is not allowed"),
+    ("node_name_starting_with_a_dot", HEAD + EXPLICIT.format(a=".hidden") + udp(src='".hidden"', dst='"b"'), "topology.nodes[0].name"),
+    ("node_name_with_an_arrow", HEAD + EXPLICIT.format(a="x->y") + udp(src='"x->y"', dst='"b"'), "topology.nodes[0].name"),
+    ("node_name_empty", HEAD + EXPLICIT.format(a="") + udp(src='""', dst='"b"'), "topology.nodes[0].name"),
+    ("node_name_too_long", HEAD + EXPLICIT.format(a="n" * 65) + udp(src=f'"{"n" * 65}"', dst='"b"'), "topology.nodes[0].name"),
+    ("flow_name_with_a_slash", HEAD + DUMBBELL + udp(name='"a/b"'), "flows[0].name", "flow name"),
+    ("duplicate_flow_names", HEAD + DUMBBELL + udp(name='"x"') + udp(name='"x"'), "flows[1].name", 'duplicate flow name "x"'),
+    ("duplicate_names_from_copies", HEAD + DUMBBELL + udp(name='"x"', count="2") + udp(name='"x.1"'), "flows[1].name", "duplicate"),
+    ("parallel_links", HEAD + '[topology]\nkind = "explicit"\nnodes = [{ name = "a", kind = "host" }, { name = "b", kind = "host" }]\nlinks = [{ a = "a", b = "b", rate = "1Mbps", delay = "1ms" }, { a = "b", b = "a", rate = "2Mbps", delay = "1ms" }]\n', "topology.links[1].b", "already joins"),
+    ("red_max_th_above_buffer", HEAD + dumbbell(bottleneck_queue='{ kind = "red", min_th = 20, max_th = 150, limit = 100 }') + UDP, "topology.bottleneck_queue", "above the buffer limit"),
+    ("dctcp_without_ecn", HEAD + DUMBBELL + TCP.replace('"newreno"', '"dctcp"') + 'ecn = "none"\n', "flows[0].ecn", 'use ecn = "dctcp"'),
+    ("eecn_without_ecn", HEAD + DUMBBELL + TCP.replace('"newreno"', '"eecn"') + 'ecn = "none"\n', "flows[0].ecn", "never deliver"),
+    ("flow_starts_after_the_run", HEAD + DUMBBELL + udp(start='"5s"'), "flows[0].start", "not before the run ends"),
+    ("copies_start_after_the_run", HEAD + DUMBBELL + udp(count="3", stagger='"0.6s"'), "flows[0].start", "not before the run ends"),
+    ("stagger_without_count", HEAD + DUMBBELL + udp(stagger='"10ms"'), "flows[0].stagger", "give count"),
+    ("duration_below_a_picosecond", 'duration = "0.1ps"\n' + DUMBBELL + UDP, "duration", "resolution of 1 ps"),
+    ("delay_below_a_picosecond", HEAD + dumbbell(bottleneck='{ rate = "10Mbps", delay = "0.4ps" }') + UDP, "topology.bottleneck.delay", "resolution"),
+    ("duration_overflows", 'duration = "1e400s"\n' + DUMBBELL + UDP, "duration", "too long"),
+    ("duration_nan", "duration = nan\n" + DUMBBELL + UDP, "duration", "must be a number"),
+    ("rate_nan", HEAD + DUMBBELL + udp(rate="nan"), "flows[0].rate", 'got "NaN"'),
 ]
 
 

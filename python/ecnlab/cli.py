@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 import traceback
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from .errors import ExperimentError, InternalError, OutputError, ScenarioError
 
@@ -31,9 +33,13 @@ def _nonneg_int(text: str) -> int:
         v = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    if not 0 <= v <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer up to 2^64 − 1, got {text!r}")
     return v
+
+
+#: Seeds (and other counts) are 64-bit unsigned in the core.
+MAX_SEED = 2**64 - 1
 
 
 def _pos_int(text: str) -> int:
@@ -234,6 +240,14 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, handled as Ctrl-C is: runs stop, nothing half-written stays."""
+
+
+def _on_signal(signum: int, _frame: Any) -> None:
+    raise _Terminated(signal.Signals(signum).name)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -241,6 +255,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_INVALID
     debug = bool(os.environ.get("ECNLAB_DEBUG"))
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            previous[sig] = signal.signal(sig, _on_signal)
+    try:
+        return _dispatch(args, debug)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _dispatch(args: argparse.Namespace, debug: bool) -> int:
     try:
         return args.func(args)
     except (ScenarioError, OutputError, ExperimentError, _UsageError) as e:
@@ -248,6 +274,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         print(f"error: {e}", file=sys.stderr)
         return EXIT_INVALID
+    except _Terminated as e:
+        print(f"error: stopped by {e}; no results were written", file=sys.stderr)
+        return EXIT_FAILURE
     except KeyboardInterrupt:
         print("error: interrupted; no results were written", file=sys.stderr)
         return EXIT_FAILURE

@@ -15,6 +15,9 @@ from .errors import OutputError
 
 #: Files that mark a directory as an ecnlab result (safe to replace).
 RESULT_MARKERS = ("run.json", "summary.json")
+#: Inside a temporary result directory: the id of the process writing it, so a later run can
+#: tell a directory left by a killed process (SIGKILL, out of memory) from one being written.
+OWNER_FILE = ".ecnlab-owner"
 
 
 def check_replaceable(target: str | os.PathLike[str]) -> Path:
@@ -53,8 +56,10 @@ def atomic_dir(target: str | os.PathLike[str]) -> Iterator[Path]:
         t.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise OutputError(f"cannot create {t.parent}: {e.strerror or e}") from None
+    remove_stale(t)
     try:
         tmp = Path(tempfile.mkdtemp(prefix=f".{t.name}.partial-", dir=t.parent))
+        (tmp / OWNER_FILE).write_text(f"{os.getpid()} {_boot_id()}\n", encoding="utf-8")
         # mkdtemp makes it private; the result gets the usual permissions.
         mask = os.umask(0)
         os.umask(mask)
@@ -64,11 +69,53 @@ def atomic_dir(target: str | os.PathLike[str]) -> Iterator[Path]:
         raise OutputError(f"cannot write in {t.parent}: {e.strerror or e}") from None
     try:
         yield tmp
+        (tmp / OWNER_FILE).unlink(missing_ok=True)
         _replace(tmp, t)
     except BaseException:
         _remove_tree(tmp)
         _remove_empty(created)
         raise
+
+
+def _boot_id() -> str:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text(encoding="ascii").strip()
+    except OSError:
+        return "-"
+
+
+def _owner_alive(d: Path) -> bool:
+    """Whether the process that is writing ``d`` still runs (unknown owners count as alive:
+    a directory is removed only when its writer is known to be gone)."""
+    try:
+        pid_text, boot = (d / OWNER_FILE).read_text(encoding="utf-8").split()
+        pid = int(pid_text)
+    except (OSError, ValueError):
+        return True
+    if boot != _boot_id():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale(target: Path) -> list[Path]:
+    """Removes the temporary directories of earlier writes of ``target`` whose process died
+    without cleaning up; returns them."""
+    gone = []
+    try:
+        siblings = list(target.parent.glob(f".{target.name}.partial-*"))
+    except OSError:
+        return gone
+    for d in siblings:
+        if d.is_dir() and not d.is_symlink() and not _owner_alive(d):
+            _remove_tree(d)
+            gone.append(d)
+    return gone
 
 
 def _remove_tree(d: Path) -> None:

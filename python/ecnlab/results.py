@@ -85,9 +85,15 @@ class Results:
     def series(self, kind: str, entity: str | None = None) -> pl.DataFrame:
         """Samples of one kind (``queue_pkts``, ``rate_bps``, ``cwnd_bytes`` …), optionally
         of one port or flow: columns ``time_s, entity, value``."""
+        kinds = self.timeseries["kind"].unique().sort().to_list() if self.timeseries.height else []
+        if kind not in kinds:
+            raise KeyError(f"no samples of kind {kind!r}; this run sampled: {', '.join(kinds) or 'nothing'}")
         ts = self.timeseries.filter(pl.col("kind") == kind)
         if entity is not None:
             ts = ts.filter(pl.col("entity") == entity)
+            if ts.height == 0:
+                known = self.timeseries.filter(pl.col("kind") == kind)["entity"].unique().sort().to_list()
+                raise KeyError(f"no {kind} samples of {entity!r}; sampled: {', '.join(known[:20])}")
         return ts.select("time_s", "entity", "value")
 
     def scenario(self) -> Scenario:
@@ -159,10 +165,10 @@ def run(
     :class:`Results`. ``seed`` overrides the scenario's; ``pcap_dir`` receives the pcap files
     of the ports the scenario captures. Ctrl-C interrupts a run (KeyboardInterrupt)."""
     text, fmt = _scenario_text(scenario)
-    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= 2**64 - 1):
         from .errors import ScenarioError
 
-        raise ScenarioError("seed", f"must be a non-negative integer, got {seed!r}")
+        raise ScenarioError("seed", f"must be an integer from 0 to 2^64 − 1, got {seed!r}")
     out = _core.run(
         text,
         fmt,

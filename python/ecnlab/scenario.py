@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import os
 import tomllib
 from pathlib import Path
@@ -36,6 +37,46 @@ def _path_parts(dotted: str) -> list[str | int]:
                 raise ScenarioError(dotted, "a key path looks like topology.bottleneck.rate or flows[0].rate")
             parts.append(int(ix[:-1]))
     return parts
+
+
+def _show(walked: list[str | int]) -> str:
+    out = ""
+    for p in walked:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else p)
+    return out or "the scenario"
+
+
+def _step(node: Any, key: str | int, dotted: str, walked: list[str | int], create: Any) -> Any:
+    """``node[key]`` on the way along ``dotted`` (creating ``create`` under a missing table
+    key when it is not None), or a ScenarioError saying what the path ran into."""
+    where = _show(walked)
+    if isinstance(node, list):
+        if not isinstance(key, int):
+            raise ScenarioError(dotted, f"{where} is a list: index it, e.g. {where}[0]")
+        if not -len(node) <= key < len(node):
+            raise ScenarioError(dotted, f"{where} has {len(node)} entries, no [{key}]")
+        return node[key] if create is not None else None
+    if isinstance(node, dict):
+        if isinstance(key, int):
+            raise ScenarioError(dotted, f"{where} is a table, not a list: name a key")
+        if create is None:
+            return None
+        if key not in node:
+            node[key] = create
+        return node[key]
+    raise ScenarioError(dotted, f"{where} is a value ({node!r}), not a table or a list")
+
+
+def _check_numbers(node: Any, path: str) -> None:
+    """A NaN or infinite number anywhere is an error naming its key path."""
+    if isinstance(node, float) and not math.isfinite(node):
+        raise ScenarioError(path, f"must be a finite number, got {node}")
+    if isinstance(node, dict):
+        for k, v in node.items():
+            _check_numbers(v, f"{path}.{k}" if path else str(k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            _check_numbers(v, f"{path}[{i}]")
 
 
 class Scenario:
@@ -86,8 +127,9 @@ class Scenario:
         return copy.deepcopy(self._data)
 
     def to_json(self) -> str:
+        _check_numbers(self._data, "")
         try:
-            return json.dumps(self._data)
+            return json.dumps(self._data, allow_nan=False)
         except (TypeError, ValueError) as e:
             raise ScenarioError("", f"the scenario holds a value that is not plain data: {e}") from None
 
@@ -127,17 +169,15 @@ class Scenario:
         """Sets one value by key path (``topology.bottleneck_queue.min_th``,
         ``flows[0].rate``), creating tables on the way; returns self."""
         parts = _path_parts(dotted)
+        if not parts:
+            raise ScenarioError(dotted, "an empty key path; a key path looks like topology.bottleneck.rate or flows[0].rate")
         node: Any = self._data
-        for here, nxt in zip(parts, parts[1:]):
-            if isinstance(here, int):
-                node = node[here]
-            else:
-                node = node.setdefault(here, [] if isinstance(nxt, int) else {})
-        last = parts[-1]
-        if isinstance(last, int):
-            node[last] = copy.deepcopy(value)
-        else:
-            node[last] = copy.deepcopy(value)
+        walked: list[str | int] = []
+        for here, nxt in zip(parts, parts[1:]) if len(parts) > 1 else []:
+            node = _step(node, here, dotted, walked, create=[] if isinstance(nxt, int) else {})
+            walked.append(here)
+        _step(node, parts[-1], dotted, walked, create=None)
+        node[parts[-1]] = copy.deepcopy(value)
         return self
 
     def with_(self, **changes: Any) -> "Scenario":

@@ -81,6 +81,12 @@ impl RedConfig {
                 self.max_th, self.min_th
             ));
         }
+        if self.max_th > cap {
+            return Err(format!(
+                "max_th: {} is above the buffer limit ({cap} packets): the buffer would overflow before RED's forced region",
+                self.max_th
+            ));
+        }
         if !(self.max_p > 0.0 && self.max_p <= 1.0) {
             return Err(format!("max_p: {} is outside (0, 1]", self.max_p));
         }

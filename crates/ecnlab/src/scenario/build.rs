@@ -58,6 +58,8 @@ struct Ctx<'a> {
     seed: u64,
     qdisc_index: u64,
     names: HashMap<String, NodeId>,
+    /// Flow names taken so far (every flow's name is unique).
+    flow_names: std::collections::HashSet<String>,
     scenario: &'a Scenario,
 }
 
@@ -118,6 +120,7 @@ pub fn build(s: &Scenario, seed: u64, pcap_dir: Option<&Path>) -> Result<Built, 
         seed,
         qdisc_index: 0,
         names: HashMap::new(),
+        flow_names: Default::default(),
         scenario: s,
     };
     c.sim.set_ip_id_mode(s.hosts.ip_id);
@@ -166,10 +169,19 @@ pub fn build(s: &Scenario, seed: u64, pcap_dir: Option<&Path>) -> Result<Built, 
                 )
             })?;
             for (path, p) in pcap_ports {
-                let file = dir.join(format!(
+                let base = format!(
                     "{}.pcap",
                     c.sim.ports[p as usize].name.replace("->", "_to_")
-                ));
+                );
+                // Node names are checked (`NAME_RULE`), so this holds; a file name with a
+                // separator or "..", whatever its origin, is never written.
+                if base.contains(['/', '\\']) || base.starts_with('.') {
+                    return Err(err(
+                        path,
+                        format!("pcap file name {base:?} would leave the output directory"),
+                    ));
+                }
+                let file = dir.join(base);
                 c.sim
                     .enable_pcap(p, &file)
                     .map_err(|e| err(path, format!("cannot create {}: {e}", file.display())))?;
@@ -216,12 +228,7 @@ pub fn build(s: &Scenario, seed: u64, pcap_dir: Option<&Path>) -> Result<Built, 
             0.0
         };
     let rows = per_sample * (s.duration.0 as f64 / m.interval.0 as f64);
-    if rows > MAX_SAMPLE_ROWS {
-        return Err(err(
-            "measure.interval",
-            format!("sampling every {} would record about {:.0} million rows; use a longer interval, fewer sample_ports, or sample_flows = false", m.interval, rows / 1e6),
-        ));
-    }
+    check_sample_rows(rows, m.interval, memory_available())?;
     for p in sampled {
         c.sim.sample_port(p);
         c.sim.track_sojourn(p);
@@ -231,6 +238,57 @@ pub fn build(s: &Scenario, seed: u64, pcap_dir: Option<&Path>) -> Result<Built, 
     }
     c.sim.set_sample_interval(m.interval.0);
     Ok(Built { sim: c.sim })
+}
+
+/// Bytes one time-series row takes at its peak: the core's sample, the long table built from
+/// it, and its copy on the Python side.
+const BYTES_PER_SAMPLE_ROW: f64 = 170.0;
+
+/// The time series must fit both the fixed row limit and 80 % of the memory available.
+fn check_sample_rows(
+    rows: f64,
+    interval: super::units::Duration,
+    available: Option<f64>,
+) -> Result<(), ScenarioError> {
+    let by_memory = available.map_or(f64::INFINITY, |b| 0.8 * b / BYTES_PER_SAMPLE_ROW);
+    if rows <= MAX_SAMPLE_ROWS && rows <= by_memory {
+        return Ok(());
+    }
+    let why = if rows > by_memory {
+        format!(
+            " (~{:.1} GB; {:.1} GB of memory is available)",
+            rows * BYTES_PER_SAMPLE_ROW / 1e9,
+            available.unwrap_or(0.0) / 1e9
+        )
+    } else {
+        String::new()
+    };
+    Err(err(
+        "measure.interval",
+        format!("sampling every {interval} would record about {:.0} million rows{why}; use a longer interval, fewer sample_ports, or sample_flows = false", rows / 1e6),
+    ))
+}
+
+/// Memory this process may still use, in bytes: the smaller of the system's available memory
+/// and what its cgroup's limit leaves (Linux; None elsewhere or when unreadable).
+fn memory_available() -> Option<f64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let avail_kb: f64 = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    let mut avail = avail_kb * 1024.0;
+    let read = |f: &str| std::fs::read_to_string(format!("/sys/fs/cgroup/{f}")).ok();
+    if let (Some(max), Some(cur)) = (read("memory.max"), read("memory.current")) {
+        if let (Ok(max), Ok(cur)) = (max.trim().parse::<f64>(), cur.trim().parse::<f64>()) {
+            avail = avail.min((max - cur).max(0.0));
+        }
+    }
+    Some(avail)
 }
 
 fn build_topology(c: &mut Ctx) -> Result<(), ScenarioError> {
@@ -367,12 +425,7 @@ fn build_topology(c: &mut Ctx) -> Result<(), ScenarioError> {
             }
             for (i, n) in nodes.iter().enumerate() {
                 let path = format!("topology.nodes[{i}].name");
-                if n.name.is_empty() || n.name.contains("->") {
-                    return Err(err(
-                        path,
-                        "node names must be non-empty and must not contain \"->\"",
-                    ));
-                }
+                check_name(&path, "node", &n.name)?;
                 if c.names.contains_key(&n.name) {
                     return Err(err(path, format!("duplicate node name \"{}\"", n.name)));
                 }
@@ -382,6 +435,7 @@ fn build_topology(c: &mut Ctx) -> Result<(), ScenarioError> {
                 };
                 c.names.insert(n.name.clone(), id);
             }
+            let mut joined: HashMap<(NodeId, NodeId), usize> = HashMap::new();
             for (i, l) in links.iter().enumerate() {
                 let path = format!("topology.links[{i}]");
                 let a = c.node(&format!("{path}.a"), &l.a)?;
@@ -390,6 +444,17 @@ fn build_topology(c: &mut Ctx) -> Result<(), ScenarioError> {
                     return Err(err(
                         format!("{path}.b"),
                         "a link must join two different nodes",
+                    ));
+                }
+                // Ports are named "from->to": a second link between the same nodes would
+                // give two ports one name.
+                if let Some(first) = joined.insert((a.min(b), a.max(b)), i) {
+                    return Err(err(
+                        format!("{path}.b"),
+                        format!(
+                            "topology.links[{first}] already joins \"{}\" and \"{}\"; parallel links are not supported",
+                            l.a, l.b
+                        ),
                     ));
                 }
                 let spec = schedule(
@@ -413,6 +478,31 @@ fn build_topology(c: &mut Ctx) -> Result<(), ScenarioError> {
     Ok(())
 }
 
+/// Names of nodes, flows and workloads become parts of file names (pcap captures) and table
+/// keys: 1 to 64 characters from A–Z, a–z, 0–9, `_`, `.` and `-`, starting with a letter, a
+/// digit or `_`.
+pub const NAME_RULE: &str =
+    "1 to 64 characters from A-Z a-z 0-9 _ . -, starting with a letter, a digit or _";
+
+fn check_name(path: &str, what: &str, name: &str) -> Result<(), ScenarioError> {
+    let ok = (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+        && name
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if ok {
+        Ok(())
+    } else {
+        Err(err(
+            path,
+            format!("{what} name {name:?} is not allowed: use {NAME_RULE}"),
+        ))
+    }
+}
+
 fn flow_name(f: &FlowSpec, index: usize, k: usize, count: usize) -> String {
     let base = f.name.clone().unwrap_or_else(|| format!("f{index}"));
     if base.contains("{k}") {
@@ -428,6 +518,32 @@ fn add_flow_spec(c: &mut Ctx, path: &str, f: &FlowSpec, index: usize) -> Result<
     let count = f.count.unwrap_or(1);
     if count == 0 {
         return Err(err(format!("{path}.count"), "must be at least 1"));
+    }
+    if f.stagger.is_some() && f.count.is_none() {
+        return Err(err(
+            format!("{path}.stagger"),
+            "spaces the starts of copies: give count too",
+        ));
+    }
+    let last_start = f.start.map_or(0, |d| d.0)
+        + f.stagger.map_or(0, |d| d.0) * (count as Time).saturating_sub(1);
+    if last_start >= c.scenario.duration.0 {
+        return Err(err(
+            format!("{path}.start"),
+            format!(
+                "a copy would start at {} s, not before the run ends ({} s)",
+                crate::time::to_secs(last_start),
+                c.scenario.duration.secs()
+            ),
+        ));
+    }
+    for k in 0..count {
+        let name = flow_name(f, index, k, count);
+        let npath = format!("{path}.name");
+        check_name(&npath, "flow", &name)?;
+        if !c.flow_names.insert(name.clone()) {
+            return Err(err(npath, format!("duplicate flow name \"{name}\"")));
+        }
     }
     // With `count` copies, "{k}" in src/dst is replaced by the copy's index (0-based).
     let mut pairs = Vec::with_capacity(count);
@@ -643,6 +759,15 @@ fn add_tcp_flow(
     )?;
     let codec_name = a.ecn.unwrap_or_else(|| registry::default_codec(cc_name));
     let epath = format!("{path}.ecn");
+    if codec_name == "none" && registry::default_codec(cc_name) != "none" {
+        return Err(err(
+            epath,
+            format!(
+                "cc = \"{cc_name}\" reacts to congestion marks, and ecn = \"none\" would never deliver one: use ecn = \"{}\" (or omit ecn)",
+                registry::default_codec(cc_name)
+            ),
+        ));
+    }
     let sender_codec = registry::codec(&epath, codec_name, a.ecn_params)?;
     let receiver_codec = registry::codec(&epath, codec_name, a.ecn_params)?;
     if size == Some(0) {
@@ -740,6 +865,7 @@ fn add_workload(
         stop: None,
     };
     let base = w.name.clone().unwrap_or_else(|| format!("w{index}"));
+    check_name(&format!("{path}.name"), "workload", &base)?;
     let mut t = start as f64 / 1e12;
     let mut k = 0usize;
     use rand::Rng as _;
@@ -770,7 +896,14 @@ fn add_workload(
             }
         }
         let size = dist.sample(&mut rng).max(1.0).round() as u64;
-        add_tcp_flow(c, path, &format!("{base}.{k}"), s, d, Some(size), at, &args)?;
+        let name = format!("{base}.{k}");
+        if !c.flow_names.insert(name.clone()) {
+            return Err(err(
+                format!("{path}.name"),
+                format!("duplicate flow name \"{name}\""),
+            ));
+        }
+        add_tcp_flow(c, path, &name, s, d, Some(size), at, &args)?;
         k += 1;
     }
     Ok(())
@@ -876,5 +1009,30 @@ impl SizeSampler {
                 c[c.len() - 1].0
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::units::Duration;
+
+    #[test]
+    fn time_series_rows_are_bounded_by_the_memory_available() {
+        let every = Duration(10 * crate::time::US);
+        // 100 M rows need ~17 GB: fine with 64 GB, refused with a 3 GB cap.
+        assert!(check_sample_rows(1e8, every, Some(64e9)).is_ok());
+        let e = check_sample_rows(1e8, every, Some(3e9)).unwrap_err();
+        assert_eq!(e.path, "measure.interval");
+        assert!(
+            e.message
+                .contains("100 million rows (~17.0 GB; 3.0 GB of memory is available)"),
+            "{}",
+            e.message
+        );
+        // Without a reading of memory only the fixed limit applies.
+        assert!(check_sample_rows(1e8, every, None).is_ok());
+        assert!(check_sample_rows(MAX_SAMPLE_ROWS * 2.0, every, None).is_err());
+        assert!(memory_available().is_some_and(|b| b > 0.0));
     }
 }

@@ -42,11 +42,19 @@ impl Duration {
     }
 
     fn from_f64(ps: f64, src: &str) -> Result<Duration, String> {
-        if !ps.is_finite() || ps < 0.0 {
+        if ps.is_nan() {
+            return Err(format!("duration must be a number, got {src}"));
+        }
+        if ps < 0.0 {
             return Err(format!("duration must be non-negative, got {src}"));
         }
         if ps > 1e19 {
-            return Err(format!("duration {src} is too long"));
+            return Err(format!("duration {src} is too long (at most 10,000,000 s)"));
+        }
+        if ps > 0.0 && ps < 0.5 {
+            return Err(format!(
+                "duration {src} is below the simulator's resolution of 1 ps"
+            ));
         }
         Ok(Duration(ps.round() as Time))
     }
@@ -94,8 +102,14 @@ impl Rate {
             }
         };
         let bps = v * scale;
-        if !bps.is_finite() || bps <= 0.0 {
+        if bps.is_nan() {
+            return Err(format!("rate must be a number, got {s}"));
+        }
+        if bps <= 0.0 {
             return Err(format!("rate must be positive, got {s}"));
+        }
+        if bps < 0.5 {
+            return Err(format!("rate {s} is below 1 bps"));
         }
         if bps > 1e15 {
             return Err(format!("rate {s} is beyond 1 Pbps"));

@@ -392,7 +392,11 @@ mod tests {
         for t in 2..=1000 {
             frozen.on_ack(&ack(t, Some(24)));
         }
-        assert!(close(frozen.cwnd_exact(), 16_000.0), "{}", frozen.cwnd_exact());
+        assert!(
+            close(frozen.cwnd_exact(), 16_000.0),
+            "{}",
+            frozen.cwnd_exact()
+        );
     }
 
     #[test]
@@ -416,7 +420,10 @@ mod tests {
             c.cwnd_exact()
         };
         // At 1 ms every sample reads 24 ms: flat, so the window grows by σ_ca·SZ per ACK.
-        assert!(close(run(ControllerConfig::default()), 16_000.0 + 3000.0 * 20.0));
+        assert!(close(
+            run(ControllerConfig::default()),
+            16_000.0 + 3000.0 * 20.0
+        ));
         // Exact samples: 29 ACKs in 30 are "above the average" and decay; the window barely moves.
         let exact = run(ControllerConfig {
             rtt_resolution_s: 0.0,
@@ -434,9 +441,17 @@ mod tests {
             c.on_rto(2 * MS, 20_000);
             assert!(close(c.cwnd_exact(), SZ));
             c.on_signal(&ack(3, Some(80)), Signal::Level(2));
-            assert!(c.cwnd_exact() <= SZ, "CL(2) raised cwnd to {}", c.cwnd_exact());
+            assert!(
+                c.cwnd_exact() <= SZ,
+                "CL(2) raised cwnd to {}",
+                c.cwnd_exact()
+            );
             c.on_signal(&ack(4, Some(90)), Signal::Level(1));
-            assert!(c.cwnd_exact() <= SZ, "CL(1) raised cwnd to {}", c.cwnd_exact());
+            assert!(
+                c.cwnd_exact() <= SZ,
+                "CL(1) raised cwnd to {}",
+                c.cwnd_exact()
+            );
             // A slow-start window of 1.5 SZ (σ-scaled growth) decayed by a high RTT stays ≤.
             let mut d = ctl(cfg);
             d.set_initial_window(1_500);
