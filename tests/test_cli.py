@@ -258,3 +258,13 @@ def test_a_partial_directory_left_by_a_killed_run_is_cleaned_by_the_next(tmp_pat
     assert p.returncode == 0, p.stderr
     assert sorted(x.name for x in tmp_path.iterdir()) == ["long.toml", "res", "s.toml"]
     assert not (out / ".ecnlab-owner").exists()
+
+
+def test_a_flow_that_starts_after_the_run_is_a_warning_kept_in_run_json(tmp_path, udp_toml):
+    scen = tmp_path / "late.toml"
+    scen.write_text(udp_toml + '\n[[flows]]\nname = "late"\nkind = "udp"\nsrc = "l1"\ndst = "r1"\nrate = "1Mbps"\nstart = "5s"\n')
+    p = run_cli("run", scen, "--out", tmp_path / "o", "--quiet")
+    assert p.returncode == 0, p.stderr
+    assert "warning: flows[1]: the flow starts at 5 s, not before the run ends (2 s): it sends nothing" in p.stderr
+    info = json.loads((tmp_path / "o" / "run.json").read_text())
+    assert info["warnings"] == ["flows[1]: the flow starts at 5 s, not before the run ends (2 s): it sends nothing"]

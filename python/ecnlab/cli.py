@@ -70,6 +70,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     finally:
         if bar:
             bar.close()
+    for w in res.meta.get("warnings") or []:
+        print(f"warning: {w}", file=sys.stderr)
     if args.report:
         from .report import write_run_report
 

@@ -117,6 +117,7 @@ class Results:
                 "peak_in_flight": m.get("peak_packets"),
             },
             "rows": {"flows": self.flows.height, "ports": self.ports.height, "timeseries": self.timeseries.height},
+            "warnings": list(m.get("warnings") or []),
             "scenario": Scenario.from_toml(self.scenario_toml).to_dict(),
             "scenario_toml": self.scenario_toml,
             "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),

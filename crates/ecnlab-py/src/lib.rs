@@ -190,6 +190,7 @@ fn run(
     m.set_item("packets_delivered", meta.packets_delivered)?;
     m.set_item("packets_dropped", meta.packets_dropped)?;
     m.set_item("peak_packets", meta.peak_packets)?;
+    m.set_item("warnings", meta.warnings.clone())?;
     d.set_item("meta", m)?;
     d.set_item("scenario_toml", out.scenario_toml)?;
     Ok(d.unbind())

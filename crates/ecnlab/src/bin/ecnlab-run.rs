@@ -54,6 +54,7 @@ fn write_summary(w: &mut impl Write, out: &RunOutput) -> std::io::Result<()> {
         "packets_delivered": m.packets_delivered,
         "packets_dropped": m.packets_dropped,
         "peak_packets": m.peak_packets,
+        "warnings": m.warnings,
     });
     let head = serde_json::to_string(&head)?;
     // The object without its closing brace, then the tables, then the memory figure taken

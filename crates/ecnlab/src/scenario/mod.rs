@@ -69,6 +69,8 @@ pub struct RunMeta {
     pub packets_dropped: u64,
     /// Most packets alive at once (pool slots).
     pub peak_packets: u64,
+    /// What the scenario does that is allowed but probably not meant.
+    pub warnings: Vec<String>,
 }
 
 pub struct RunOutput {
@@ -309,6 +311,7 @@ fn run_inner(
             packets_delivered: sim.delivered,
             packets_dropped: sim.dropped,
             peak_packets: sim.pool.capacity_used() as u64,
+            warnings: std::mem::take(&mut built.warnings),
         },
         scenario_toml: resolved.to_toml(),
     })
