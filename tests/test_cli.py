@@ -87,6 +87,39 @@ def test_validate_prints_the_normalised_scenario(cli, udp_file):
     assert 'kind = "droptail"' in p.stdout and "interval = " in p.stdout
 
 
+def test_validate_print_shows_every_default_and_run_json_stores_exactly_that(cli, tmp_path):
+    """Every component written out with the values it runs with: RED's max_p, w_q, gentle
+    and wait, the marker's and the controller's parameters, all of [tcp], MECN's window cap;
+    printing the printed scenario again gives the same text, and run.json holds it."""
+    scen = tmp_path / "s.toml"
+    scen.write_text(
+        'duration = "1s"\n[topology]\nkind = "dumbbell"\nleft = 2\nright = 2\n'
+        'access = { rate = "1Gbps", delay = "1ms" }\nbottleneck = { rate = "10Mbps", delay = "10ms" }\n'
+        'bottleneck_queue = { kind = "red", limit = 100, min_th = 20, max_th = 60, ecn = true }\n'
+        'bottleneck_marker = { kind = "step", k = 20 }\n'
+        '[[flows]]\nname = "d"\nsrc = "l0"\ndst = "r0"\ncc = "dctcp"\n'
+        '[[flows]]\nname = "m"\nsrc = "l1"\ndst = "r1"\ncc = "mecn"\n'
+    )
+    p = cli("validate", scen, "--print")
+    assert p.returncode == 0, p.stderr
+    import tomllib
+
+    doc = tomllib.loads(p.stdout)
+    red = doc["topology"]["bottleneck_queue"]
+    assert {"max_p", "w_q", "gentle", "wait", "hard_drop", "mean_pkt_size"} <= set(red)
+    assert doc["topology"]["bottleneck_marker"] == {"kind": "step", "k": 20, "bytes": False}
+    assert {"mss", "delack_timeout_s", "rcv_buf", "min_rto_s", "initial_window"} <= set(doc["tcp"])
+    d, m = doc["flows"]
+    assert d["ecn"] == "dctcp" and "g" in d["cc_params"]
+    assert m["ecn"] == "mecn" and "max_window" in m["cc_params"]
+    again = tmp_path / "again.toml"
+    again.write_text(p.stdout)
+    assert cli("validate", again, "--print").stdout == p.stdout
+    assert cli("run", scen, "--out", tmp_path / "o", "--quiet").returncode == 0
+    info = json.loads((tmp_path / "o" / "run.json").read_text())
+    assert info["scenario_toml"] == p.stdout
+
+
 TCP_SCENARIO = """
 name = "tcp mix"
 duration = "3s"

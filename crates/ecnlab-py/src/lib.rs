@@ -107,7 +107,8 @@ fn parse(text: &str, fmt: &str) -> Result<Scenario, ScenarioError> {
 #[pyfunction]
 #[pyo3(signature = (text, fmt = "toml"))]
 fn validate(py: Python<'_>, text: &str, fmt: &str) -> PyResult<String> {
-    let out = py.detach(|| guard(|| parse(text, fmt).map(|s| s.to_toml())));
+    let out =
+        py.detach(|| guard(|| parse(text, fmt).and_then(|s| ecnlab::scenario::resolved_toml(&s))));
     match out {
         Ok(Ok(toml)) => Ok(toml),
         Ok(Err(e)) => Err(scenario_error(py, &e)),

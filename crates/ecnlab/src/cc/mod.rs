@@ -119,6 +119,26 @@ pub fn by_name(
     })
 }
 
+/// A baseline controller's parameters with every default filled in.
+pub fn resolved_config(
+    name: &str,
+    params: &serde_json::Value,
+) -> Result<serde_json::Value, String> {
+    fn full<T: serde::de::DeserializeOwned + serde::Serialize + Default>(
+        name: &str,
+        p: &serde_json::Value,
+    ) -> Result<serde_json::Value, String> {
+        serde_json::to_value(config::<T>(name, Some(p))?).map_err(|e| e.to_string())
+    }
+    match name {
+        "newreno" => full::<newreno::NewRenoConfig>(name, params),
+        "cubic" => full::<cubic::CubicConfig>(name, params),
+        "dctcp" => full::<dctcp::DctcpConfig>(name, params),
+        "bbr" => full::<bbr::BbrConfig>(name, params),
+        _ => Err(format!("unknown congestion controller {name:?}")),
+    }
+}
+
 fn config<T: serde::de::DeserializeOwned + Default>(
     name: &str,
     params: Option<&serde_json::Value>,

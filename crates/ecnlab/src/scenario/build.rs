@@ -128,6 +128,8 @@ pub fn build(s: &Scenario, seed: u64, pcap_dir: Option<&Path>) -> Result<Built, 
         scenario: s,
     };
     c.sim.set_ip_id_mode(s.hosts.ip_id);
+    // The scenario-wide TCP defaults, resolved even when no flow uses them alone.
+    let _: crate::tcp::config::TcpConfig = registry::params("tcp", &s.tcp)?;
     build_topology(&mut c)?;
     for (i, n) in c.sim.nodes.iter().enumerate() {
         c.names.insert(n.name.clone(), i as NodeId);
@@ -766,6 +768,8 @@ fn add_tcp_flow(
     )?;
     let codec_name = a.ecn.unwrap_or_else(|| registry::default_codec(cc_name));
     let epath = format!("{path}.ecn");
+    registry::record(&format!("{path}.cc"), cc_name.into());
+    registry::record(&epath, codec_name.into());
     if codec_name == "none" && registry::default_codec(cc_name) != "none" {
         return Err(err(
             epath,

@@ -180,6 +180,82 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
     build(s, s.seed, None).map(|_| ())
 }
 
+/// The scenario as TOML with every component written out in full: each queue, marker,
+/// controller, codec and TCP table with the values it was built with, defaults included.
+pub fn resolved_toml(s: &Scenario) -> Result<String, ScenarioError> {
+    let (built, resolved) = registry::recording(|| build(s, s.seed, None));
+    built?;
+    Ok(render_resolved(s, &resolved))
+}
+
+fn render_resolved(s: &Scenario, resolved: &[(String, serde_json::Value)]) -> String {
+    let mut tree = match serde_json::to_value(s) {
+        Ok(v) => v,
+        Err(e) => return format!("# scenario could not be rendered: {e}\n"),
+    };
+    for (path, value) in resolved {
+        set_path(&mut tree, path, strip_nulls(value.clone()));
+    }
+    let tree = strip_nulls(tree);
+    toml::to_string(&tree)
+        .unwrap_or_else(|e| format!("# scenario could not be rendered as TOML: {e}\n"))
+}
+
+/// TOML has no null: an unset optional value is left out.
+fn strip_nulls(v: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::Object(m) => Value::Object(
+            m.into_iter()
+                .filter(|(_, x)| !x.is_null())
+                .map(|(k, x)| (k, strip_nulls(x)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.into_iter().map(strip_nulls).collect()),
+        other => other,
+    }
+}
+
+/// Sets `value` at a key path like `topology.links[2].queue_ba`, creating tables on the way.
+fn set_path(tree: &mut serde_json::Value, path: &str, value: serde_json::Value) {
+    use serde_json::Value;
+    let mut node = tree;
+    let parts: Vec<&str> = path.split('.').collect();
+    for (i, part) in parts.iter().enumerate() {
+        let (name, index) = match part.split_once('[') {
+            Some((n, rest)) => (n, rest.trim_end_matches(']').parse::<usize>().ok()),
+            None => (*part, None),
+        };
+        let last = i + 1 == parts.len();
+        if !node.is_object() {
+            return;
+        }
+        let map = node.as_object_mut().expect("checked");
+        if last && index.is_none() {
+            map.insert(name.to_string(), value);
+            return;
+        }
+        let child = map.entry(name.to_string()).or_insert_with(|| {
+            if index.is_some() {
+                Value::Array(Vec::new())
+            } else {
+                Value::Object(Default::default())
+            }
+        });
+        node = match index {
+            Some(k) => match child.as_array_mut().and_then(|a| a.get_mut(k)) {
+                Some(x) => x,
+                None => return,
+            },
+            None => child,
+        };
+        if last {
+            *node = value;
+            return;
+        }
+    }
+}
+
 impl Scenario {
     pub fn to_toml(&self) -> String {
         toml::to_string(self)
@@ -239,7 +315,8 @@ fn run_inner(
     timeseries_table: bool,
 ) -> Result<RunOutput, RunError> {
     let seed = opts.seed.unwrap_or(s.seed);
-    let mut built = build(s, seed, opts.pcap_dir.as_deref()).map_err(RunError::Invalid)?;
+    let (built, resolved_params) = registry::recording(|| build(s, seed, opts.pcap_dir.as_deref()));
+    let mut built = built.map_err(RunError::Invalid)?;
     let sim = &mut built.sim;
     let end = s.duration.0;
     let max_live = opts.max_live_packets.unwrap_or(MAX_LIVE_PACKETS);
@@ -313,7 +390,7 @@ fn run_inner(
             peak_packets: sim.pool.capacity_used() as u64,
             warnings: std::mem::take(&mut built.warnings),
         },
-        scenario_toml: resolved.to_toml(),
+        scenario_toml: render_resolved(&resolved, &resolved_params),
     })
 }
 

@@ -9,15 +9,55 @@ use crate::engine::rng::{self, Rng};
 use crate::marker::step::{StepConfig, StepMarker};
 use crate::marker::Marker;
 use serde::de::DeserializeOwned;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+
+thread_local! {
+    /// While a scenario is built: every component's parameters as they were resolved (given
+    /// values and defaults), by key path. Every component parses through [`params`], so
+    /// recording there covers all of them without passing a recorder to each constructor.
+    static RESOLVED: RefCell<Option<Vec<(String, serde_json::Value)>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` (a scenario build) and returns what it resolved, by key path.
+pub fn recording<R>(f: impl FnOnce() -> R) -> (R, Vec<(String, serde_json::Value)>) {
+    let outer = RESOLVED.with(|r| r.borrow_mut().replace(Vec::new()));
+    let out = f();
+    let got = RESOLVED
+        .with(|r| std::mem::replace(&mut *r.borrow_mut(), outer))
+        .unwrap_or_default();
+    (out, got)
+}
+
+/// Records the value a key path resolved to (when a build is being recorded).
+pub fn record(path: &str, value: serde_json::Value) {
+    RESOLVED.with(|r| {
+        if let Some(v) = r.borrow_mut().as_mut() {
+            v.push((path.to_string(), value));
+        }
+    });
+}
+
+/// Adds the component's `kind` to what `path` resolved to.
+fn record_kind(path: &str, kind: &str) {
+    RESOLVED.with(|r| {
+        if let Some(v) = r.borrow_mut().as_mut() {
+            if let Some((_, serde_json::Value::Object(m))) =
+                v.iter_mut().rev().find(|(p, _)| p == path)
+            {
+                m.insert("kind".into(), kind.into());
+            }
+        }
+    });
+}
 
 pub const QUEUES: &[&str] = &["droptail", "red", "mecn"];
 pub const MARKERS: &[&str] = &["step", "eecn", "vcp"];
 
 /// Deserialises a component's parameters into its config type; errors carry `path`.
-pub fn params<T: DeserializeOwned>(path: &str, p: &Params) -> Result<T, ScenarioError> {
+pub fn params<T: DeserializeOwned + Serialize>(path: &str, p: &Params) -> Result<T, ScenarioError> {
     let v = serde_json::Value::Object(p.clone());
-    serde_path_to_error::deserialize::<_, T>(v).map_err(|e| {
+    let cfg = serde_path_to_error::deserialize::<_, T>(v).map_err(|e| {
         let sub = e.path().to_string();
         let full = if sub == "." {
             path.to_string()
@@ -25,7 +65,11 @@ pub fn params<T: DeserializeOwned>(path: &str, p: &Params) -> Result<T, Scenario
             format!("{path}.{sub}")
         };
         ScenarioError::new(full, e.into_inner().to_string())
-    })
+    })?;
+    if let Ok(v) = serde_json::to_value(&cfg) {
+        record(path, v);
+    }
+    Ok(cfg)
 }
 
 fn unknown(path: &str, what: &str, name: &str, allowed: &[&str]) -> ScenarioError {
@@ -38,7 +82,7 @@ fn unknown(path: &str, what: &str, name: &str, allowed: &[&str]) -> ScenarioErro
     )
 }
 
-#[derive(Deserialize)]
+#[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct DropTailConfig {
     #[serde(default = "default_limit")]
@@ -60,6 +104,12 @@ pub fn queue(
     index: u64,
 ) -> Result<Box<dyn Qdisc>, ScenarioError> {
     let rng: Rng = rng::stream(seed, rng::kind::QDISC, index);
+    let q = queue_of_kind(path, c, rng)?;
+    record_kind(path, &c.kind);
+    Ok(q)
+}
+
+fn queue_of_kind(path: &str, c: &Component, rng: Rng) -> Result<Box<dyn Qdisc>, ScenarioError> {
     match c.kind.as_str() {
         "droptail" => {
             let cfg: DropTailConfig = params(path, &c.params)?;
@@ -98,6 +148,12 @@ pub fn marker(
     _seed: u64,
     _index: u64,
 ) -> Result<Box<dyn Marker>, ScenarioError> {
+    let m = marker_of_kind(path, c)?;
+    record_kind(path, &c.kind);
+    Ok(m)
+}
+
+fn marker_of_kind(path: &str, c: &Component) -> Result<Box<dyn Marker>, ScenarioError> {
     match c.kind.as_str() {
         "step" => {
             let cfg: StepConfig = params(path, &c.params)?;
@@ -148,6 +204,9 @@ pub fn controller(
     match name {
         "newreno" | "cubic" | "dctcp" | "bbr" => {
             let v = serde_json::Value::Object(p.clone());
+            if let Ok(resolved) = crate::cc::resolved_config(name, &v) {
+                record(&ppath, resolved);
+            }
             crate::cc::by_name(name, mss, Some(&v), seed).map_err(|m| {
                 // by_name prefixes parameter errors with "<name>.".
                 match m.strip_prefix(&format!("{name}.")) {
