@@ -203,7 +203,7 @@ def run_ns3(ns3, name: str, seed: int) -> dict:
     flows = {}
     for f in r["flows"]:
         flows[flow_name(name, f["id"])] = {
-            "throughput_mbps": f["throughput_bps"] / 1e6,
+            "throughput_mbps": f["goodput_bps"] / 1e6,
             "fct_s": f["fct_s"],
             "retransmissions": f["retransmissions"],
             "rtos": rtos.get(f["id"], 0),
@@ -286,7 +286,7 @@ def run_ecnlab(binary: Path, name: str, seed: int, edit: str | None = None,
     flows = {}
     for f in r["flows"]:
         flows[f["name"]] = {
-            "throughput_mbps": f["throughput_bps"] / 1e6,
+            "throughput_mbps": f["goodput_bps"] / 1e6,
             "fct_s": f["fct_s"],
             "retransmissions": f["retransmissions"],
             "rtos": f["rtos"],

@@ -48,8 +48,8 @@ def test_udp_cbr_delivers_exactly_its_rate(udp_toml):
     # last instant, t = 2 s, is included).
     assert f["packets_sent"] in (1000, 1001)
     # Goodput counts what arrived by the end: all but the packets still in flight.
-    assert f["throughput_bps"] == pytest.approx(f["packets_received"] * 8000 / 2.0)
-    assert f["throughput_bps"] == pytest.approx(4e6, rel=0.01)
+    assert f["goodput_bps"] == pytest.approx(f["packets_received"] * 8000 / 2.0)
+    assert f["goodput_bps"] == pytest.approx(4e6, rel=0.01)
     # Nothing queues at 40 % load: one-way delay is propagation + three transmissions.
     base = 2 * 1e-3 + 10e-3 + 8000 / 1e9 * 2 + 8000 / 10e6
     assert f["owd_mean_s"] == pytest.approx(base, rel=1e-6)
@@ -94,7 +94,7 @@ def test_same_seed_same_results_other_seed_other_results():
 def test_tables_have_the_documented_columns_and_types(udp_toml):
     r = ecnlab.run(udp_toml)
     assert r.timeseries.schema == pl.Schema({"time_s": pl.Float64, "kind": pl.String, "entity": pl.String, "value": pl.Float64})
-    assert {"flow", "name", "transport", "throughput_bps", "fct_s", "owd_mean_s"} <= set(r.flows.columns)
+    assert {"flow", "name", "transport", "goodput_bps", "fct_s", "owd_mean_s"} <= set(r.flows.columns)
     assert r.flows.schema["fct_s"] == pl.Float64 and r.flows.schema["packets_sent"] == pl.Int64
     # Nulls survive the trip: a UDP flow has no RTT and no completion time.
     assert r.flow("cbr")["rtt_mean_s"] is None and r.flow("cbr")["fct_s"] is None
@@ -258,3 +258,17 @@ def test_hostile_api_calls_get_clear_errors(call, error, needle):
     with pytest.raises(error) as e:
         call()
     assert needle in str(e.value)
+
+
+def test_a_time_varying_link_reports_its_mean_rate_and_flows_their_delivery():
+    s = ecnlab.Scenario.dumbbell(left=1, right=1, duration="1s")
+    s.set("topology.bottleneck", {"rate": "10Mbps", "delay": "1ms", "schedule": [{"at": "0.5s", "rate": "5Mbps"}]})
+    s.add_udp_flow("l0", "r0", rate="20Mbps", name="u")
+    r = ecnlab.run(s)
+    p = r.port("rl->rr")
+    assert p["rate_bps"] == 10_000_000  # the schedule's first rate
+    assert p["mean_rate_bps"] == pytest.approx(7_500_000)
+    # Bytes sent over what the link could carry, against the busy fraction.
+    assert p["dequeued_bytes"] * 8 / (p["mean_rate_bps"] * 1.0) == pytest.approx(p["utilization"], rel=0.02)
+    d = r.series("delivery_bps", "u")
+    assert d.height > 0 and d["value"].max() <= 10.5e6

@@ -79,8 +79,8 @@ def test_results_of_both_simulators_use_the_same_terms() -> None:
             {"port": "rr->rl", "dropped_pkts": 0},
         ],
         "flows": [
-            {"bytes_delivered": 1_000_000, "throughput_bps": 4e6, "fct_s": None, "retransmissions": 2},
-            {"bytes_delivered": 250_000, "throughput_bps": 1e6, "fct_s": 0.5, "retransmissions": 1},
+            {"bytes_delivered": 1_000_000, "goodput_bps": 4e6, "fct_s": None, "retransmissions": 2},
+            {"bytes_delivered": 250_000, "goodput_bps": 1e6, "fct_s": 0.5, "retransmissions": 1},
         ],
     }
     ns = {
@@ -90,8 +90,8 @@ def test_results_of_both_simulators_use_the_same_terms() -> None:
                        "queue_limit_drops": 4, "marked": 5, "link_tx_packets": 1000,
                        "mean_queue_pkts": 12.5, "utilisation": 0.9},
         "flows": [
-            {"throughput_bps": 4e6, "fct_s": None, "retransmissions": 2},
-            {"throughput_bps": 1e6, "fct_s": 0.5, "retransmissions": 1},
+            {"goodput_bps": 4e6, "fct_s": None, "retransmissions": 2},
+            {"goodput_bps": 1e6, "fct_s": 0.5, "retransmissions": 1},
         ],
     }
     a, n = b.ecnlab_results(ecn), b.ns3_results(ns)

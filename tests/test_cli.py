@@ -48,7 +48,7 @@ def test_run_writes_the_documented_layout(cli, udp_file, tmp_path):
     assert ts.columns == ["time_s", "kind", "entity", "value"]
     flows = pl.read_parquet(out / "flows.parquet")
     assert flows["name"].to_list() == ["cbr"]
-    assert flows["throughput_bps"][0] == pytest.approx(4e6, rel=0.01)
+    assert flows["goodput_bps"][0] == pytest.approx(4e6, rel=0.01)
     # No stray temporary directories beside the result.
     assert [x.name for x in tmp_path.iterdir() if x.name.startswith(".")] == []
 
@@ -156,7 +156,7 @@ def test_report_has_every_figure_embedded_and_no_external_resource(cli, tmp_path
     html = (out / "report.html").read_text()
     pngs = sorted(x.name for x in (out / "figures").glob("*.png"))
     # Queue of the bottleneck, cwnd and throughput of the flows, FCT of the finished flows.
-    for expected in ["queue_rl__rr.png", "flow_cwnd_bytes.png", "flow_rate_bps.png", "fct_cdf.png"]:
+    for expected in ["queue_rl__rr.png", "flow_cwnd_bytes.png", "flow_delivery_bps.png", "fct_cdf.png"]:
         assert expected in pngs
     embedded = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', html)
     assert len(embedded) == len(pngs)

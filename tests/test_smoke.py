@@ -8,7 +8,7 @@ import ecnlab
 def test_udp_cbr_throughput_equals_its_rate(udp_toml):
     r = ecnlab.run(udp_toml)
     f = r.flow("cbr")
-    assert abs(f["throughput_bps"] - 4e6) / 4e6 < 0.01
+    assert abs(f["goodput_bps"] - 4e6) / 4e6 < 0.01
     assert r.meta["packets_dropped"] == 0
 
 

@@ -49,10 +49,10 @@ def summary(name: str, r: dict) -> str:
         fct = f"{f['fct_s'] * 1e3:8.2f} ms" if f["fct_s"] is not None else "      --   "
         lines.append(
             f"   flow {f['id']:4d}: {f['bytes_received']:>11,} B  fct {fct}  "
-            f"{f['throughput_bps'] / 1e6:8.3f} Mbps  retx {f['retransmissions']}"
+            f"{f['goodput_bps'] / 1e6:8.3f} Mbps  retx {f['retransmissions']}"
         )
     if len(flows) > len(shown):
-        tp = sorted(f["throughput_bps"] for f in flows)
+        tp = sorted(f["goodput_bps"] for f in flows)
         lines.append(
             f"   ({len(flows)} flows; throughput min {tp[0] / 1e6:.3f}, median "
             f"{tp[len(tp) // 2] / 1e6:.3f}, max {tp[-1] / 1e6:.3f} Mbps)"

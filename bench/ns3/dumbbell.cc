@@ -994,21 +994,21 @@ main(int argc, char* argv[])
             // finished, but its completion time was not traced (light mode)
             j.NullField("fct_s");
             j.Field("finished", true);
-            j.NullField("throughput_bps");
+            j.NullField("goodput_bps");
         }
         else if (done)
         {
             double fct = f.doneNs * 1e-9 - f.spec.start;
             j.Field("fct_s", fct);
             j.Field("finished", true);
-            j.Field("throughput_bps", fct > 0 ? rx * 8.0 / fct : 0.0);
+            j.Field("goodput_bps", fct > 0 ? rx * 8.0 / fct : 0.0);
         }
         else
         {
             j.NullField("fct_s");
             j.Field("finished", false);
             double span = simEnd - f.spec.start;
-            j.Field("throughput_bps", span > 0 ? rx * 8.0 / span : 0.0);
+            j.Field("goodput_bps", span > 0 ? rx * 8.0 / span : 0.0);
         }
         j.Field("retransmissions", f.retx);
         j.EndObject();

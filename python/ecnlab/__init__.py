@@ -4,7 +4,7 @@ control.
 >>> import ecnlab
 >>> s = ecnlab.Scenario.dumbbell(left=1, right=1, bottleneck_rate="10Mbps", duration="2s")
 >>> r = ecnlab.run(s.add_udp_flow("l0", "r0", rate="5Mbps"))
->>> r.flows.select("name", "throughput_bps")  # doctest: +SKIP
+>>> r.flows.select("name", "goodput_bps")  # doctest: +SKIP
 """
 
 from __future__ import annotations

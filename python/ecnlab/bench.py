@@ -338,7 +338,7 @@ def ecnlab_results(doc: dict[str, Any]) -> dict[str, Any]:
     flows = doc["flows"]
     dur = doc["duration_s"]
     delivered = sum(f.get("bytes_delivered") or 0 for f in flows)
-    tputs = [f["throughput_bps"] for f in flows if f.get("throughput_bps") is not None]
+    tputs = [f["goodput_bps"] for f in flows if f.get("goodput_bps") is not None]
     fcts = [f["fct_s"] for f in flows if f.get("fct_s") is not None]
     others = sum(p["dropped_pkts"] for name, p in ports.items() if name != BOTTLENECK_PORT)
     r = {
@@ -361,7 +361,7 @@ def ns3_results(doc: dict[str, Any]) -> dict[str, Any]:
     """Key results of the ns-3 program's JSON report (SCENARIOS.md §7)."""
     b = doc["bottleneck"]
     flows = doc["flows"]
-    tputs = [f["throughput_bps"] for f in flows if f.get("throughput_bps") is not None]
+    tputs = [f["goodput_bps"] for f in flows if f.get("goodput_bps") is not None]
     fcts = [f["fct_s"] for f in flows if f.get("fct_s") is not None]
     return {
         "goodput_bps": doc["goodput_bps"],

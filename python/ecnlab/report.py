@@ -159,14 +159,14 @@ PORT_COLUMNS = [
 ]  # fmt: skip
 FLOW_COLUMNS = [
     "name", "transport", "scheme", "src", "dst", "start_s", "size_bytes", "bytes_delivered",
-    "fct_s", "throughput_bps", "retransmissions", "rtos", "signals_l1", "signals_l2",
+    "fct_s", "goodput_bps", "retransmissions", "rtos", "signals_l1", "signals_l2",
     "rtt_mean_s", "owd_mean_s", "init_cwnd",
 ]  # fmt: skip
 
 #: Flow sample kinds drawn first, with their axis label and scale.
 FLOW_KINDS = {
     "cwnd_bytes": ("cwnd (KB)", 1e-3),
-    "rate_bps": ("throughput (Mbit/s)", 1e-6),
+    "delivery_bps": ("in-order delivery (Mbit/s)", 1e-6),
     "srtt_s": ("smoothed RTT (ms)", 1e3),
 }
 MAX_PORT_FIGURES = 6
@@ -220,12 +220,20 @@ def run_figures(doc: Html, flows: pl.DataFrame, ports: pl.DataFrame, ts: pl.Data
         ylabel, scale = FLOW_KINDS.get(k, (k, 1.0))
         # Delivery comes in bursts (a filled loss hole releases many bytes at once), so the
         # rate is shown averaged over RATE_WINDOW_S.
-        smooth = max(1, round(RATE_WINDOW_S / interval)) if k == "rate_bps" and interval else 1
-        fig, _, drawn = plots.time_series(ts, k, None, title=f"{ylabel} per flow", ylabel=ylabel, scale=scale, smooth=smooth)
+        smooth = max(1, round(RATE_WINDOW_S / interval)) if k == "delivery_bps" and interval else 1
+        fig, ax, drawn = plots.time_series(ts, k, None, title=f"{ylabel} per flow", ylabel=ylabel, scale=scale, smooth=smooth)
         n = ts.filter(pl.col("kind") == k)["entity"].n_unique()
         more = f" ({len(drawn)} of {n} flows shown)" if n > len(drawn) else ""
         avg = f", averaged over {smooth * interval * 1e3:.0f} ms" if smooth > 1 else ""
-        doc.figure(fig, f"{prefix}flow_{_slug(k)}", f"{ylabel} of each flow over time{avg}{more}.")
+        cap = ""
+        if k == "delivery_bps" and ports.height and "utilization" in ports.columns:
+            # The busiest port is the one whose capacity bounds the flows' sum.
+            busiest = ports.sort("utilization", descending=True).row(0, named=True)
+            ax.axhline(busiest["rate_bps"] * scale, color="#444", ls="--", lw=1, label=f"capacity of {busiest['port']}")
+            ax.legend(fontsize=7)
+            cap = f"; dashed: the capacity of the busiest port, {busiest['port']} ({busiest['rate_bps'] / 1e6:g} Mbit/s)"
+        what = " (bytes handed to the receiving application per interval: after a loss is repaired, the bytes it held back arrive at once)" if k == "delivery_bps" else ""
+        doc.figure(fig, f"{prefix}flow_{_slug(k)}", f"{ylabel} of each flow over time{what}{avg}{more}{cap}.")
 
     # Flow completion times.
     if flows.height and "fct_s" in flows.columns:

@@ -183,7 +183,7 @@ fn cbr_utilisation_equals_its_rate() {
     assert!((util - 0.6).abs() < 1e-4, "utilisation {util}");
     assert_eq!(out.ports.f64("dropped_pkts", r), Some(0.0));
     assert_eq!(out.ports.f64("max_queue_pkts", r), Some(0.0));
-    let thr = out.flows.f64("throughput_bps", 0).unwrap();
+    let thr = out.flows.f64("goodput_bps", 0).unwrap();
     assert!((thr - 6e6).abs() / 6e6 < 0.002, "throughput {thr}");
 }
 

@@ -136,7 +136,7 @@ fn flows_in_a_sim_fill_their_records_and_conserve_packets() {
         let fct = r.fct_s.unwrap();
         // 200 KB at ≤ 10 Mbit/s takes at least 160 ms plus handshake.
         assert!(fct > 0.18 && fct < 2.0, "fct {fct}");
-        let thr = r.throughput_bps.unwrap();
+        let thr = r.goodput_bps.unwrap();
         assert!((thr - 200_000.0 * 8.0 / fct).abs() < 1.0);
         assert!(r.rtt_min_s.unwrap() >= 0.020);
         assert!(r.rtt_mean_s.unwrap() >= r.rtt_min_s.unwrap());

@@ -243,12 +243,12 @@ fn a_flow_samples_its_window_rtt_and_rate() {
         "ssthresh_bytes",
         "srtt_s",
         "inflight_bytes",
-        "rate_bps",
+        "delivery_bps",
     ] {
         assert!(sim.ts.series(kind, "bulk").len() > 50, "{kind}");
     }
     // Receiver rate samples average to the flow's goodput; the bottleneck is well used.
-    let rates = sim.ts.series("rate_bps", "bulk");
+    let rates = sim.ts.series("delivery_bps", "bulk");
     let late: Vec<f64> = rates
         .iter()
         .filter(|(t, _)| *t > 2 * SEC)

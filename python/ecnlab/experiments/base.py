@@ -392,7 +392,7 @@ def stall(r: Results, port: str, threshold: float = STALL_UTILISATION) -> dict[s
     t1 = max(ends)
     if t1 - t0 <= STALL_WARMUP_S:
         return None
-    rate = r.timeseries.filter(pl.col("kind") == "rate_bps")
+    rate = r.timeseries.filter(pl.col("kind") == "delivery_bps")
     if rate.height:
         times = sorted(set(rate["time_s"].to_list()))
         interval = (times[1] - times[0]) if len(times) > 1 else dur

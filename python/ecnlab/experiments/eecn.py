@@ -458,7 +458,7 @@ def e2e_ms(r: Results, prefix: str) -> float | None:
 
 
 def tput_mbps(r: Results, prefix: str) -> float | None:
-    v = mean_of(flows_of(r, prefix)["throughput_bps"].to_list())
+    v = mean_of(flows_of(r, prefix)["goodput_bps"].to_list())
     return None if v is None else v / 1e6
 
 
@@ -1192,7 +1192,7 @@ class Fct(Experiment):
         names = ["EF1", "EF2"] + [f"SF{j + 1}" for j in range(N_SHORT)]
         for topo in ("dumbbell", "multihop"):
             d = ctx.reading.delays
-            for what, col, scale, unit in (("FCT", "fct_s", 1e3, "ms"), ("throughput", "throughput_bps", 1e-6, "Mbit/s")):
+            for what, col, scale, unit in (("FCT", "fct_s", 1e3, "ms"), ("throughput", "goodput_bps", 1e-6, "Mbit/s")):
                 series = {}
                 for s in avail:
                     cfg = _config_name(topo, d, s.key)
@@ -1277,7 +1277,7 @@ class Dynamics(Experiment):
             rs = runs.over_seeds(f"mixed-{d}")
             if not rs or "eecn" not in self.mixed_schemes():
                 continue
-            share = {k: Stat.of(r.flow(BY_KEY[k].label)["throughput_bps"] / 1e6 for r in rs) for k in self.mixed_schemes()}
+            share = {k: Stat.of(r.flow(BY_KEY[k].label)["goodput_bps"] / 1e6 for r in rs) for k in self.mixed_schemes()}
             if share["eecn"].mean < 0.5 * max(v.mean for v in share.values()):
                 ctx.note(
                     f"{DELAY_LABEL[d]}: the EECN elephant gets {share['eecn']} Mbit/s of the shared "
@@ -1313,8 +1313,8 @@ class Dynamics(Experiment):
         rs = runs.over_seeds(cfg)
         if not rs:
             return not_available(f"{tag}Jain's index, ECN/VCP/EECN elephants", "fair", missing[0] if missing else "eecn")
-        per = runs.per_seed(cfg, lambda r: jain([r.flow(BY_KEY[k].label)["throughput_bps"] for k in schemes]))
-        shares = {BY_KEY[k].label: Stat.of(r.flow(BY_KEY[k].label)["throughput_bps"] / 1e6 for r in rs) for k in schemes}
+        per = runs.per_seed(cfg, lambda r: jain([r.flow(BY_KEY[k].label)["goodput_bps"] for k in schemes]))
+        shares = {BY_KEY[k].label: Stat.of(r.flow(BY_KEY[k].label)["goodput_bps"] / 1e6 for r in rs) for k in schemes}
         note = "throughput Mbit/s: " + ", ".join(f"{k} {v}" for k, v in shares.items())
         if missing:
             note += f"; {', '.join(BY_KEY[k].label for k in missing)} not available, left out"
@@ -1352,7 +1352,7 @@ class Dynamics(Experiment):
             fig, ax = new_figure(f"ECN, VCP and EECN elephants sharing 100 Mbit/s ({DELAY_LABEL[d]})", "time (s)", "throughput (Mbit/s)")
             r = runs[name]
             for k in self.mixed_schemes():
-                s = r.series("rate_bps", BY_KEY[k].label)
+                s = r.series("delivery_bps", BY_KEY[k].label)
                 ax.plot(s["time_s"].to_numpy(), s["value"].to_numpy() / 1e6, lw=0.8, label=BY_KEY[k].label, color=COLORS[k])
             ax.legend(fontsize=8)
             ax.set_xlim(left=0)

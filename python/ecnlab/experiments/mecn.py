@@ -369,7 +369,7 @@ def goodput_efficiency(r: Results) -> float:
 
 
 def flow_throughput_mbps(name: str) -> Callable[[Results], float]:
-    return lambda r: r.flow(name)["throughput_bps"] / 1e6
+    return lambda r: r.flow(name)["goodput_bps"] / 1e6
 
 
 def fixed_rtt_ms(source_delay_ms: float) -> float:
@@ -795,7 +795,7 @@ class Throughput(Experiment):
         ctx.note(SETUP_NOTE)
         ms = self.min_ths(ctx.quick)
         s0 = _by_min_th(runs, ms, flow_throughput_mbps("s0"))
-        per_source = _by_min_th(runs, ms, lambda r: sum(r.flows["throughput_bps"].to_list()) / r.flows.height / 1e6)
+        per_source = _by_min_th(runs, ms, lambda r: sum(r.flows["goodput_bps"].to_list()) / r.flows.height / 1e6)
         eff = _by_min_th(runs, ms, efficiency)
         comps = []
         for i, m in enumerate(ms):
@@ -903,7 +903,7 @@ class Drops(Experiment):
 
 def jain_fairness(r: Results) -> float:
     """Jain's index over the flows' throughputs (each over its own active time)."""
-    x = [v or 0.0 for v in r.flows["throughput_bps"].to_list()]
+    x = [v or 0.0 for v in r.flows["goodput_bps"].to_list()]
     return sum(x) ** 2 / (len(x) * sum(v * v for v in x)) if any(x) else math.nan
 
 
@@ -981,6 +981,6 @@ class Scenarios(Experiment):
         ctx.note(
             "Scenario 2, MECN, seed 1: source s0 completed at "
             f"{r.flow('s0')['fct_s']:.2f} s after stopping at 9.5 s; s1 ran 0.5–10 s at "
-            f"{r.flow('s1')['throughput_bps'] / 1e6:.3f} Mb/s."
+            f"{r.flow('s1')['goodput_bps'] / 1e6:.3f} Mb/s."
         )
         return comps

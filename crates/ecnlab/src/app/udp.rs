@@ -187,7 +187,7 @@ impl Endpoint for UdpSink {
         if let Some(start) = r.start_s {
             let span = to_secs(now) - start;
             if span > 0.0 {
-                r.throughput_bps = Some(self.received_bytes as f64 * 8.0 / span);
+                r.goodput_bps = Some(self.received_bytes as f64 * 8.0 / span);
             }
         }
         r.owd_mean_s = self.owd.mean().map(|ns| ns * 1e-9);
@@ -199,7 +199,7 @@ impl Endpoint for UdpSink {
         let dt = now.saturating_sub(self.last_sample.get());
         if dt > 0 {
             out.push((
-                "rate_bps",
+                "delivery_bps",
                 self.window_bytes.get() as f64 * 8.0 / to_secs(dt),
             ));
         }

@@ -884,6 +884,11 @@ impl Sim {
             ),
         );
         t.push("rate_bps", i(&|p| p.rate.steps()[0].1));
+        // A time-varying link's rate_bps is its first; this is its mean over the run.
+        t.push(
+            "mean_rate_bps",
+            fl(&|p| (now > 0).then(|| p.rate.capacity_bits(now) / to_secs(now))),
+        );
         t.push(
             "delay_s",
             fl(&|p| Some(to_secs(self.pipes[p.link as usize].delay))),

@@ -6,7 +6,7 @@ use crate::engine::TimerSlot;
 use crate::marker::{Marker, PortView};
 use crate::packet::PktId;
 use crate::stats::Histogram;
-use crate::time::{Time, NEVER, SEC};
+use crate::time::{to_secs, Time, NEVER, SEC};
 use crate::wire::pcap::PcapWriter;
 
 /// Link rate over time: `(from, bps)` steps, sorted, the first at time 0. A rate of 0 is an
@@ -39,6 +39,18 @@ impl RateSchedule {
 
     pub fn steps(&self) -> &[(Time, u64)] {
         &self.steps
+    }
+
+    /// Bits the link could carry over [0, `until`).
+    pub fn capacity_bits(&self, until: Time) -> f64 {
+        let mut bits = 0.0;
+        for (i, &(from, bps)) in self.steps.iter().enumerate() {
+            let to = self.steps.get(i + 1).map_or(until, |s| s.0).min(until);
+            if to > from {
+                bits += bps as f64 * to_secs(to - from);
+            }
+        }
+        bits
     }
 
     fn seek(&mut self, t: Time) {

@@ -241,7 +241,7 @@ pub struct FlowRecord {
     pub fct_s: Option<f64>,
     /// Goodput (bit/s): bytes delivered × 8 over (last delivery − start), or over
     /// (end of run − start) for unfinished flows.
-    pub throughput_bps: Option<f64>,
+    pub goodput_bps: Option<f64>,
     pub retransmissions: Option<u64>,
     pub rtos: Option<u64>,
     /// Congestion signals the sender acted on, by level (level 1 = ECN/CL1/incipient, 2 =
@@ -285,7 +285,7 @@ impl FlowRecord {
             .packets_received
             .map(|x| x as i64));
         col!("fct_s", F64, |r| r.fct_s);
-        col!("throughput_bps", F64, |r| r.throughput_bps);
+        col!("goodput_bps", F64, |r| r.goodput_bps);
         col!("retransmissions", I64, |r| r
             .retransmissions
             .map(|x| x as i64));

@@ -1245,7 +1245,7 @@ impl Endpoint for TcpConn {
             let end = if done { self.last_delivery } else { now };
             let span = end.saturating_sub(self.app_start);
             if span > 0 {
-                r.throughput_bps = Some(delivered as f64 * 8.0 / to_secs(span));
+                r.goodput_bps = Some(delivered as f64 * 8.0 / to_secs(span));
             }
             if let Some(h) = self.owd_ns.as_ref().filter(|h| h.count > 0) {
                 r.owd_mean_s = h.mean().map(|ns| ns * 1e-9);
@@ -1272,7 +1272,7 @@ impl Endpoint for TcpConn {
             let dt = now.saturating_sub(self.sample_time.get());
             if dt > 0 {
                 let bytes = delivered - self.sample_delivered.get().min(delivered);
-                out.push(("rate_bps", bytes as f64 * 8.0 / to_secs(dt)));
+                out.push(("delivery_bps", bytes as f64 * 8.0 / to_secs(dt)));
             }
             self.sample_delivered.set(delivered);
             self.sample_time.set(now);

@@ -93,7 +93,7 @@ fn two_flows_both_levels_marked_echoed_and_acted_on() {
     let (incipient, moderate) = (c.marked[0b10], c.marked[0b11]);
     let l1: u64 = flows.iter().map(|f| f.signals_l1.unwrap_or(0)).sum();
     let l2: u64 = flows.iter().map(|f| f.signals_l2.unwrap_or(0)).sum();
-    let goodput: f64 = flows.iter().map(|f| f.throughput_bps.unwrap_or(0.0)).sum();
+    let goodput: f64 = flows.iter().map(|f| f.goodput_bps.unwrap_or(0.0)).sum();
     let busy = c.busy_time as f64 / (20 * SEC) as f64;
     eprintln!(
         "marks {incipient}/{moderate}, signals {l1}/{l2}, drops {:?}, goodput {goodput:.0}, busy {busy:.3}",
