@@ -4,6 +4,7 @@ pcap output, progress and interruption, panics, and table conversion at scale.""
 
 from __future__ import annotations
 
+import json
 import struct
 import threading
 import time
@@ -272,3 +273,28 @@ def test_a_time_varying_link_reports_its_mean_rate_and_flows_their_delivery():
     assert p["dequeued_bytes"] * 8 / (p["mean_rate_bps"] * 1.0) == pytest.approx(p["utilization"], rel=0.02)
     d = r.series("delivery_bps", "u")
     assert d.height > 0 and d["value"].max() <= 10.5e6
+
+
+def test_progress_line_fits_the_terminal_and_shows_an_eta(monkeypatch):
+    import io
+    import os
+
+    from ecnlab.progress import ProgressBar
+
+    for cols in (40, 80, 200):
+        monkeypatch.setattr("shutil.get_terminal_size", lambda fallback=None, c=cols: os.terminal_size((c, 24)))
+        out = io.StringIO()
+        bar = ProgressBar(out)
+        bar.for_run("eecn.table4-dumbbell-short-eecn-s10")({"sim_time_s": 7.5, "duration_s": 30.0, "wall_s": 12.0, "events": 9_000_000})
+        line = out.getvalue().split("\x1b[2K")[-1]
+        assert len(line) <= cols - 1, (cols, line)
+        if cols >= 80:
+            assert "eta 0:36" in line and "25%" in line
+
+
+def test_to_parquet_writes_a_directory_the_report_reads(tmp_path):
+    from ecnlab.report import write_run_report
+
+    _udp_run().to_parquet(tmp_path / "r")
+    assert json.loads((tmp_path / "r" / "run.json").read_text())["rows"]["flows"] == 1
+    assert write_run_report(tmp_path / "r").is_file()

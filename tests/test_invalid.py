@@ -129,6 +129,7 @@ CASES: list[tuple] = [
     ("duplicate_names_from_copies", HEAD + DUMBBELL + udp(name='"x"', count="2") + udp(name='"x.1"'), "flows[1].name", "duplicate"),
     ("parallel_links", HEAD + '[topology]\nkind = "explicit"\nnodes = [{ name = "a", kind = "host" }, { name = "b", kind = "host" }]\nlinks = [{ a = "a", b = "b", rate = "1Mbps", delay = "1ms" }, { a = "b", b = "a", rate = "2Mbps", delay = "1ms" }]\n', "topology.links[1].b", "already joins"),
     ("red_max_th_above_buffer", HEAD + dumbbell(bottleneck_queue='{ kind = "red", min_th = 20, max_th = 150, limit = 100 }') + UDP, "topology.bottleneck_queue", "above the buffer limit"),
+    ("step_marker_k_above_the_buffer", HEAD + dumbbell(bottleneck_queue='{ kind = "droptail", limit = 50 }', bottleneck_marker='{ kind = "step", k = 80 }') + UDP, "topology.bottleneck_marker.k", "not below the buffer limit (50 packets)"),
     ("dctcp_without_ecn", HEAD + DUMBBELL + TCP.replace('"newreno"', '"dctcp"') + 'ecn = "none"\n', "flows[0].ecn", 'use ecn = "dctcp"'),
     ("eecn_without_ecn", HEAD + DUMBBELL + TCP.replace('"newreno"', '"eecn"') + 'ecn = "none"\n', "flows[0].ecn", "never deliver"),
     ("stagger_without_count", HEAD + DUMBBELL + udp(stagger='"10ms"'), "flows[0].stagger", "give count"),
@@ -200,6 +201,8 @@ def test_json_scenario_errors_name_the_key(tmp_path, capsys):
         (["reproduce", "core.mdl"], "--out"),
         (["run", "SCEN", "--out", "OUT", "--seed", "-3"], "non-negative integer"),
         (["run", "SCEN", "--out", "NOT_A_RESULT_DIR"], "not an ecnlab result directory"),
+        (["run", "SCEN", "--out", "LINK_TO_ELSEWHERE"], "exists and is not a directory"),
+        (["run", "SCEN", "--out", "OUT", "--seed", "18446744073709551616"], "up to 2^64 − 1"),
     ],
 )
 def test_user_errors_exit_2_without_traceback(args, needle, tmp_path, udp_toml):
@@ -208,10 +211,20 @@ def test_user_errors_exit_2_without_traceback(args, needle, tmp_path, udp_toml):
     foreign = tmp_path / "mine"
     foreign.mkdir()
     (foreign / "thesis.tex").write_text("precious")
-    subst = {"OUT": str(tmp_path / "out"), "DIR_AS_SCENARIO": str(tmp_path), "SCEN": str(scen), "NOT_A_RESULT_DIR": str(foreign)}
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "link").symlink_to(elsewhere)
+    subst = {
+        "OUT": str(tmp_path / "out"),
+        "DIR_AS_SCENARIO": str(tmp_path),
+        "SCEN": str(scen),
+        "NOT_A_RESULT_DIR": str(foreign),
+        "LINK_TO_ELSEWHERE": str(tmp_path / "link"),
+    }
     p = run_cli(*[subst.get(a, a) for a in args])
     assert p.returncode == 2, p.stderr
     assert needle in p.stderr
     assert "Traceback" not in p.stderr
     assert not (tmp_path / "out").exists()
     assert (foreign / "thesis.tex").read_text() == "precious"
+    assert list(elsewhere.iterdir()) == []

@@ -638,12 +638,14 @@ def render_markdown(doc: dict[str, Any]) -> str:
             lines.append(f"| {label} | {a} | {b} | {_pct(c['rel_diff'])}{flag} |")
         for note in s.get("notes", []):
             lines.append(f"\n{note}")
-    lines += [
-        "",
-        f"⚠: a key result that differs by more than {AGREEMENT_BAND * 100:.0f} %. Mean queue: "
-        "ecnlab's is the time average of the backlog, ns-3's the mean of 1 ms samples.",
-        "",
-    ]
+    compared = any(c["ns3"] is not None for s in doc["scenarios"] for c in (s.get("comparison") or {}).values())
+    if compared:
+        lines += [
+            "",
+            f"⚠: a key result that differs by more than {AGREEMENT_BAND * 100:.0f} %. Mean queue: "
+            "ecnlab's is the time average of the backlog, ns-3's the mean of 1 ms samples.",
+        ]
+    lines.append("")
     for note in doc.get("notes", []):
         lines.append(f"- {note}")
     return "\n".join(lines) + "\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import polars as pl
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -50,6 +50,15 @@ def png_bytes(fig: Figure) -> bytes:
     return buf.getvalue()
 
 
+def colors_for(names: Sequence[str]) -> dict[str, Any]:
+    """A fixed colour per name (in the given order), so one entity keeps its colour in every
+    figure."""
+    import matplotlib
+
+    cycle = matplotlib.colormaps["tab20"].colors if len(names) > 10 else matplotlib.colormaps["tab10"].colors
+    return {n: cycle[i % len(cycle)] for i, n in enumerate(names)}
+
+
 def time_series(
     ts: pl.DataFrame,
     kind: str,
@@ -59,6 +68,7 @@ def time_series(
     scale: float = 1.0,
     extra_kind: str | None = None,
     smooth: int = 1,
+    colors: Mapping[str, Any] | None = None,
 ):
     """Lines of one sample kind over time, one per entity (port or flow). ``extra_kind``
     adds a dashed line per entity (e.g. RED's average queue beside the instantaneous one).
@@ -73,7 +83,8 @@ def time_series(
         values = part["value"]
         if smooth > 1:
             values = values.rolling_mean(smooth, min_samples=1)
-        line = ax.plot(part["time_s"].to_numpy(), values.to_numpy() * scale, lw=1.0, label=name)[0]
+        style = {"color": colors[name]} if colors and name in colors else {}
+        line = ax.plot(part["time_s"].to_numpy(), values.to_numpy() * scale, lw=1.0, label=name, **style)[0]
         if extra_kind:
             ex = ts.filter((pl.col("kind") == extra_kind) & (pl.col("entity") == name))
             if ex.height:

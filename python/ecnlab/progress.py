@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 import threading
 from typing import TextIO
+
+
+def _clock(s: float) -> str:
+    s = int(round(s))
+    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
 
 
 def _si(x: float) -> str:
@@ -38,14 +44,24 @@ class ProgressBar:
         frac = 0.0
         if p.get("duration_s"):
             frac = min(1.0, p["sim_time_s"] / p["duration_s"])
-        filled = int(frac * self.width)
-        bar = "#" * filled + "." * (self.width - filled)
         rate = p["events"] / p["wall_s"] if p.get("wall_s") else 0.0
-        text = (
-            f"{label + ' ' if label else ''}[{bar}] {frac * 100:3.0f}%  "
-            f"sim {p['sim_time_s']:.2f}/{p['duration_s']:.2f} s  wall {p['wall_s']:.1f} s  "
-            f"{_si(rate)} events/s"
+        wall = p.get("wall_s") or 0.0
+        eta = f"  eta {_clock(wall * (1 - frac) / frac)}" if 0.0 < frac < 1.0 and wall > 0.5 else ""
+        tail = (
+            f" {frac * 100:3.0f}%  sim {p['sim_time_s']:.2f}/{p['duration_s']:.2f} s  "
+            f"wall {_clock(wall)}{eta}  {_si(rate)} events/s"
         )
+        head = f"{label} " if label else ""
+        # The line must never wrap (a wrapped line scrolls instead of being redrawn): the bar
+        # shrinks first, then the label loses its beginning, then the figures are cut.
+        columns = shutil.get_terminal_size((80, 24)).columns - 1
+        room = columns - len(tail)
+        if len(head) > room:
+            head = "…" + head[len(head) - room + 1 :] if room > 8 else ""
+        width = max(0, min(self.width, columns - len(head) - len(tail) - 2))
+        filled = int(frac * width)
+        bar = f"[{'#' * filled}{'.' * (width - filled)}]" if width >= 5 else ""
+        text = (head + bar + tail)[:columns]
         with self._lock:
             self.stream.write("\r\x1b[2K" + text)
             self.stream.flush()

@@ -189,6 +189,23 @@ def _non_empty_columns(df: pl.DataFrame, cols: Sequence[str]) -> list[str]:
     return [c for c in cols if c in df.columns and df[c].null_count() < df.height]
 
 
+def _display_units(df: pl.DataFrame) -> pl.DataFrame:
+    """One unit per quantity in report tables: Mbit/s, ms and per cent (the Parquet files
+    keep bit/s, s and fractions)."""
+    out = []
+    for c in df.columns:
+        col = pl.col(c)
+        if c.endswith("_bps"):
+            out.append((col / 1e6).round(3).alias(c[: -len("_bps")] + "_mbps"))
+        elif c.endswith("_s") and df.schema[c].is_numeric():
+            out.append((col * 1e3).round(3).alias(c[: -len("_s")] + "_ms"))
+        elif c == "utilization":
+            out.append((col * 100).round(2).alias("utilization_pct"))
+        else:
+            out.append(col)
+    return df.select(out)
+
+
 def run_figures(doc: Html, flows: pl.DataFrame, ports: pl.DataFrame, ts: pl.DataFrame, prefix: str = "") -> None:
     """Adds the standard figures of one run to ``doc``."""
     kinds = set(ts["kind"].unique().to_list()) if ts.height else set()
@@ -216,12 +233,16 @@ def run_figures(doc: Html, flows: pl.DataFrame, ports: pl.DataFrame, ts: pl.Data
     ordered = [k for k in FLOW_KINDS if k in flow_kinds]
     others = [k for k in flow_kinds if k not in FLOW_KINDS][:MAX_OTHER_FLOW_KINDS]
     interval = _sample_interval(ts)
+    # A flow has the same colour in every figure.
+    flow_colors = plots.colors_for(flows["name"].to_list() if flows.height else [])
     for k in ordered + others:
         ylabel, scale = FLOW_KINDS.get(k, (k, 1.0))
         # Delivery comes in bursts (a filled loss hole releases many bytes at once), so the
         # rate is shown averaged over RATE_WINDOW_S.
         smooth = max(1, round(RATE_WINDOW_S / interval)) if k == "delivery_bps" and interval else 1
-        fig, ax, drawn = plots.time_series(ts, k, None, title=f"{ylabel} per flow", ylabel=ylabel, scale=scale, smooth=smooth)
+        fig, ax, drawn = plots.time_series(
+            ts, k, None, title=f"{ylabel} per flow", ylabel=ylabel, scale=scale, smooth=smooth, colors=flow_colors
+        )
         n = ts.filter(pl.col("kind") == k)["entity"].n_unique()
         more = f" ({len(drawn)} of {n} flows shown)" if n > len(drawn) else ""
         avg = f", averaged over {smooth * interval * 1e3:.0f} ms" if smooth > 1 else ""
@@ -271,11 +292,12 @@ def write_run_report(directory: str | os.PathLike[str]) -> Path:
     run_figures(doc, flows, ports, ts)
     doc.h(2, "Ports")
     busy_ports = ports.filter(pl.col("arrived_pkts") > 0) if "arrived_pkts" in ports.columns else ports
-    doc.table(busy_ports, _non_empty_columns(busy_ports, PORT_COLUMNS))
+    shown = _display_units(busy_ports.select(_non_empty_columns(busy_ports, PORT_COLUMNS)))
+    doc.table(shown, caption="Rates in Mbit/s, times in ms, utilisation in %; every column is defined in docs/metrics.md")
     if busy_ports.height < ports.height:
         doc.p(f"{ports.height - busy_ports.height} ports that carried no packet are left out.", "note")
     doc.h(2, "Flows")
-    doc.table(flows, _non_empty_columns(flows, FLOW_COLUMNS))
+    doc.table(_display_units(flows.select(_non_empty_columns(flows, FLOW_COLUMNS))), caption="Rates in Mbit/s, times in ms")
     doc.h(2, "Scenario as run")
     doc.pre(info.get("scenario_toml", ""))
     return doc.write(d / "report.html")

@@ -126,12 +126,16 @@ class Results:
     # ----------------------------------------------------------------- output
 
     def to_parquet(self, directory: str | os.PathLike[str]) -> Path:
-        """Writes ``flows.parquet``, ``ports.parquet`` and ``timeseries.parquet`` into
-        ``directory`` (created if needed)."""
+        """Writes ``flows.parquet``, ``ports.parquet``, ``timeseries.parquet`` and
+        ``run.json`` into ``directory`` (created if needed): a directory ``ecnlab report``
+        reads like one written by ``ecnlab run``."""
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         for name in TABLES:
             getattr(self, name).write_parquet(d / f"{name}.parquet")
+        info = self.run_info()
+        info["pcap"] = []
+        (d / "run.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
         return d
 
 

@@ -47,4 +47,9 @@ pub trait Marker {
     fn gauge(&self) -> Option<f64> {
         None
     }
+    /// Whether the marker's thresholds can be reached under the port's buffer limit
+    /// ("field: why not" when they cannot).
+    fn fits(&self, _limit: Limit) -> Result<(), String> {
+        Ok(())
+    }
 }

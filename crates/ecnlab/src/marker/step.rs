@@ -27,6 +27,22 @@ impl StepMarker {
 }
 
 impl Marker for StepMarker {
+    fn fits(&self, limit: crate::aqm::Limit) -> Result<(), String> {
+        use crate::aqm::Limit;
+        let (cap, unit) = match (limit, self.cfg.bytes) {
+            (Limit::Packets(n), false) => (n as u64, "packets"),
+            (Limit::Bytes(b), true) => (b, "bytes"),
+            _ => return Ok(()),
+        };
+        if self.cfg.k >= cap {
+            return Err(format!(
+                "k: {} {unit} is not below the buffer limit ({cap} {unit}): a packet would be dropped before it could be marked",
+                self.cfg.k
+            ));
+        }
+        Ok(())
+    }
+
     #[inline]
     fn on_arrival(&mut self, v: &PortView, pkt: &mut Packet) {
         if !pkt.ip.ecn.is_ect() {

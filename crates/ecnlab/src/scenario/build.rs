@@ -148,7 +148,7 @@ pub fn build(s: &Scenario, seed: u64, pcap_dir: Option<&Path>) -> Result<Built, 
         }
         if let Some(m) = &ps.marker {
             let m = registry::marker(&format!("{path}.marker"), m, seed, p as u64)?;
-            c.sim.set_marker(p, m);
+            set_marker(&mut c, &format!("{path}.marker"), p, m)?;
         }
     }
 
@@ -247,6 +247,19 @@ pub fn build(s: &Scenario, seed: u64, pcap_dir: Option<&Path>) -> Result<Built, 
         sim: c.sim,
         warnings: c.warnings,
     })
+}
+
+/// Puts a marker on a port whose buffer lets its thresholds be reached.
+fn set_marker(
+    c: &mut Ctx,
+    path: &str,
+    port: PortId,
+    m: Box<dyn crate::marker::Marker>,
+) -> Result<(), ScenarioError> {
+    m.fits(c.sim.ports[port as usize].qdisc.limit())
+        .map_err(|e| registry::field_error(path, &e))?;
+    c.sim.set_marker(port, m);
+    Ok(())
 }
 
 /// Bytes one time-series row takes at its peak: the core's sample, the long table built from
@@ -352,7 +365,7 @@ fn build_topology(c: &mut Ctx) -> Result<(), ScenarioError> {
             if let Some(m) = bottleneck_marker {
                 let mk =
                     registry::marker("topology.bottleneck_marker", m, c.seed, d.bottleneck as u64)?;
-                c.sim.set_marker(d.bottleneck, mk);
+                set_marker(c, "topology.bottleneck_marker", d.bottleneck, mk)?;
             }
         }
         Topology::Chain(ChainSpec {
@@ -392,7 +405,7 @@ fn build_topology(c: &mut Ctx) -> Result<(), ScenarioError> {
                 for &p in &fwd {
                     let mk = registry::marker("topology.marker", m, c.seed, p as u64)
                         .expect("validated above");
-                    c.sim.set_marker(p, mk);
+                    set_marker(c, "topology.marker", p, mk)?;
                 }
             }
             let mut k2 = 0u64;
