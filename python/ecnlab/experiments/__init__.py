@@ -57,6 +57,7 @@ __all__ = [
     "describe_all",
     "run_many",
     "reproduce",
+    "summary_markdown",
 ]
 
 _REGISTRY: dict[str, Experiment] = {}
@@ -361,7 +362,7 @@ def reproduce(
     """Runs one experiment or all of a paper's under the chosen readings (``None`` or
     ``"default"``: the default reading; ``"all"``: the default and every other value of each
     axis, one axis at a time; or ``"axis=value,…"``) and writes ``out/report.html``,
-    ``out/summary.json``, ``out/figures/*.png`` and ``out/runs/<run>/`` (the default reading)
+    ``out/summary.json``, ``out/summary.md`` (the verdicts as Markdown), ``out/figures/*.png`` and ``out/runs/<run>/`` (the default reading)
     and ``out/runs/<reading>/<run>/`` (runs another reading adds). A run whose scenario is the
     same under two readings is run once. ``out`` appears complete or not at all."""
     from ..scenario import load_scenario
@@ -537,8 +538,64 @@ def reproduce(
             "wall_s": time.time() - started,
         }
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2, allow_nan=False, default=str) + "\n", encoding="utf-8")
+        (tmp / "summary.md").write_text(summary_markdown(summary), encoding="utf-8")
         doc.write(tmp / "report.html")
     return summary
+
+
+def summary_markdown(summary: Mapping[str, Any]) -> str:
+    """The verdicts of a reproduction as Markdown (what ``summary.md`` holds): the rule, the
+    counts per experiment and reading, every claim's verdict with its reason, the claims whose
+    verdict depends on the reading, and the stalled runs."""
+    readings = list(summary.get("readings") or ["default"])
+    rule = summary.get("rule") or {}
+
+    def counts(c: Mapping[str, int]) -> str:
+        return " / ".join(str(c.get(k, 0)) for k in VERDICT_CLASSES)
+
+    def cell(x: Any) -> str:
+        return str(x).replace("|", "\\|").replace("\n", " ")
+
+    out = [
+        f"# ecnlab reproduce {summary['experiment']}" + (" (quick)" if summary.get("quick") else ""),
+        "",
+        f"Rule: {rule.get('test', '')}, α = {rule.get('alpha', '')}; a run is flagged as stalled below "
+        f"{rule.get('stall_utilisation', 0):.0%} of the bottleneck while a bulk flow is backlogged.",
+        "",
+        "Claims per verdict (holds / contradicted / inconclusive / not comparable):",
+        "",
+        "| experiment | " + " | ".join(readings) + " | stalled runs |",
+        "| --- | " + " | ".join("---" for _ in readings) + " | --- |",
+    ]
+    for sec in summary.get("experiments", []):
+        row = [counts(sec["verdicts"][r]) if r in sec.get("verdicts", {}) else "–" for r in readings]
+        out.append(f"| {sec['experiment']} | " + " | ".join(row) + f" | {len(sec.get('stalls', []))} |")
+    total = summary.get("verdicts_by_reading") or {}
+    out.append("| **all** | " + " | ".join(counts(total.get(r, {})) for r in readings) + f" | {len(summary.get('stalls', []))} |")
+    dep = summary.get("depends_on_reading") or []
+    out += ["", f"## Claims whose verdict depends on the reading ({len(dep)})", ""]
+    if len(readings) == 1:
+        out.append("Only the default reading was run (`--readings all` runs the others).")
+    elif dep:
+        out += ["| experiment | claim | " + " | ".join(readings) + " |", "| --- | --- | " + " | ".join("---" for _ in readings) + " |"]
+        out += [
+            f"| {d['experiment']} | {cell(d['metric'])} | " + " | ".join(d["verdicts"].get(r, "–") for r in readings) + " |"
+            for d in dep
+        ]
+    out += ["", "## Every claim under the default reading", "", "| experiment | claim | paper | ours (mean [min – max]) | verdict | why |", "| --- | --- | --- | --- | --- | --- |"]
+    for c in summary.get("comparisons", []):
+        if c.get("verdict") is None:
+            continue
+        o = c.get("ours") or {}
+        ours = "" if o.get("mean") is None else f"{o['mean']:.4g} [{o['min']:.4g} – {o['max']:.4g}] (n = {o['n']})"
+        d = c.get("decision") or {}
+        why = d.get("reason", "") + ("; left out: " + "; ".join(f"seed {e['seed']}: {e['reason']}" for e in d.get("excluded", [])) if d.get("excluded") else "")
+        out.append(f"| {c['experiment']} | {cell(c['metric'])} | {cell(c.get('paper'))} | {ours} | {c['verdict']} | {cell(why)} |")
+    stalls = summary.get("stalls") or []
+    if stalls:
+        out += ["", f"## Stalled runs ({len(stalls)})", "", "| run | reading | port | utilisation |", "| --- | --- | --- | --- |"]
+        out += [f"| {s['run']} | {s['reading']} | {s['port']} | {s['utilisation']:.3f} |" for s in stalls]
+    return "\n".join(out) + "\n"
 
 
 def _slug(reading: str) -> str:
