@@ -153,7 +153,7 @@ class Html:
 # ----------------------------------------------------------------- run reports
 
 PORT_COLUMNS = [
-    "port", "rate_bps", "delay_s", "arrived_pkts", "enqueued_pkts", "dequeued_pkts", "dropped_pkts",
+    "port", "rate_bps", "mean_rate_bps", "delay_s", "arrived_pkts", "enqueued_pkts", "dequeued_pkts", "dropped_pkts",
     "marked_pkts", "utilization", "mean_queue_pkts", "max_queue_pkts", "mean_sojourn_s",
     "p95_sojourn_s",
 ]  # fmt: skip
