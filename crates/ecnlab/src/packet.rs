@@ -35,6 +35,9 @@ pub struct Meta {
     /// The sender's smoothed RTT in microseconds, for routers that need per-packet RTT (HFCC,
     /// as XCP and MLCP carry it in a header); 0 when the sender does not set it.
     pub rtt_hint_us: u32,
+    /// An imagined 3-bit load header (UNO's idealised VCP3 carries its router's exact load
+    /// level in every packet): 0 when absent, else level + 1. Not on any real wire.
+    pub ideal_load: u8,
     /// Set by a feedback marker on arrival when it takes over the congestion-marking decision
     /// for this packet at this port (e.g. EECN over RED): the queue discipline then only
     /// enforces its buffer limit. Cleared when the packet leaves the port.
@@ -49,6 +52,7 @@ impl Default for Meta {
             sent_at: 0,
             enqueued_at: 0,
             rtt_hint_us: 0,
+            ideal_load: 0,
             marker_owned: false,
         }
     }

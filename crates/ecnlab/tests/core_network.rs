@@ -30,7 +30,7 @@ impl Endpoint for Burst {
                 src: self.src,
                 dst: self.dst,
                 ttl: 64,
-                ident: ctx.next_ip_id(),
+                ident: ctx.next_ip_id(self.dst, 0),
                 ..Default::default()
             };
             let mut p = Packet::new_udp(

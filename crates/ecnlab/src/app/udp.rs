@@ -101,7 +101,7 @@ impl Endpoint for UdpSource {
                 dst: self.dst,
                 ecn: self.cfg.ecn,
                 ttl: 64,
-                ident: ctx.next_ip_id(),
+                ident: ctx.next_ip_id(self.dst, 9 << 16 | 9),
                 ..Default::default()
             };
             let mut p = Packet::new_udp(

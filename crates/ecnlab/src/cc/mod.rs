@@ -35,6 +35,9 @@ pub enum Signal {
     Marked { marked_bytes: u64, acked_bytes: u64 },
     /// An explicit load code (VCP's 2-bit region, UNO's 3-bit level, HFCC's overlay code).
     Load(u8),
+    /// A load code with the load interval `t_ρ` the path's routers use (UNO's 2-bit RTT
+    /// channel tells senders the routers' interval, chosen from the flows' mean RTT).
+    LoadInterval { code: u8, t_rho: Time },
 }
 
 /// Everything a controller may want to know about one ACK.

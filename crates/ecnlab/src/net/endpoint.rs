@@ -9,15 +9,28 @@ use crate::stats::FlowRecord;
 use crate::time::Time;
 use rand::Rng as _;
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 
-/// How a host numbers the IPv4 Identification field of the packets it sends.
+/// How a host numbers the IPv4 Identification field of the packets it sends. Schemes that
+/// spread information over IP-ID residues (UNO) depend on it, so every common stack behaviour
+/// is a mode.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum IpIdMode {
-    /// One counter per host, incremented per packet (classic BSD/Windows behaviour).
+    /// One counter per host, incremented per packet, starting at 0 (classic BSD and older
+    /// Windows behaviour).
     #[default]
     Sequential,
-    /// Uniformly random per packet.
+    /// One counter per connection (5-tuple), starting at a random value. This is what Linux
+    /// does for TCP: its segments carry DF and come from a connected socket, so
+    /// `ip_select_ident_segs` takes the socket's own counter, seeded randomly at connect.
+    PerConnection,
+    /// One counter per destination address, starting at a random value: Linux's numbering of
+    /// packets that may be fragmented or have no connected socket (`__ip_select_ident`
+    /// hashes the destination into a table of counters; ours keeps one counter per address
+    /// and does not model the table's random skips).
+    PerDestination,
+    /// Uniformly random per packet (Solaris, OpenBSD).
     Random,
 }
 
@@ -25,24 +38,40 @@ pub enum IpIdMode {
 pub struct IpIdGen {
     mode: IpIdMode,
     next: u16,
+    /// Counters per connection or per destination, made on first use.
+    counters: HashMap<u64, u16>,
     rng: Rng,
 }
 
 impl IpIdGen {
     pub fn new(mode: IpIdMode, rng: Rng) -> Self {
-        IpIdGen { mode, next: 0, rng }
+        IpIdGen {
+            mode,
+            next: 0,
+            counters: HashMap::new(),
+            rng,
+        }
     }
 
+    /// The IP-ID of the next packet to `dst` of connection `conn` (the host's local and
+    /// remote ports, `local << 16 | remote`; 0 for connectionless sends).
     #[inline]
-    pub fn next_id(&mut self) -> u16 {
-        match self.mode {
+    pub fn next_id(&mut self, dst: u32, conn: u32) -> u16 {
+        let key = match self.mode {
             IpIdMode::Sequential => {
                 let v = self.next;
                 self.next = self.next.wrapping_add(1);
-                v
+                return v;
             }
-            IpIdMode::Random => self.rng.gen(),
-        }
+            IpIdMode::Random => return self.rng.gen(),
+            IpIdMode::PerConnection => (dst as u64) << 32 | conn as u64,
+            IpIdMode::PerDestination => dst as u64,
+        };
+        let rng = &mut self.rng;
+        let c = self.counters.entry(key).or_insert_with(|| rng.gen());
+        let v = *c;
+        *c = c.wrapping_add(1);
+        v
     }
 }
 
@@ -65,11 +94,12 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// The IP-ID the host assigns to the next packet (take it right before `send`; schemes that
-    /// encode information in IP-ID residues read it to decide the packet's other fields).
+    /// The IP-ID the host assigns to the next packet to `dst` of connection `conn` (the local
+    /// and remote ports, `local << 16 | remote`). Take it right before `send`: schemes that
+    /// encode information in IP-ID residues read it to decide the packet's other fields.
     #[inline]
-    pub fn next_ip_id(&mut self) -> u16 {
-        self.ipid.next_id()
+    pub fn next_ip_id(&mut self, dst: u32, conn: u32) -> u16 {
+        self.ipid.next_id(dst, conn)
     }
 
     /// Hands a packet to the host's network stack. The caller fills every header field,

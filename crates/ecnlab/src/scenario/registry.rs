@@ -52,7 +52,7 @@ fn record_kind(path: &str, kind: &str) {
 }
 
 pub const QUEUES: &[&str] = &["droptail", "red", "mecn"];
-pub const MARKERS: &[&str] = &["step", "eecn", "vcp"];
+pub const MARKERS: &[&str] = &["step", "eecn", "vcp", "uno"];
 
 /// Deserialises a component's parameters into its config type; errors carry `path`.
 pub fn params<T: DeserializeOwned + Serialize>(path: &str, p: &Params) -> Result<T, ScenarioError> {
@@ -169,14 +169,23 @@ fn marker_of_kind(path: &str, c: &Component) -> Result<Box<dyn Marker>, Scenario
             let m = crate::schemes::vcp::VcpMarker::new(cfg).map_err(|m| field_error(path, &m))?;
             Ok(Box::new(m))
         }
+        "uno" => {
+            let cfg: crate::schemes::uno::UnoMarkerConfig = params(path, &c.params)?;
+            let m = crate::schemes::uno::UnoMarker::new(cfg).map_err(|m| field_error(path, &m))?;
+            Ok(Box::new(m))
+        }
         other => Err(unknown(path, "marker", other, MARKERS)),
     }
 }
 
 /// Congestion controllers a flow's `cc` may name.
-pub const CONTROLLERS: &[&str] = &["newreno", "cubic", "dctcp", "bbr", "eecn", "mecn", "vcp"];
+pub const CONTROLLERS: &[&str] = &[
+    "newreno", "cubic", "dctcp", "bbr", "eecn", "mecn", "vcp", "ucp1", "ucp2", "vcp3",
+];
 /// Feedback codecs a flow's `ecn` may name.
-pub const CODECS: &[&str] = &["none", "ecn", "dctcp", "eecn", "mecn", "vcp"];
+pub const CODECS: &[&str] = &[
+    "none", "ecn", "dctcp", "eecn", "mecn", "vcp", "uno", "uno2", "vcp3",
+];
 
 /// The codec a controller uses when the flow names none: a scheme's controller speaks its
 /// own feedback; DCTCP needs its precise echo; the loss-based baselines run without ECN.
@@ -186,6 +195,9 @@ pub fn default_codec(cc: &str) -> &'static str {
         "eecn" => "eecn",
         "mecn" => "mecn",
         "vcp" => "vcp",
+        "ucp1" => "uno",
+        "ucp2" => "uno2",
+        "vcp3" => "vcp3",
         _ => "none",
     }
 }
@@ -235,6 +247,18 @@ pub fn controller(
                 crate::schemes::vcp::Vcp::new(cfg, mss).map_err(|m| field_error(&ppath, &m))?,
             ))
         }
+        "ucp1" | "ucp2" | "vcp3" => {
+            let cfg: crate::schemes::uno::UcpConfig = params(&ppath, p)?;
+            let name = match name {
+                "ucp1" => "ucp1",
+                "ucp2" => "ucp2",
+                _ => "vcp3",
+            };
+            Ok(Box::new(
+                crate::schemes::uno::Ucp::new(name, cfg, mss)
+                    .map_err(|m| field_error(&ppath, &m))?,
+            ))
+        }
         other => Err(ScenarioError::new(
             path,
             format!(
@@ -282,6 +306,21 @@ pub fn codec(
                 ));
             }
             Ok(Box::new(crate::schemes::vcp::VcpCodec::new()))
+        }
+        "uno" | "uno2" | "vcp3" => {
+            use crate::schemes::uno::{Encoding, UnoCodec};
+            if !p.is_empty() {
+                return Err(ScenarioError::new(
+                    &ppath,
+                    format!("codec \"{name}\" takes no parameters"),
+                ));
+            }
+            let enc = match name {
+                "uno" => Encoding::OneBit,
+                "uno2" => Encoding::TwoBit,
+                _ => Encoding::Header,
+            };
+            Ok(Box::new(UnoCodec::new(enc)))
         }
         other => Err(ScenarioError::new(
             path,

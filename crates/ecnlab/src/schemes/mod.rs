@@ -3,4 +3,5 @@
 
 pub mod eecn;
 pub mod mecn;
+pub mod uno;
 pub mod vcp;

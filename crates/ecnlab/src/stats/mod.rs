@@ -258,6 +258,10 @@ pub struct FlowRecord {
     pub owd_max_s: Option<f64>,
     /// Initial congestion window (segments) chosen at connection setup.
     pub init_cwnd: Option<u64>,
+    /// Schemes that assemble feedback over several ACKs (UNO): decisions the sender made and
+    /// their mean delay (s) from the first contributing ACK to the decision.
+    pub feedback_decisions: Option<u64>,
+    pub feedback_delay_mean_s: Option<f64>,
 }
 
 impl FlowRecord {
@@ -299,6 +303,10 @@ impl FlowRecord {
         col!("owd_p95_s", F64, |r| r.owd_p95_s);
         col!("owd_max_s", F64, |r| r.owd_max_s);
         col!("init_cwnd", I64, |r| r.init_cwnd.map(|x| x as i64));
+        col!("feedback_decisions", I64, |r| r
+            .feedback_decisions
+            .map(|x| x as i64));
+        col!("feedback_delay_mean_s", F64, |r| r.feedback_delay_mean_s);
         t
     }
 }

@@ -85,4 +85,11 @@ pub trait Codec {
     fn load_top_code(&self) -> Option<u8> {
         None
     }
+
+    /// Schemes that assemble their feedback over several ACKs (UNO's blocks): how many
+    /// decisions the sender made and their mean delay in seconds, from the first ACK that
+    /// contributed to a decision to the decision.
+    fn feedback_delay(&self) -> Option<(u64, f64)> {
+        None
+    }
 }

@@ -460,7 +460,10 @@ impl TcpConn {
             src: self.local_addr,
             dst: self.remote_addr,
             ecn: Ecn::NOT_ECT,
-            ident: ctx.next_ip_id(),
+            ident: ctx.next_ip_id(
+                self.remote_addr,
+                (self.local_port as u32) << 16 | self.remote_port as u32,
+            ),
             ttl: 64,
             ..Default::default()
         };
@@ -894,7 +897,9 @@ impl TcpConn {
                     Signal::Marked { marked_bytes, .. } if marked_bytes > 0 => {
                         self.stats.signals_l1 += 1
                     }
-                    Signal::Load(c) if Some(c) == self.codec.load_top_code() => {
+                    Signal::Load(c) | Signal::LoadInterval { code: c, .. }
+                        if Some(c) == self.codec.load_top_code() =>
+                    {
                         self.stats.signals_l1 += 1
                     }
                     _ => {}
@@ -1234,6 +1239,10 @@ impl Endpoint for TcpConn {
                 r.rtt_p95_s = h.quantile(0.95).map(|ns| ns as f64 * 1e-9);
             }
             r.init_cwnd = self.stats.init_cwnd;
+            if let Some((n, mean)) = self.codec.feedback_delay() {
+                r.feedback_decisions = Some(n);
+                r.feedback_delay_mean_s = (n > 0).then_some(mean);
+            }
         } else {
             let delivered = self.rcv.data_delivered();
             r.bytes_delivered = Some(delivered);

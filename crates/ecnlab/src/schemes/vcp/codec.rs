@@ -8,9 +8,54 @@ use crate::packet::Packet;
 use crate::tcp::codec::{Codec, Handshake, TcpInfo};
 use crate::wire::{Ecn, TcpFlags};
 
-pub struct VcpCodec {
-    /// The peer's SYN asked for VCP (passive side).
+/// The load-factor family's handshake (VCP, UNO): the SYN carries ECE, CWR and AE; a
+/// receiver that speaks the scheme answers with ECE and AE; anything else falls back.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LoadSetup {
+    /// The peer's SYN asked for the scheme (passive side).
     peer_asked: bool,
+    negotiated: bool,
+}
+
+const SETUP: u16 = TcpFlags::ECE | TcpFlags::CWR | TcpFlags::AE;
+
+impl LoadSetup {
+    pub(crate) fn negotiated(&self) -> bool {
+        self.negotiated
+    }
+
+    pub(crate) fn handshake_out(&mut self, kind: Handshake, pkt: &mut Packet) {
+        pkt.ip.ecn = Ecn::NOT_ECT;
+        let Some(t) = pkt.tcp_mut() else { return };
+        match kind {
+            Handshake::Syn => t.flags.set(SETUP, true),
+            Handshake::SynAck => {
+                t.flags.set(SETUP, false);
+                t.flags.set(TcpFlags::ECE | TcpFlags::AE, self.peer_asked);
+            }
+            Handshake::Ack => {}
+        }
+    }
+
+    pub(crate) fn handshake_in(&mut self, kind: Handshake, pkt: &Packet) {
+        let Some(t) = pkt.tcp() else { return };
+        let f = t.flags;
+        match kind {
+            Handshake::Syn => {
+                self.peer_asked = f.0 & SETUP == SETUP;
+                self.negotiated = self.peer_asked;
+            }
+            Handshake::SynAck => {
+                self.negotiated =
+                    f.has(TcpFlags::ECE) && f.has(TcpFlags::AE) && !f.has(TcpFlags::CWR)
+            }
+            Handshake::Ack => {}
+        }
+    }
+}
+
+pub struct VcpCodec {
+    setup: LoadSetup,
     negotiated: bool,
     // ---- data receiver
     /// Highest code among the segments received since the last ACK.
@@ -30,7 +75,7 @@ impl Default for VcpCodec {
 impl VcpCodec {
     pub fn new() -> Self {
         VcpCodec {
-            peer_asked: false,
+            setup: LoadSetup::default(),
             negotiated: false,
             pending: None,
             last: None,
@@ -39,40 +84,18 @@ impl VcpCodec {
     }
 }
 
-const SETUP: u16 = TcpFlags::ECE | TcpFlags::CWR | TcpFlags::AE;
-
 impl Codec for VcpCodec {
     fn name(&self) -> &'static str {
         "vcp"
     }
 
     fn handshake_out(&mut self, kind: Handshake, pkt: &mut Packet) {
-        pkt.ip.ecn = Ecn::NOT_ECT;
-        let Some(t) = pkt.tcp_mut() else { return };
-        match kind {
-            Handshake::Syn => t.flags.set(SETUP, true),
-            Handshake::SynAck => {
-                t.flags.set(SETUP, false);
-                t.flags.set(TcpFlags::ECE | TcpFlags::AE, self.peer_asked);
-            }
-            Handshake::Ack => {}
-        }
+        self.setup.handshake_out(kind, pkt);
     }
 
     fn handshake_in(&mut self, kind: Handshake, pkt: &Packet) {
-        let Some(t) = pkt.tcp() else { return };
-        let f = t.flags;
-        match kind {
-            Handshake::Syn => {
-                self.peer_asked = f.0 & SETUP == SETUP;
-                self.negotiated = self.peer_asked;
-            }
-            Handshake::SynAck => {
-                self.negotiated =
-                    f.has(TcpFlags::ECE) && f.has(TcpFlags::AE) && !f.has(TcpFlags::CWR)
-            }
-            Handshake::Ack => {}
-        }
+        self.setup.handshake_in(kind, pkt);
+        self.negotiated = self.setup.negotiated();
     }
 
     fn negotiated(&self) -> bool {

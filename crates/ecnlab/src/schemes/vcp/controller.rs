@@ -20,6 +20,8 @@ pub enum AiScaling {
     /// `α·s(rtt/t_d)` with `t_d` = 100 ms, `s(x) = x²` for 0.2 ≤ x ≤ 5, `0.2·x` below,
     /// `x − 5 + 25` above (the ns-2 code).
     Ns2,
+    /// `α·(rtt/t_ρ)` (UNO's UCP controllers, §III-A).
+    Linear,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -180,6 +182,22 @@ impl Vcp {
         }
     }
 
+    /// Sets ξ for the MI steps that follow (UNO's controllers take it from the load level).
+    pub fn set_mi_factor(&mut self, xi: f64) {
+        self.cfg.xi = xi;
+    }
+
+    /// Sets `t_ρ`, the RTT scaling and the MD freeze (UCP2 learns it from the routers).
+    pub fn set_t_rho(&mut self, t_rho: Time) {
+        self.t_rho = t_rho.max(1);
+        self.cfg.t_rho_s = to_secs(self.t_rho);
+    }
+
+    /// The `t_ρ` in force, in seconds.
+    pub fn t_rho_s(&self) -> f64 {
+        self.cfg.t_rho_s
+    }
+
     /// MI increment per acknowledged segment: `(1+ξ)^min(rtt/t_ρ, cap) − 1`.
     pub fn mi_increment(&self) -> f64 {
         let ratio = (to_secs(self.rtt()) / self.cfg.t_rho_s).min(self.cfg.max_rtt_ratio);
@@ -191,6 +209,7 @@ impl Vcp {
         let rtt = to_secs(self.rtt());
         let scale = match self.cfg.ai_scaling {
             AiScaling::Paper => (rtt / self.cfg.t_rho_s).powi(2),
+            AiScaling::Linear => rtt / self.cfg.t_rho_s,
             AiScaling::Ns2 => {
                 const T_D: f64 = 0.1;
                 const LEFT: f64 = 0.02 / T_D;

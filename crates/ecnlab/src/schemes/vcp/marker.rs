@@ -1,11 +1,12 @@
 //! VCP's router: every `t_ρ` the load factor `ρ = (λ + κ_q·q̄) / (γ_l·C·t_ρ)` of the
-//! port's link, encoded into a [`LoadCode`] that departing ECT packets carry (raised only).
-//! The queue is sampled every `t_q`; both ticks are the marker's timer.
+//! port's link ([`LoadMeter`]), encoded into a [`LoadCode`] that departing ECT packets carry
+//! (raised only).
 
 use super::LoadCode;
+use crate::marker::load::{LoadMeter, LoadMeterConfig};
 use crate::marker::{Marker, PortView};
 use crate::packet::Packet;
-use crate::time::{from_secs, to_secs, Time};
+use crate::time::Time;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -45,31 +46,19 @@ impl Default for VcpMarkerConfig {
 }
 
 impl VcpMarkerConfig {
+    /// The measurement part of the configuration.
+    pub fn meter(&self) -> LoadMeterConfig {
+        LoadMeterConfig {
+            t_rho_s: self.t_rho_s,
+            t_q_s: self.t_q_s,
+            kappa_q: self.kappa_q,
+            target_utilization: self.target_utilization,
+            queue_weight: self.queue_weight,
+        }
+    }
+
     pub fn validate(&self) -> Result<(), String> {
-        if !(self.t_rho_s.is_finite() && self.t_rho_s > 0.0) {
-            return Err(format!("t_rho_s: {} must be positive", self.t_rho_s));
-        }
-        if !(self.t_q_s > 0.0 && self.t_q_s <= self.t_rho_s) {
-            return Err(format!(
-                "t_q_s: {} must be positive and at most t_rho_s ({})",
-                self.t_q_s, self.t_rho_s
-            ));
-        }
-        if !(self.kappa_q.is_finite() && self.kappa_q >= 0.0) {
-            return Err(format!("kappa_q: {} must be non-negative", self.kappa_q));
-        }
-        if !(self.target_utilization > 0.0 && self.target_utilization <= 1.0) {
-            return Err(format!(
-                "target_utilization: {} is outside (0, 1]",
-                self.target_utilization
-            ));
-        }
-        if !(self.queue_weight > 0.0 && self.queue_weight <= 1.0) {
-            return Err(format!(
-                "queue_weight: {} is outside (0, 1]",
-                self.queue_weight
-            ));
-        }
+        self.meter().validate()?;
         if !(self.low_load > 0.0 && self.overload > self.low_load && self.overload.is_finite()) {
             return Err(format!(
                 "overload: {} must be greater than low_load ({}) > 0",
@@ -98,19 +87,7 @@ impl VcpMarkerConfig {
 
 pub struct VcpMarker {
     cfg: VcpMarkerConfig,
-    t_rho: Time,
-    t_q: Time,
-    next_sample: Time,
-    next_end: Time,
-    interval_start: Time,
-    /// Bytes arrived in the current interval (λ).
-    arrived: u64,
-    /// Queue samples of the current interval, in bytes.
-    sample_sum: u64,
-    samples: u32,
-    /// q̄ in bytes.
-    queue_avg: f64,
-    rho: f64,
+    meter: LoadMeter,
     code: LoadCode,
     /// Intervals completed.
     pub intervals: u64,
@@ -120,20 +97,9 @@ impl VcpMarker {
     /// A marker whose ticks start at time 0.
     pub fn new(cfg: VcpMarkerConfig) -> Result<Self, String> {
         cfg.validate()?;
-        let t_rho = from_secs(cfg.t_rho_s).max(1);
-        let t_q = from_secs(cfg.t_q_s).max(1);
         Ok(VcpMarker {
+            meter: LoadMeter::new(cfg.meter())?,
             cfg,
-            t_rho,
-            t_q,
-            next_sample: t_q,
-            next_end: t_rho,
-            interval_start: 0,
-            arrived: 0,
-            sample_sum: 0,
-            samples: 0,
-            queue_avg: 0.0,
-            rho: 0.0,
             code: LoadCode::Low,
             intervals: 0,
         })
@@ -141,7 +107,7 @@ impl VcpMarker {
 
     /// ρ of the last completed interval.
     pub fn load_factor(&self) -> f64 {
-        self.rho
+        self.meter.load_factor()
     }
 
     /// The code departing packets are raised to.
@@ -151,40 +117,14 @@ impl VcpMarker {
 
     /// q̄ in bytes.
     pub fn queue_average(&self) -> f64 {
-        self.queue_avg
-    }
-
-    fn end_interval(&mut self, end: Time, rate_bps: u64) {
-        let mean = if self.samples > 0 {
-            self.sample_sum as f64 / self.samples as f64
-        } else {
-            0.0
-        };
-        let w = self.cfg.queue_weight;
-        self.queue_avg = (1.0 - w) * self.queue_avg + w * mean;
-        let load = self.arrived as f64 + self.cfg.kappa_q * self.queue_avg;
-        let capacity = self.cfg.target_utilization * rate_bps as f64 / 8.0
-            * to_secs(end - self.interval_start);
-        self.rho = if capacity > 0.0 {
-            load / capacity
-        } else if load > 0.0 {
-            f64::INFINITY
-        } else {
-            0.0
-        };
-        self.code = self.cfg.classify(self.rho);
-        self.arrived = 0;
-        self.sample_sum = 0;
-        self.samples = 0;
-        self.interval_start = end;
-        self.intervals += 1;
+        self.meter.queue_average()
     }
 }
 
 impl Marker for VcpMarker {
     #[inline]
     fn on_arrival(&mut self, _v: &PortView, pkt: &mut Packet) {
-        self.arrived += pkt.wire_len() as u64;
+        self.meter.on_arrival(pkt.wire_len());
     }
 
     #[inline]
@@ -195,29 +135,18 @@ impl Marker for VcpMarker {
     }
 
     fn next_timer(&self) -> Time {
-        self.next_sample.min(self.next_end)
+        self.meter.next_timer()
     }
 
     fn on_timer(&mut self, v: &PortView) {
-        loop {
-            let t = self.next_timer();
-            if t > v.now {
-                break;
-            }
-            if self.next_sample == t {
-                self.sample_sum += v.backlog_bytes;
-                self.samples += 1;
-                self.next_sample += self.t_q;
-            }
-            if self.next_end == t {
-                self.end_interval(t, v.rate_bps);
-                self.next_end += self.t_rho;
-            }
+        if self.meter.on_timer(v) > 0 {
+            self.code = self.cfg.classify(self.meter.load_factor());
+            self.intervals = self.meter.intervals;
         }
     }
 
     fn gauge(&self) -> Option<f64> {
-        Some(self.rho)
+        Some(self.meter.load_factor())
     }
 }
 

@@ -1,0 +1,541 @@
+//! UNO feedback: the receiver copies the IP-ID and UNO bits of the data it gets into its
+//! ACKs; the sender rebuilds the path's highest load level from a block of ACKs that covers
+//! every IP-ID residue, and (two bits) the routers' `t_ρ` code from the residues with bit 3
+//! set. The idealised VCP3 header skips all that: its exact level is echoed on every ACK.
+
+use super::{t_rho_code, Encoding, NO_ROUTER, OVERLOAD, T_RHO_SET_MS};
+use crate::cc::Signal;
+use crate::packet::Packet;
+use crate::schemes::vcp::codec::LoadSetup;
+use crate::tcp::codec::{Codec, Handshake, TcpInfo};
+use crate::time::{Time, MS};
+use crate::wire::{Ecn, TcpFlags};
+use std::collections::VecDeque;
+
+/// What an ACK tells about the data it covers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Report {
+    ident: u16,
+    load: bool,
+    rtt: bool,
+}
+
+impl Report {
+    /// Which of two reports an ACK covering both keeps: the higher set load residue, else a
+    /// router's RTT code, else the later one.
+    fn keep(self, later: Report) -> Report {
+        let rank = |r: Report| {
+            if r.load {
+                (2, r.ident & 0b111)
+            } else if r.rtt && r.ident & 0b1000 != 0 {
+                (1, 0)
+            } else {
+                (0, 0)
+            }
+        };
+        if rank(self) > rank(later) {
+            self
+        } else {
+            later
+        }
+    }
+}
+
+/// A block being collected: which residues its ACKs covered and what they said.
+#[derive(Clone, Copy, Debug, Default)]
+struct Block {
+    covered: u8,
+    max_level: Option<u8>,
+    ce: bool,
+    started: Option<Time>,
+}
+
+pub struct UnoCodec {
+    encoding: Encoding,
+    setup: LoadSetup,
+    negotiated: bool,
+    // ---- data sender
+    /// Each data segment in flight: its end sequence number (wire space) and IP-ID.
+    sent: VecDeque<(u32, u16)>,
+    block: Block,
+    /// RTT channel: residues 8…15 covered, highest router code seen.
+    rtt_covered: u8,
+    rtt_max: Option<u8>,
+    /// The routers' `t_ρ` code, once learnt.
+    t_rho_code: Option<u8>,
+    /// Level of the last decision (the idealised header: of the last ACK).
+    last_level: Option<u8>,
+    /// Decisions made and the sum of their delays (first covering ACK → decision), seconds.
+    pub decisions: u64,
+    delay_sum_s: f64,
+    // ---- data receiver
+    pending: Option<Report>,
+    last: Report,
+    pending_ce: bool,
+    pending_ideal: u8,
+    last_ideal: u8,
+}
+
+impl UnoCodec {
+    pub fn new(encoding: Encoding) -> Self {
+        UnoCodec {
+            encoding,
+            setup: LoadSetup::default(),
+            negotiated: false,
+            sent: VecDeque::with_capacity(64),
+            block: Block::default(),
+            rtt_covered: 0,
+            rtt_max: None,
+            t_rho_code: None,
+            last_level: None,
+            decisions: 0,
+            delay_sum_s: 0.0,
+            pending: None,
+            last: Report::default(),
+            pending_ce: false,
+            pending_ideal: 0,
+            last_ideal: 0,
+        }
+    }
+
+    /// The routers' `t_ρ` the sender learnt, if any (two bits).
+    pub fn learnt_t_rho(&self) -> Option<Time> {
+        self.t_rho_code
+            .map(|c| T_RHO_SET_MS[c as usize] as Time * MS)
+    }
+
+    /// Level of the latest decision.
+    pub fn level(&self) -> Option<u8> {
+        self.last_level
+    }
+
+    /// Mean delay from the first ACK of a block to its decision, in seconds.
+    pub fn mean_delay_s(&self) -> Option<f64> {
+        (self.decisions > 0).then(|| self.delay_sum_s / self.decisions as f64)
+    }
+
+    fn forget_block(&mut self) {
+        self.sent.clear();
+        self.block = Block::default();
+        self.rtt_covered = 0;
+        self.rtt_max = None;
+    }
+
+    fn signal(&self, code: u8) -> Signal {
+        match self.learnt_t_rho() {
+            Some(t_rho) => Signal::LoadInterval { code, t_rho },
+            None => Signal::Load(code),
+        }
+    }
+
+    fn decide(&mut self, now: Time) -> Signal {
+        let b = std::mem::take(&mut self.block);
+        let level = if b.ce {
+            OVERLOAD
+        } else {
+            b.max_level.unwrap_or(NO_ROUTER)
+        };
+        self.decisions += 1;
+        if let Some(t0) = b.started {
+            self.delay_sum_s += crate::time::to_secs(now - t0);
+        }
+        self.last_level = Some(level);
+        self.signal(level)
+    }
+}
+
+impl Codec for UnoCodec {
+    fn name(&self) -> &'static str {
+        match self.encoding {
+            Encoding::OneBit => "uno",
+            Encoding::TwoBit => "uno2",
+            Encoding::Header => "vcp3",
+        }
+    }
+
+    fn handshake_out(&mut self, kind: Handshake, pkt: &mut Packet) {
+        self.setup.handshake_out(kind, pkt);
+    }
+
+    fn handshake_in(&mut self, kind: Handshake, pkt: &Packet) {
+        self.setup.handshake_in(kind, pkt);
+        self.negotiated = self.setup.negotiated();
+    }
+
+    fn negotiated(&self) -> bool {
+        self.negotiated
+    }
+
+    fn data_out(&mut self, pkt: &mut Packet, retransmission: bool, info: &TcpInfo) {
+        if !self.negotiated {
+            pkt.ip.ecn = Ecn::NOT_ECT;
+            return;
+        }
+        let ident = pkt.ip.ident;
+        pkt.ip.ecn = match self.encoding {
+            Encoding::OneBit | Encoding::Header => Ecn::ECT1,
+            Encoding::TwoBit => {
+                let own =
+                    (info.srtt > 0).then(|| t_rho_code(crate::time::to_secs(info.srtt) * 1e3));
+                let says = ident & 0b1000 == 0 && Some((ident & 0b111) as u8) == own;
+                Ecn(says as u8)
+            }
+        };
+        pkt.meta.ideal_load = 0;
+        if self.encoding != Encoding::Header && !retransmission && !info.in_recovery {
+            if let Some(t) = pkt.tcp() {
+                self.sent
+                    .push_back((t.seq.wrapping_add(pkt.payload_len), ident));
+            }
+        }
+    }
+
+    fn ack_in(&mut self, pkt: &Packet, info: &TcpInfo) -> Option<Signal> {
+        if !self.negotiated {
+            return None;
+        }
+        if info.in_recovery {
+            // Loss overrides load: whatever the block held predates the reduction.
+            self.forget_block();
+            return None;
+        }
+        if info.acked_bytes == 0 {
+            return None;
+        }
+        let t = pkt.tcp()?;
+        if self.encoding == Encoding::Header {
+            let level = pkt.meta.ideal_load.checked_sub(1)?;
+            self.decisions += 1;
+            self.last_level = Some(level);
+            return Some(Signal::Load(level));
+        }
+        let mut covered = 0u8;
+        let mut rtt_covered = 0u8;
+        while let Some(&(end, ident)) = self.sent.front() {
+            // Wrapping comparison: `end` at or before the cumulative ACK.
+            if (t.ack.wrapping_sub(end) as i32) < 0 {
+                break;
+            }
+            self.sent.pop_front();
+            covered |= 1 << (ident & 0b111);
+            if ident & 0b1000 != 0 {
+                rtt_covered |= 1 << (ident & 0b111);
+            }
+        }
+        if covered == 0 {
+            return None;
+        }
+        let ident = pkt.ip.ident;
+        let b = &mut self.block;
+        b.started.get_or_insert(info.now);
+        b.covered |= covered;
+        if t.flags.has(TcpFlags::ECE) {
+            b.max_level = b.max_level.max(Some((ident & 0b111) as u8));
+        }
+        b.ce |= t.flags.has(TcpFlags::AE);
+        if self.encoding == Encoding::TwoBit {
+            self.rtt_covered |= rtt_covered;
+            if t.flags.has(TcpFlags::CWR) && ident & 0b1000 != 0 {
+                self.rtt_max = self.rtt_max.max(Some((ident & 0b111) as u8));
+            }
+            if self.rtt_covered == 0xff {
+                if let Some(c) = self.rtt_max.take() {
+                    self.t_rho_code = Some(c);
+                }
+                self.rtt_covered = 0;
+            }
+        }
+        (self.block.covered == 0xff).then(|| self.decide(info.now))
+    }
+
+    fn data_in(&mut self, pkt: &Packet) -> bool {
+        if !self.negotiated {
+            return false;
+        }
+        let bits = pkt.ip.ecn.bits();
+        let r = match self.encoding {
+            Encoding::Header => {
+                self.pending_ideal = self.pending_ideal.max(pkt.meta.ideal_load);
+                self.last_ideal = pkt.meta.ideal_load;
+                return false;
+            }
+            Encoding::OneBit => {
+                self.pending_ce |= pkt.ip.ecn == Ecn::CE;
+                Report {
+                    ident: pkt.ip.ident,
+                    load: pkt.ip.ecn == Ecn::ECT0,
+                    rtt: false,
+                }
+            }
+            Encoding::TwoBit => Report {
+                ident: pkt.ip.ident,
+                load: bits & 0b10 != 0,
+                rtt: bits & 0b01 != 0,
+            },
+        };
+        self.pending = Some(match self.pending {
+            Some(p) => p.keep(r),
+            None => r,
+        });
+        self.last = r;
+        false
+    }
+
+    fn ack_out(&mut self, pkt: &mut Packet) {
+        if !self.negotiated {
+            return;
+        }
+        if self.encoding == Encoding::Header {
+            let l = std::mem::take(&mut self.pending_ideal);
+            pkt.meta.ideal_load = if l > 0 { l } else { self.last_ideal };
+            return;
+        }
+        // Only pure ACKs of a receiver carry the report: a data segment's own IP-ID is
+        // information for the routers it crosses (a report riding on data is not sent).
+        if pkt.payload_len > 0 || (self.pending.is_none() && self.last == Report::default()) {
+            return;
+        }
+        let r = self.pending.take().unwrap_or(self.last);
+        let ce = std::mem::take(&mut self.pending_ce);
+        pkt.ip.ident = r.ident;
+        if let Some(t) = pkt.tcp_mut() {
+            t.flags.set(TcpFlags::ECE, r.load);
+            t.flags.set(TcpFlags::CWR, r.rtt);
+            t.flags.set(TcpFlags::AE, ce);
+        }
+    }
+
+    fn load_top_code(&self) -> Option<u8> {
+        Some(OVERLOAD)
+    }
+
+    fn feedback_delay(&self) -> Option<(u64, f64)> {
+        Some((self.decisions, self.mean_delay_s().unwrap_or(0.0)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::{Ipv4Repr, TcpRepr};
+
+    const MSS: u32 = 1000;
+
+    fn seg(ident: u16, seq: u32, payload: u32, flags: u16) -> Packet {
+        Packet::new_tcp(
+            Ipv4Repr {
+                ident,
+                ..Default::default()
+            },
+            TcpRepr {
+                seq,
+                flags: TcpFlags(flags),
+                ..Default::default()
+            },
+            payload,
+        )
+    }
+
+    fn pair(enc: Encoding) -> (UnoCodec, UnoCodec) {
+        let (mut a, mut b) = (UnoCodec::new(enc), UnoCodec::new(enc));
+        let mut syn = seg(0, 0, 0, TcpFlags::SYN);
+        a.handshake_out(Handshake::Syn, &mut syn);
+        b.handshake_in(Handshake::Syn, &syn);
+        let mut sa = seg(0, 0, 0, TcpFlags::SYN | TcpFlags::ACK);
+        b.handshake_out(Handshake::SynAck, &mut sa);
+        a.handshake_in(Handshake::SynAck, &sa);
+        assert!(a.negotiated() && b.negotiated());
+        (a, b)
+    }
+
+    /// Drives a sender and a receiver: packets go out with given IP-IDs, a path function
+    /// rewrites their ECN field, the receiver ACKs every `per_ack` packets.
+    struct Link {
+        tx: UnoCodec,
+        rx: UnoCodec,
+        seq: u32,
+        now: Time,
+        srtt: Time,
+    }
+
+    impl Link {
+        fn new(enc: Encoding) -> Link {
+            let (tx, rx) = pair(enc);
+            Link {
+                tx,
+                rx,
+                seq: 1,
+                now: 0,
+                srtt: 40 * MS,
+            }
+        }
+
+        fn info(&self, acked: u64, in_recovery: bool) -> TcpInfo {
+            TcpInfo {
+                now: self.now,
+                srtt: self.srtt,
+                acked_bytes: acked,
+                in_recovery,
+                mss: MSS,
+                ..Default::default()
+            }
+        }
+
+        /// Sends one segment per IP-ID through `path`; `lost` ones never arrive. The receiver
+        /// ACKs every `per_ack` arrivals. Returns the signals the sender decoded.
+        fn run(
+            &mut self,
+            idents: &[u16],
+            per_ack: usize,
+            lost: &[u16],
+            path: impl Fn(&mut Packet),
+        ) -> Vec<Signal> {
+            let mut out = Vec::new();
+            let mut arrived = 0;
+            for &id in idents {
+                let mut p = seg(id, self.seq, MSS, TcpFlags::ACK);
+                self.seq = self.seq.wrapping_add(MSS);
+                let info = self.info(0, false);
+                self.tx.data_out(&mut p, false, &info);
+                if lost.contains(&id) {
+                    continue;
+                }
+                path(&mut p);
+                self.rx.data_in(&p);
+                arrived += 1;
+                if arrived % per_ack == 0 {
+                    self.now += MS;
+                    let mut a = seg(0, 0, 0, TcpFlags::ACK);
+                    a.tcp_mut().unwrap().ack = self.seq;
+                    self.rx.ack_out(&mut a);
+                    let info = self.info((per_ack as u32 * MSS) as u64, !lost.is_empty());
+                    out.extend(self.tx.ack_in(&a, &info));
+                }
+            }
+            out
+        }
+    }
+
+    /// A 1-bit router at `level`, stamping on residue equality.
+    fn router(level: u8) -> impl Fn(&mut Packet) {
+        move |p: &mut Packet| {
+            if p.ip.ecn == Ecn::ECT1 && (p.ip.ident & 7) as u8 == level {
+                p.ip.ecn = Ecn::ECT0;
+            }
+        }
+    }
+
+    #[test]
+    fn sequential_ip_ids_decide_every_eight_packets() {
+        let mut l = Link::new(Encoding::OneBit);
+        let ids: Vec<u16> = (100..132).collect();
+        let got = l.run(&ids, 1, &[], router(3));
+        assert_eq!(got, vec![Signal::Load(3); 4]);
+        assert_eq!(l.tx.decisions, 4);
+        // Eight ACKs 1 ms apart: each decision 7 ms after its block's first ACK.
+        assert!((l.tx.mean_delay_s().unwrap() - 0.007).abs() < 1e-12);
+    }
+
+    #[test]
+    fn random_ip_ids_wait_until_every_residue_is_covered() {
+        let mut l = Link::new(Encoding::OneBit);
+        // Residues 0,1,1,2,3,3,3,4,5,6 and only then 7.
+        let ids = [8, 1, 9, 2, 3, 11, 19, 4, 5, 6, 7, 0];
+        let got = l.run(&ids, 1, &[], router(5));
+        assert_eq!(got, vec![Signal::Load(5)]);
+        // The twelfth packet starts the next block.
+        assert_eq!(l.tx.block.covered, 1);
+    }
+
+    #[test]
+    fn delayed_acks_keep_the_highest_of_two_levels() {
+        let mut l = Link::new(Encoding::OneBit);
+        // Two routers at levels 2 and 6; an ACK every two packets. Residue 2 and 6 share ACKs
+        // with 3 and 7: the reports keep the set bits.
+        let both = |p: &mut Packet| {
+            router(2)(p);
+            router(6)(p);
+        };
+        let got = l.run(&(0..16).collect::<Vec<_>>(), 2, &[], both);
+        assert_eq!(got, vec![Signal::Load(6); 2]);
+        // Pairs (6, 7) and (2, 3) with the set bit on the first packet of the pair.
+        let mut l = Link::new(Encoding::OneBit);
+        let ids = [6, 7, 2, 3, 0, 1, 4, 5];
+        let got = l.run(&ids, 2, &[], both);
+        assert_eq!(got, vec![Signal::Load(6)]);
+    }
+
+    #[test]
+    fn a_loss_inside_a_block_discards_it() {
+        let mut l = Link::new(Encoding::OneBit);
+        // Packet 3 is lost: the ACKs that follow are in recovery and the block is dropped.
+        let got = l.run(&[0, 1, 2, 3, 4, 5, 6, 7], 1, &[3], router(4));
+        assert!(got.is_empty());
+        assert_eq!(l.tx.decisions, 0);
+        assert!(l.tx.sent.is_empty());
+        // After recovery a fresh block decides on its own packets.
+        let got = l.run(&(8..16).collect::<Vec<_>>(), 1, &[], router(1));
+        assert_eq!(got, vec![Signal::Load(1)]);
+    }
+
+    #[test]
+    fn a_block_without_any_bit_means_no_uno_router_and_ce_means_overload() {
+        let mut l = Link::new(Encoding::OneBit);
+        let got = l.run(&(0..8).collect::<Vec<_>>(), 1, &[], |_| {});
+        assert_eq!(got, vec![Signal::Load(NO_ROUTER)]);
+        let legacy = |p: &mut Packet| {
+            router(2)(p);
+            if p.ip.ident == 12 {
+                p.ip.ecn = Ecn::CE;
+            }
+        };
+        let got = l.run(&(8..16).collect::<Vec<_>>(), 1, &[], legacy);
+        assert_eq!(got, vec![Signal::Load(OVERLOAD)]);
+    }
+
+    #[test]
+    fn the_rtt_channel_round_trips() {
+        let mut l = Link::new(Encoding::TwoBit);
+        // The sender's RTT (40 ms) is code 0: it sets the RTT bit on IP-IDs ≡ 0 mod 16.
+        let mut p = seg(32, 1, MSS, TcpFlags::ACK);
+        l.tx.data_out(&mut p, false, &l.info(0, false));
+        assert_eq!(p.ip.ecn.bits(), 0b01);
+        let mut p = seg(40, 1, MSS, TcpFlags::ACK);
+        l.tx.data_out(&mut p, false, &l.info(0, false));
+        assert_eq!(p.ip.ecn.bits(), 0b00);
+        // A 2-bit router at load level 4 announcing t_ρ code 2 (400 ms).
+        let path = |p: &mut Packet| {
+            let r = p.ip.ident & 0b111;
+            let mut b = p.ip.ecn.bits();
+            if r == 4 {
+                b |= 0b10;
+            }
+            if p.ip.ident & 0b1000 != 0 && r == 2 {
+                b |= 0b01;
+            }
+            p.ip.ecn = Ecn(b);
+        };
+        let got = l.run(&(0..16).collect::<Vec<_>>(), 1, &[], path);
+        // The first block (0…7) decides before the RTT residues are covered; the second
+        // (8…15) carries the learnt t_ρ.
+        assert_eq!(
+            got,
+            vec![
+                Signal::Load(4),
+                Signal::LoadInterval {
+                    code: 4,
+                    t_rho: 400 * MS
+                }
+            ]
+        );
+        assert_eq!(l.tx.learnt_t_rho(), Some(400 * MS));
+    }
+
+    #[test]
+    fn the_idealised_header_is_echoed_on_every_ack() {
+        let mut l = Link::new(Encoding::Header);
+        let path = |p: &mut Packet| p.meta.ideal_load = 3 + 1;
+        let got = l.run(&[0, 1, 2], 1, &[], path);
+        assert_eq!(got, vec![Signal::Load(3); 3]);
+    }
+}
