@@ -63,6 +63,8 @@ pub struct UnoCodec {
     rtt_max: Option<u8>,
     /// The routers' `t_ρ` code, once learnt.
     t_rho_code: Option<u8>,
+    /// The connection's count of loss reductions when last seen: a change means a loss.
+    reductions: u32,
     /// Level of the last decision (the idealised header: of the last ACK).
     last_level: Option<u8>,
     /// Decisions made and the sum of their delays (first covering ACK → decision), seconds.
@@ -87,6 +89,7 @@ impl UnoCodec {
             rtt_covered: 0,
             rtt_max: None,
             t_rho_code: None,
+            reductions: 0,
             last_level: None,
             decisions: 0,
             delay_sum_s: 0.0,
@@ -119,6 +122,16 @@ impl UnoCodec {
         self.block = Block::default();
         self.rtt_covered = 0;
         self.rtt_max = None;
+    }
+
+    /// Loss overrides load: a block that was in flight when the window was reduced for a
+    /// loss is discarded (its segments were sent under the old window, and the lost ones
+    /// will never be reported).
+    fn note_losses(&mut self, info: &TcpInfo) {
+        if info.loss_reductions != self.reductions {
+            self.reductions = info.loss_reductions;
+            self.forget_block();
+        }
     }
 
     fn signal(&self, code: u8) -> Signal {
@@ -171,6 +184,7 @@ impl Codec for UnoCodec {
             pkt.ip.ecn = Ecn::NOT_ECT;
             return;
         }
+        self.note_losses(info);
         let ident = pkt.ip.ident;
         pkt.ip.ecn = match self.encoding {
             Encoding::OneBit | Encoding::Header => Ecn::ECT1,
@@ -182,7 +196,9 @@ impl Codec for UnoCodec {
             }
         };
         pkt.meta.ideal_load = 0;
-        if self.encoding != Encoding::Header && !retransmission && !info.in_recovery {
+        // Retransmissions count too: their fresh IP-IDs are stamped like any other.
+        let _ = retransmission;
+        if self.encoding != Encoding::Header {
             if let Some(t) = pkt.tcp() {
                 self.sent
                     .push_back((t.seq.wrapping_add(pkt.payload_len), ident));
@@ -194,11 +210,7 @@ impl Codec for UnoCodec {
         if !self.negotiated {
             return None;
         }
-        if info.in_recovery {
-            // Loss overrides load: whatever the block held predates the reduction.
-            self.forget_block();
-            return None;
-        }
+        self.note_losses(info);
         if info.acked_bytes == 0 {
             return None;
         }
@@ -356,6 +368,8 @@ mod tests {
         seq: u32,
         now: Time,
         srtt: Time,
+        /// The connection has reduced its window for a loss once.
+        after_loss: bool,
     }
 
     impl Link {
@@ -367,27 +381,28 @@ mod tests {
                 seq: 1,
                 now: 0,
                 srtt: 40 * MS,
+                after_loss: false,
             }
         }
 
-        fn info(&self, acked: u64, in_recovery: bool) -> TcpInfo {
+        fn info(&self, acked: u64, after_loss: bool) -> TcpInfo {
             TcpInfo {
                 now: self.now,
                 srtt: self.srtt,
                 acked_bytes: acked,
-                in_recovery,
+                in_recovery: after_loss,
+                loss_reductions: after_loss as u32,
                 mss: MSS,
                 ..Default::default()
             }
         }
 
-        /// Sends one segment per IP-ID through `path`; `lost` ones never arrive. The receiver
-        /// ACKs every `per_ack` arrivals. Returns the signals the sender decoded.
+        /// Sends one segment per IP-ID through `path`; the receiver ACKs every `per_ack`
+        /// arrivals. Returns the signals the sender decoded.
         fn run(
             &mut self,
             idents: &[u16],
             per_ack: usize,
-            lost: &[u16],
             path: impl Fn(&mut Packet),
         ) -> Vec<Signal> {
             let mut out = Vec::new();
@@ -395,11 +410,8 @@ mod tests {
             for &id in idents {
                 let mut p = seg(id, self.seq, MSS, TcpFlags::ACK);
                 self.seq = self.seq.wrapping_add(MSS);
-                let info = self.info(0, false);
+                let info = self.info(0, self.after_loss);
                 self.tx.data_out(&mut p, false, &info);
-                if lost.contains(&id) {
-                    continue;
-                }
                 path(&mut p);
                 self.rx.data_in(&p);
                 arrived += 1;
@@ -408,7 +420,7 @@ mod tests {
                     let mut a = seg(0, 0, 0, TcpFlags::ACK);
                     a.tcp_mut().unwrap().ack = self.seq;
                     self.rx.ack_out(&mut a);
-                    let info = self.info((per_ack as u32 * MSS) as u64, !lost.is_empty());
+                    let info = self.info((per_ack as u32 * MSS) as u64, self.after_loss);
                     out.extend(self.tx.ack_in(&a, &info));
                 }
             }
@@ -429,7 +441,7 @@ mod tests {
     fn sequential_ip_ids_decide_every_eight_packets() {
         let mut l = Link::new(Encoding::OneBit);
         let ids: Vec<u16> = (100..132).collect();
-        let got = l.run(&ids, 1, &[], router(3));
+        let got = l.run(&ids, 1, router(3));
         assert_eq!(got, vec![Signal::Load(3); 4]);
         assert_eq!(l.tx.decisions, 4);
         // Eight ACKs 1 ms apart: each decision 7 ms after its block's first ACK.
@@ -441,7 +453,7 @@ mod tests {
         let mut l = Link::new(Encoding::OneBit);
         // Residues 0,1,1,2,3,3,3,4,5,6 and only then 7.
         let ids = [8, 1, 9, 2, 3, 11, 19, 4, 5, 6, 7, 0];
-        let got = l.run(&ids, 1, &[], router(5));
+        let got = l.run(&ids, 1, router(5));
         assert_eq!(got, vec![Signal::Load(5)]);
         // The twelfth packet starts the next block.
         assert_eq!(l.tx.block.covered, 1);
@@ -456,32 +468,63 @@ mod tests {
             router(2)(p);
             router(6)(p);
         };
-        let got = l.run(&(0..16).collect::<Vec<_>>(), 2, &[], both);
+        let got = l.run(&(0..16).collect::<Vec<_>>(), 2, both);
         assert_eq!(got, vec![Signal::Load(6); 2]);
         // Pairs (6, 7) and (2, 3) with the set bit on the first packet of the pair.
         let mut l = Link::new(Encoding::OneBit);
         let ids = [6, 7, 2, 3, 0, 1, 4, 5];
-        let got = l.run(&ids, 2, &[], both);
+        let got = l.run(&ids, 2, both);
         assert_eq!(got, vec![Signal::Load(6)]);
     }
 
     #[test]
     fn a_loss_inside_a_block_discards_it() {
         let mut l = Link::new(Encoding::OneBit);
-        // Packet 3 is lost: the ACKs that follow are in recovery and the block is dropped.
-        let got = l.run(&[0, 1, 2, 3, 4, 5, 6, 7], 1, &[3], router(4));
-        assert!(got.is_empty());
+        let r4 = router(4);
+        // Eight segments; the fourth (IP-ID 3) is lost.
+        let mut arrived = Vec::new();
+        for id in 0..8u16 {
+            let mut p = seg(id, 1 + id as u32 * MSS, MSS, TcpFlags::ACK);
+            l.tx.data_out(&mut p, false, &l.info(0, false));
+            r4(&mut p);
+            if id != 3 {
+                arrived.push(p);
+            }
+        }
+        let ack = |l: &mut Link, p: &Packet, ack: u32, acked: u64, after_loss: bool| {
+            l.rx.data_in(p);
+            let mut a = seg(0, 0, 0, TcpFlags::ACK);
+            a.tcp_mut().unwrap().ack = ack;
+            l.rx.ack_out(&mut a);
+            l.tx.ack_in(&a, &l.info(acked, after_loss))
+        };
+        // Three new ACKs, then duplicates while the hole stays.
+        for (i, p) in arrived.iter().enumerate() {
+            let got = if i < 3 {
+                ack(&mut l, p, 1 + (i as u32 + 1) * MSS, MSS as u64, false)
+            } else {
+                ack(&mut l, p, 1 + 3 * MSS, 0, false)
+            };
+            assert_eq!(got, None);
+        }
+        // Fast retransmit: the window is reduced; the retransmission's ACK covers the rest,
+        // but the block it would complete predates the reduction and is dropped.
+        let mut rtx = seg(8, 1 + 3 * MSS, MSS, TcpFlags::ACK);
+        l.tx.data_out(&mut rtx, true, &l.info(0, true));
+        assert!(l.tx.sent.len() == 1);
+        assert_eq!(ack(&mut l, &rtx, 1 + 8 * MSS, 5 * MSS as u64, true), None);
         assert_eq!(l.tx.decisions, 0);
-        assert!(l.tx.sent.is_empty());
-        // After recovery a fresh block decides on its own packets.
-        let got = l.run(&(8..16).collect::<Vec<_>>(), 1, &[], router(1));
+        // After it, a fresh block decides on its own packets.
+        l.seq = 1 + 8 * MSS;
+        l.after_loss = true;
+        let got = l.run(&(9..17).collect::<Vec<_>>(), 1, router(1));
         assert_eq!(got, vec![Signal::Load(1)]);
     }
 
     #[test]
     fn a_block_without_any_bit_means_no_uno_router_and_ce_means_overload() {
         let mut l = Link::new(Encoding::OneBit);
-        let got = l.run(&(0..8).collect::<Vec<_>>(), 1, &[], |_| {});
+        let got = l.run(&(0..8).collect::<Vec<_>>(), 1, |_| {});
         assert_eq!(got, vec![Signal::Load(NO_ROUTER)]);
         let legacy = |p: &mut Packet| {
             router(2)(p);
@@ -489,7 +532,7 @@ mod tests {
                 p.ip.ecn = Ecn::CE;
             }
         };
-        let got = l.run(&(8..16).collect::<Vec<_>>(), 1, &[], legacy);
+        let got = l.run(&(8..16).collect::<Vec<_>>(), 1, legacy);
         assert_eq!(got, vec![Signal::Load(OVERLOAD)]);
     }
 
@@ -515,7 +558,7 @@ mod tests {
             }
             p.ip.ecn = Ecn(b);
         };
-        let got = l.run(&(0..16).collect::<Vec<_>>(), 1, &[], path);
+        let got = l.run(&(0..16).collect::<Vec<_>>(), 1, path);
         // The first block (0…7) decides before the RTT residues are covered; the second
         // (8…15) carries the learnt t_ρ.
         assert_eq!(
@@ -535,7 +578,7 @@ mod tests {
     fn the_idealised_header_is_echoed_on_every_ack() {
         let mut l = Link::new(Encoding::Header);
         let path = |p: &mut Packet| p.meta.ideal_load = 3 + 1;
-        let got = l.run(&[0, 1, 2], 1, &[], path);
+        let got = l.run(&[0, 1, 2], 1, path);
         assert_eq!(got, vec![Signal::Load(3); 3]);
     }
 }

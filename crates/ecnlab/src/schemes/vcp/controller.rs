@@ -268,7 +268,7 @@ impl Controller for Vcp {
         };
         self.note_rtt(ev);
         self.code = code;
-        if self.in_fast_recovery || ev.in_recovery {
+        if self.in_fast_recovery {
             return;
         }
         self.advance(ev.now);
@@ -296,7 +296,7 @@ impl Controller for Vcp {
         if ev.acked_bytes > 0 {
             self.rto_without_progress = false;
         }
-        if self.in_fast_recovery || ev.in_recovery || ev.acked_bytes == 0 {
+        if self.in_fast_recovery || ev.acked_bytes == 0 {
             return;
         }
         self.advance(ev.now);
