@@ -63,6 +63,17 @@ impl LoadMeterConfig {
     }
 }
 
+/// The load bands both VCP's and UNO's routers quantise into: `low_load` ends the low band,
+/// `overload` starts the overload band.
+pub fn validate_bands(low_load: f64, overload: f64) -> Result<(), String> {
+    if !(low_load > 0.0 && overload > low_load && overload.is_finite()) {
+        return Err(format!(
+            "overload: {overload} must be greater than low_load ({low_load}) > 0"
+        ));
+    }
+    Ok(())
+}
+
 pub struct LoadMeter {
     cfg: LoadMeterConfig,
     t_rho: Time,

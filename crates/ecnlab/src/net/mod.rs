@@ -4,6 +4,8 @@
 pub mod endpoint;
 pub mod link;
 pub mod port;
+#[cfg(test)]
+pub(crate) mod test_line;
 pub mod topology;
 
 pub use endpoint::{Ctx, Endpoint, IpIdGen, IpIdMode, Samples};

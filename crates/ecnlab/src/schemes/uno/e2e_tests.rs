@@ -5,7 +5,6 @@
 
 use super::*;
 use crate::app::udp::{UdpPattern, UdpSource, UdpSourceConfig};
-use crate::aqm::{DropTail, Limit, Qdisc};
 use crate::engine::rng;
 use crate::net::{node_addr, IpIdMode, LinkSpec, NodeId, Sim};
 use crate::tcp::{add_tcp_flow, TcpConfig, TcpFlowSpec};
@@ -14,9 +13,7 @@ use crate::wire::Ecn;
 
 const C: u64 = 10_000_000;
 
-fn q(n: u32) -> Box<dyn Qdisc> {
-    Box::new(DropTail::new(Limit::Packets(n)))
-}
+use crate::net::test_line::{droptail as q, line, Line};
 
 fn cbr(sim: &mut Sim, from: NodeId, to: NodeId, rate_bps: u64, stop: Time) {
     let sink = sim.add_endpoint(to, Box::new(crate::app::udp::UdpSink::default()));
@@ -159,16 +156,8 @@ fn ucp1_fills_the_link_without_loss() {
     for mode in [IpIdMode::Sequential, IpIdMode::Random] {
         let mut sim = Sim::new(3);
         sim.set_ip_id_mode(mode);
-        let (s, r1, r2, d) = (
-            sim.add_host("s"),
-            sim.add_router("r1"),
-            sim.add_router("r2"),
-            sim.add_host("d"),
-        );
-        sim.connect(s, r1, &LinkSpec::new(100_000_000, MS), q(1000), q(1000));
         // BDP 50 packets; buffer max(BDP, 2 per flow).
-        let (bottleneck, _) = sim.connect(r1, r2, &LinkSpec::new(C, 18 * MS), q(50), q(1000));
-        sim.connect(r2, d, &LinkSpec::new(100_000_000, MS), q(1000), q(1000));
+        let Line { s, d, bottleneck } = line(&mut sim, &LinkSpec::new(C, 18 * MS), q(50));
         sim.set_marker(
             bottleneck,
             Box::new(UnoMarker::new(UnoMarkerConfig::default()).unwrap()),
@@ -211,15 +200,7 @@ fn ucp1_fills_the_link_without_loss() {
 #[test]
 fn the_rtt_channel_brings_the_routers_t_rho_to_the_sender() {
     let mut sim = Sim::new(4);
-    let (s, r1, r2, d) = (
-        sim.add_host("s"),
-        sim.add_router("r1"),
-        sim.add_router("r2"),
-        sim.add_host("d"),
-    );
-    sim.connect(s, r1, &LinkSpec::new(100_000_000, MS), q(1000), q(1000));
-    let (bottleneck, _) = sim.connect(r1, r2, &LinkSpec::new(C, 18 * MS), q(50), q(1000));
-    sim.connect(r2, d, &LinkSpec::new(100_000_000, MS), q(1000), q(1000));
+    let Line { s, d, bottleneck } = line(&mut sim, &LinkSpec::new(C, 18 * MS), q(50));
     let cfg = UnoMarkerConfig {
         encoding: Encoding::TwoBit,
         ..Default::default()

@@ -3,7 +3,7 @@
 //! RTT in, and the router's `t_ρ` code out (§II-B).
 
 use super::{level_of, t_rho_code, Encoding, StampRule, HIGH, T_RHO_SET_MS};
-use crate::marker::load::{LoadMeter, LoadMeterConfig};
+use crate::marker::load::{validate_bands, LoadMeter, LoadMeterConfig};
 use crate::marker::{Marker, PortView};
 use crate::packet::Packet;
 use crate::time::{Time, MS};
@@ -66,12 +66,7 @@ impl UnoMarkerConfig {
 
     pub fn validate(&self) -> Result<(), String> {
         self.meter().validate()?;
-        if !(self.low_load > 0.0 && self.overload > self.low_load && self.overload.is_finite()) {
-            return Err(format!(
-                "overload: {} must be greater than low_load ({}) > 0",
-                self.overload, self.low_load
-            ));
-        }
+        validate_bands(self.low_load, self.overload)?;
         if !(self.rtt_weight > 0.0 && self.rtt_weight <= 1.0) {
             return Err(format!("rtt_weight: {} is outside (0, 1]", self.rtt_weight));
         }

@@ -5,7 +5,7 @@
 //! The papers' figures are reproduced by the experiments, not here.
 
 use super::*;
-use crate::aqm::{DropTail, Limit, Qdisc};
+use crate::net::test_line::{droptail, line, Line};
 use crate::net::{LinkSpec, Sim};
 use crate::tcp::{add_tcp_flow, TcpConfig, TcpFlowSpec};
 use crate::time::{MS, SEC};
@@ -14,18 +14,9 @@ use crate::time::{MS, SEC};
 fn one_flow_fills_the_link_without_loss() {
     const C: u64 = 2_000_000;
     let secs = 30;
-    let q = |n| Box::new(DropTail::new(Limit::Packets(n))) as Box<dyn Qdisc>;
     let mut sim = Sim::new(3);
-    let (s, r1, r2, d) = (
-        sim.add_host("s"),
-        sim.add_router("r1"),
-        sim.add_router("r2"),
-        sim.add_host("d"),
-    );
-    sim.connect(s, r1, &LinkSpec::new(100_000_000, MS), q(1000), q(1000));
     // RTT 40 ms: BDP = 2 Mb/s · 40 ms = 10 kB, about 10 packets; buffer 20 packets.
-    let (bottleneck, _) = sim.connect(r1, r2, &LinkSpec::new(C, 18 * MS), q(20), q(1000));
-    sim.connect(r2, d, &LinkSpec::new(100_000_000, MS), q(1000), q(1000));
+    let Line { s, d, bottleneck } = line(&mut sim, &LinkSpec::new(C, 18 * MS), droptail(20));
     sim.set_marker(
         bottleneck,
         Box::new(VcpMarker::new(VcpMarkerConfig::default()).unwrap()),

@@ -3,7 +3,7 @@
 //! (raised only).
 
 use super::LoadCode;
-use crate::marker::load::{LoadMeter, LoadMeterConfig};
+use crate::marker::load::{validate_bands, LoadMeter, LoadMeterConfig};
 use crate::marker::{Marker, PortView};
 use crate::packet::Packet;
 use crate::time::Time;
@@ -59,12 +59,7 @@ impl VcpMarkerConfig {
 
     pub fn validate(&self) -> Result<(), String> {
         self.meter().validate()?;
-        if !(self.low_load > 0.0 && self.overload > self.low_load && self.overload.is_finite()) {
-            return Err(format!(
-                "overload: {} must be greater than low_load ({}) > 0",
-                self.overload, self.low_load
-            ));
-        }
+        validate_bands(self.low_load, self.overload)?;
         Ok(())
     }
 
