@@ -4,9 +4,11 @@
 //! engine, so the same code can run on real packets with a wall clock.
 
 pub mod droptail;
+pub mod prio;
 pub mod red;
 
 pub use droptail::DropTail;
+pub use prio::PrioQueue;
 pub use red::{Red, RedConfig};
 
 use crate::packet::{Packet, PacketPool, PktId};

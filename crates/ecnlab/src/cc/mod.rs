@@ -15,6 +15,7 @@ pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
 pub mod hystart;
+pub mod loss;
 pub mod newreno;
 pub mod round;
 #[cfg(test)]

@@ -74,6 +74,94 @@ pub fn validate_bands(low_load: f64, overload: f64) -> Result<(), String> {
     Ok(())
 }
 
+/// The load intervals the family's routers choose from when they adapt `t_ρ` to the flows'
+/// RTT, in milliseconds (MLCP; UNO's set S, §III-B; HFCC's S, §IV-D).
+pub const INTERVAL_SET_MS: [u32; 8] = [80, 200, 400, 600, 800, 1000, 1200, 1400];
+
+/// The smallest interval of the set at or above `ms`, the largest when none is (HFCC §IV-D:
+/// `t_p = min{s ∈ S | s ≥ RTT_d}`, 1400 ms above).
+pub fn interval_at_or_above(ms: f64) -> u32 {
+    INTERVAL_SET_MS
+        .iter()
+        .copied()
+        .find(|&s| s as f64 >= ms)
+        .unwrap_or(INTERVAL_SET_MS[INTERVAL_SET_MS.len() - 1])
+}
+
+/// MLCP's smoothed mean RTT of the packets crossing a port (HFCC eqs. 11–12): every window
+/// `T` the mean `RTT_T` of the RTTs the packets carried; then
+/// `RTT_d += θ·(RTT_T − RTT_d)` with `θ = T/RTT_d` when `RTT_T ≥ RTT_d` (rise fast) and
+/// `θ = T·RTT_T/(φ·RTT_d)` otherwise (fall slowly). θ is capped at 1 (RTTs shorter than `T`).
+/// The first window with packets sets `RTT_d`; windows without packets change nothing.
+#[derive(Clone, Debug)]
+pub struct MeanRtt {
+    window: Time,
+    phi: f64,
+    next_end: Time,
+    sum_us: u64,
+    n: u64,
+    /// `RTT_d` in seconds; 0 before the first window with packets.
+    rtt_d: f64,
+}
+
+impl MeanRtt {
+    pub fn new(window: Time, phi: f64) -> Self {
+        MeanRtt {
+            window: window.max(1),
+            phi,
+            next_end: window.max(1),
+            sum_us: 0,
+            n: 0,
+            rtt_d: 0.0,
+        }
+    }
+
+    /// A packet carrying an RTT of `rtt_us` microseconds (0: none) crossed the port.
+    #[inline]
+    pub fn on_packet(&mut self, rtt_us: u32) {
+        if rtt_us > 0 {
+            self.sum_us += rtt_us as u64;
+            self.n += 1;
+        }
+    }
+
+    pub fn next_timer(&self) -> Time {
+        self.next_end
+    }
+
+    /// Closes every window ended by `now`; true if `RTT_d` changed.
+    pub fn on_timer(&mut self, now: Time) -> bool {
+        let mut changed = false;
+        while self.next_end <= now {
+            self.next_end += self.window;
+            if self.n == 0 {
+                continue;
+            }
+            let rtt_t = self.sum_us as f64 / self.n as f64 / 1e6;
+            self.sum_us = 0;
+            self.n = 0;
+            changed = true;
+            if self.rtt_d == 0.0 {
+                self.rtt_d = rtt_t;
+                continue;
+            }
+            let t = to_secs(self.window);
+            let theta = if rtt_t >= self.rtt_d {
+                t / self.rtt_d
+            } else {
+                t * rtt_t / (self.phi * self.rtt_d)
+            };
+            self.rtt_d += theta.min(1.0) * (rtt_t - self.rtt_d);
+        }
+        changed
+    }
+
+    /// `RTT_d` in seconds (0 before any packet carried an RTT).
+    pub fn seconds(&self) -> f64 {
+        self.rtt_d
+    }
+}
+
 pub struct LoadMeter {
     cfg: LoadMeterConfig,
     t_rho: Time,
@@ -190,5 +278,46 @@ impl LoadMeter {
         self.samples = 0;
         self.interval_start = end;
         self.intervals += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::MS;
+
+    #[test]
+    fn intervals_snap_up_to_the_set() {
+        assert_eq!(interval_at_or_above(0.0), 80);
+        assert_eq!(interval_at_or_above(80.0), 80);
+        assert_eq!(interval_at_or_above(80.5), 200);
+        assert_eq!(interval_at_or_above(399.0), 400);
+        assert_eq!(interval_at_or_above(1400.0), 1400);
+        assert_eq!(interval_at_or_above(5000.0), 1400);
+    }
+
+    /// Eqs. 11–12 by hand with T = 10 ms, φ = 50.
+    #[test]
+    fn mean_rtt_rises_fast_and_falls_slowly() {
+        let mut m = MeanRtt::new(10 * MS, 50.0);
+        m.on_packet(80_000);
+        m.on_packet(0); // carries no RTT
+        m.on_packet(80_000);
+        assert!(m.on_timer(10 * MS));
+        assert_eq!(m.seconds(), 0.08);
+        // RTT_T = 100 ms ≥ RTT_d: θ = 0.01/0.08 = 0.125 → 0.08 + 0.125·0.02.
+        m.on_packet(100_000);
+        m.on_timer(20 * MS);
+        assert!((m.seconds() - 0.0825).abs() < 1e-12);
+        // RTT_T = 50 ms < RTT_d: θ = 0.01·0.05/(50·0.0825).
+        m.on_packet(50_000);
+        m.on_timer(30 * MS);
+        let theta = 0.01 * 0.05 / (50.0 * 0.0825);
+        assert!((m.seconds() - (0.0825 - theta * 0.0325)).abs() < 1e-15);
+        // A window without packets changes nothing; several windows close at once.
+        let before = m.seconds();
+        assert!(!m.on_timer(60 * MS));
+        assert_eq!(m.seconds(), before);
+        assert_eq!(m.next_timer(), 70 * MS);
     }
 }

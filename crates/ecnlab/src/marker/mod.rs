@@ -6,6 +6,7 @@
 //! Like queue disciplines, markers get `now` and a packet and return; they never call the
 //! event engine (their timer is a deadline the port turns into an event).
 
+pub mod flows;
 pub mod load;
 pub mod step;
 

@@ -51,8 +51,8 @@ fn record_kind(path: &str, kind: &str) {
     });
 }
 
-pub const QUEUES: &[&str] = &["droptail", "red", "mecn"];
-pub const MARKERS: &[&str] = &["step", "eecn", "vcp", "uno"];
+pub const QUEUES: &[&str] = &["droptail", "red", "mecn", "prio"];
+pub const MARKERS: &[&str] = &["step", "eecn", "vcp", "uno", "hfcc"];
 
 /// Deserialises a component's parameters into its config type; errors carry `path`.
 pub fn params<T: DeserializeOwned + Serialize>(path: &str, p: &Params) -> Result<T, ScenarioError> {
@@ -137,23 +137,55 @@ fn queue_of_kind(path: &str, c: &Component, rng: Rng) -> Result<Box<dyn Qdisc>, 
                 crate::schemes::mecn::MecnRed::new(cfg, rng).map_err(|m| field_error(path, &m))?;
             Ok(Box::new(q))
         }
+        "prio" => {
+            let cfg: PrioConfig = params(path, &c.params)?;
+            let base: u64 = rand::Rng::gen(&mut rng.clone());
+            let band = |name: &str, c: &Component, n: u64| {
+                if c.kind == "prio" {
+                    return Err(ScenarioError::new(
+                        format!("{path}.{name}.kind"),
+                        "a band cannot itself be \"prio\"",
+                    ));
+                }
+                let bpath = format!("{path}.{name}");
+                let q = queue_of_kind(&bpath, c, rng::stream(base, rng::kind::QDISC, n))?;
+                record_kind(&bpath, &c.kind);
+                Ok(q)
+            };
+            let ack = band("ack", &cfg.ack, 1)?;
+            let data = band("data", &cfg.data, 2)?;
+            Ok(Box::new(crate::aqm::PrioQueue::new(ack, data)))
+        }
         other => Err(unknown(path, "queue discipline", other, QUEUES)),
     }
+}
+
+/// `{kind = "prio", ack = {kind = ...}, data = {kind = ...}}`: pure ACKs served first.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PrioConfig {
+    #[serde(default = "default_ack_band")]
+    ack: Component,
+    data: Component,
+}
+
+fn default_ack_band() -> Component {
+    Component::droptail(1000)
 }
 
 /// Builds a feedback marker for a port.
 pub fn marker(
     path: &str,
     c: &Component,
-    _seed: u64,
-    _index: u64,
+    seed: u64,
+    index: u64,
 ) -> Result<Box<dyn Marker>, ScenarioError> {
-    let m = marker_of_kind(path, c)?;
+    let m = marker_of_kind(path, c, rng::stream(seed, rng::kind::MARKER, index))?;
     record_kind(path, &c.kind);
     Ok(m)
 }
 
-fn marker_of_kind(path: &str, c: &Component) -> Result<Box<dyn Marker>, ScenarioError> {
+fn marker_of_kind(path: &str, c: &Component, rng: Rng) -> Result<Box<dyn Marker>, ScenarioError> {
     match c.kind.as_str() {
         "step" => {
             let cfg: StepConfig = params(path, &c.params)?;
@@ -174,17 +206,23 @@ fn marker_of_kind(path: &str, c: &Component) -> Result<Box<dyn Marker>, Scenario
             let m = crate::schemes::uno::UnoMarker::new(cfg).map_err(|m| field_error(path, &m))?;
             Ok(Box::new(m))
         }
+        "hfcc" => {
+            let cfg: crate::schemes::hfcc::HfccMarkerConfig = params(path, &c.params)?;
+            let m = crate::schemes::hfcc::HfccMarker::new(cfg, rng)
+                .map_err(|m| field_error(path, &m))?;
+            Ok(Box::new(m))
+        }
         other => Err(unknown(path, "marker", other, MARKERS)),
     }
 }
 
 /// Congestion controllers a flow's `cc` may name.
 pub const CONTROLLERS: &[&str] = &[
-    "newreno", "cubic", "dctcp", "bbr", "eecn", "mecn", "vcp", "ucp1", "ucp2", "vcp3",
+    "newreno", "cubic", "dctcp", "bbr", "eecn", "mecn", "vcp", "ucp1", "ucp2", "vcp3", "hfcc",
 ];
 /// Feedback codecs a flow's `ecn` may name.
 pub const CODECS: &[&str] = &[
-    "none", "ecn", "dctcp", "eecn", "mecn", "vcp", "uno", "uno2", "vcp3",
+    "none", "ecn", "dctcp", "eecn", "mecn", "vcp", "uno", "uno2", "vcp3", "hfcc",
 ];
 
 /// The codec a controller uses when the flow names none: a scheme's controller speaks its
@@ -198,6 +236,7 @@ pub fn default_codec(cc: &str) -> &'static str {
         "ucp1" => "uno",
         "ucp2" => "uno2",
         "vcp3" => "vcp3",
+        "hfcc" => "hfcc",
         _ => "none",
     }
 }
@@ -245,6 +284,12 @@ pub fn controller(
             let cfg: crate::schemes::vcp::VcpConfig = params(&ppath, p)?;
             Ok(Box::new(
                 crate::schemes::vcp::Vcp::new(cfg, mss).map_err(|m| field_error(&ppath, &m))?,
+            ))
+        }
+        "hfcc" => {
+            let cfg: crate::schemes::hfcc::HfccConfig = params(&ppath, p)?;
+            Ok(Box::new(
+                crate::schemes::hfcc::Hfcc::new(cfg, mss).map_err(|m| field_error(&ppath, &m))?,
             ))
         }
         "ucp1" | "ucp2" | "vcp3" => {
@@ -298,14 +343,18 @@ pub fn codec(
             let cfg: crate::schemes::mecn::MecnCodecConfig = params(&ppath, p)?;
             Ok(Box::new(crate::schemes::mecn::MecnCodec::new(cfg)))
         }
-        "vcp" => {
+        "vcp" | "hfcc" => {
             if !p.is_empty() {
                 return Err(ScenarioError::new(
                     &ppath,
-                    "codec \"vcp\" takes no parameters",
+                    format!("codec \"{name}\" takes no parameters"),
                 ));
             }
-            Ok(Box::new(crate::schemes::vcp::VcpCodec::new()))
+            Ok(Box::new(if name == "hfcc" {
+                crate::schemes::vcp::VcpCodec::hfcc()
+            } else {
+                crate::schemes::vcp::VcpCodec::new()
+            }))
         }
         "uno" | "uno2" | "vcp3" => {
             use crate::schemes::uno::{Encoding, UnoCodec};

@@ -2,6 +2,7 @@
 //! feedback codec and the sender controller of one paper.
 
 pub mod eecn;
+pub mod hfcc;
 pub mod mecn;
 pub mod uno;
 pub mod vcp;

@@ -106,7 +106,7 @@ pub const NO_ROUTER: u8 = 8;
 pub const LOW_LEVELS: u8 = 6;
 
 /// The set S of load intervals `t_ρ` the RTT channel can name, in milliseconds (§III-B).
-pub const T_RHO_SET_MS: [u32; 8] = [80, 200, 400, 600, 800, 1000, 1200, 1400];
+pub use crate::marker::load::INTERVAL_SET_MS as T_RHO_SET_MS;
 
 /// The level of load factor `rho` with the low region `[0, low_load)` split into six.
 pub fn level_of(rho: f64, low_load: f64, overload: f64) -> u8 {

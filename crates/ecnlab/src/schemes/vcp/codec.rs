@@ -6,6 +6,7 @@ use super::LoadCode;
 use crate::cc::Signal;
 use crate::packet::Packet;
 use crate::tcp::codec::{Codec, Handshake, TcpInfo};
+use crate::time::{Time, US};
 use crate::wire::{Ecn, TcpFlags};
 
 /// The load-factor family's handshake (VCP, UNO): the SYN carries ECE, CWR and AE; a
@@ -57,6 +58,9 @@ impl LoadSetup {
 pub struct VcpCodec {
     setup: LoadSetup,
     negotiated: bool,
+    /// Data segments carry the sender's smoothed RTT for the routers (HFCC's adaptive `t_p`;
+    /// an imagined header field, as XCP and MLCP have).
+    rtt_hint: bool,
     // ---- data receiver
     /// Highest code among the segments received since the last ACK.
     pending: Option<LoadCode>,
@@ -77,6 +81,7 @@ impl VcpCodec {
         VcpCodec {
             setup: LoadSetup::default(),
             negotiated: false,
+            rtt_hint: false,
             pending: None,
             last: None,
             signals: [0; 4],
@@ -84,9 +89,24 @@ impl VcpCodec {
     }
 }
 
+impl VcpCodec {
+    /// HFCC's feedback: VCP's two-bit code and echo (the overlay code of Algorithm 1 uses
+    /// the same bits and is raised the same way), plus the sender's smoothed RTT on data.
+    pub fn hfcc() -> Self {
+        VcpCodec {
+            rtt_hint: true,
+            ..Self::new()
+        }
+    }
+}
+
 impl Codec for VcpCodec {
     fn name(&self) -> &'static str {
-        "vcp"
+        if self.rtt_hint {
+            "hfcc"
+        } else {
+            "vcp"
+        }
     }
 
     fn handshake_out(&mut self, kind: Handshake, pkt: &mut Packet) {
@@ -102,7 +122,7 @@ impl Codec for VcpCodec {
         self.negotiated
     }
 
-    fn data_out(&mut self, pkt: &mut Packet, _retransmission: bool, _info: &TcpInfo) {
+    fn data_out(&mut self, pkt: &mut Packet, _retransmission: bool, info: &TcpInfo) {
         // Retransmissions carry the code too: the load they collect is as valid (ns-2 stamps
         // every segment it outputs).
         pkt.ip.ecn = if self.negotiated {
@@ -110,6 +130,9 @@ impl Codec for VcpCodec {
         } else {
             Ecn::NOT_ECT
         };
+        if self.rtt_hint && self.negotiated {
+            pkt.meta.rtt_hint_us = (info.srtt / US).min(u32::MAX as Time) as u32;
+        }
     }
 
     fn ack_in(&mut self, pkt: &Packet, info: &TcpInfo) -> Option<Signal> {

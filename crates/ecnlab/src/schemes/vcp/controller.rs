@@ -5,6 +5,7 @@
 //! The window is kept in segments.
 
 use super::LoadCode;
+use crate::cc::loss::RenoLoss;
 use crate::cc::{AckEvent, Controller, Signal};
 use crate::net::Samples;
 use crate::time::{from_secs, to_secs, Time};
@@ -123,7 +124,6 @@ pub struct Vcp {
     mss: f64,
     /// Window in segments.
     cwnd: f64,
-    ssthresh: f64,
     cap: f64,
     t_rho: Time,
     initial_rtt: Time,
@@ -133,13 +133,9 @@ pub struct Vcp {
     /// What the ACK being processed does (set by its signal).
     action: Option<Action>,
     phase: Phase,
-    /// Fast recovery, from `on_loss` to `on_recovery_end` (as NewReno).
-    in_fast_recovery: bool,
-    /// The last event was a timeout and no new data has been acknowledged since.
-    rto_without_progress: bool,
+    /// Losses as NewReno.
+    pub loss: RenoLoss,
     pub mds: u64,
-    pub losses: u64,
-    pub timeouts: u64,
 }
 
 impl Vcp {
@@ -152,7 +148,6 @@ impl Vcp {
         Ok(Vcp {
             mss: mss as f64,
             cwnd: WINDOW_BEFORE_SETUP.min(cap),
-            ssthresh: f64::INFINITY,
             cap,
             t_rho: from_secs(cfg.t_rho_s).max(1),
             initial_rtt: from_secs(cfg.initial_rtt_s).max(1),
@@ -160,12 +155,9 @@ impl Vcp {
             code: LoadCode::Low,
             action: None,
             phase: Phase::Idle,
-            in_fast_recovery: false,
-            rto_without_progress: false,
+            loss: RenoLoss::default(),
             cfg,
             mds: 0,
-            losses: 0,
-            timeouts: 0,
         })
     }
 
@@ -240,11 +232,6 @@ impl Vcp {
         }
     }
 
-    /// RFC 5681 eq. 4 in segments: max(FlightSize/2, 2).
-    fn halved(&self, bytes_in_flight: u64) -> f64 {
-        (bytes_in_flight as f64 / self.mss / 2.0).max(2.0)
-    }
-
     fn note_rtt(&mut self, ev: &AckEvent) {
         if ev.srtt > 0 {
             self.srtt = ev.srtt;
@@ -268,7 +255,7 @@ impl Controller for Vcp {
         };
         self.note_rtt(ev);
         self.code = code;
-        if self.in_fast_recovery {
+        if self.loss.in_fast_recovery {
             return;
         }
         self.advance(ev.now);
@@ -293,10 +280,8 @@ impl Controller for Vcp {
     fn on_ack(&mut self, ev: &AckEvent) {
         self.note_rtt(ev);
         let action = self.action.take();
-        if ev.acked_bytes > 0 {
-            self.rto_without_progress = false;
-        }
-        if self.in_fast_recovery || ev.acked_bytes == 0 {
+        self.loss.on_ack(ev.acked_bytes);
+        if self.loss.in_fast_recovery || ev.acked_bytes == 0 {
             return;
         }
         self.advance(ev.now);
@@ -316,32 +301,16 @@ impl Controller for Vcp {
     }
 
     fn on_loss(&mut self, _now: Time, bytes_in_flight: u64) {
-        if self.in_fast_recovery {
-            return;
-        }
-        self.in_fast_recovery = true;
-        self.losses += 1;
-        self.ssthresh = self.halved(bytes_in_flight);
-        self.cwnd = self.ssthresh.min(self.cap);
+        self.loss
+            .on_loss(&mut self.cwnd, bytes_in_flight, self.mss, self.cap);
     }
 
     fn on_recovery_end(&mut self, _now: Time) {
-        // RFC 6582 §3.2 step 6, full acknowledgment: cwnd = ssthresh.
-        if self.in_fast_recovery {
-            self.in_fast_recovery = false;
-            self.cwnd = self.ssthresh.min(self.cap);
-        }
+        self.loss.on_recovery_end(&mut self.cwnd, self.cap);
     }
 
     fn on_rto(&mut self, _now: Time, bytes_in_flight: u64) {
-        self.timeouts += 1;
-        self.in_fast_recovery = false;
-        // RFC 5681 §3.1: a timeout of an already retransmitted segment keeps ssthresh.
-        if !self.rto_without_progress {
-            self.ssthresh = self.halved(bytes_in_flight);
-        }
-        self.cwnd = 1.0;
-        self.rto_without_progress = true;
+        self.loss.on_rto(&mut self.cwnd, bytes_in_flight, self.mss);
     }
 
     fn window(&self) -> u64 {
@@ -349,11 +318,7 @@ impl Controller for Vcp {
     }
 
     fn ssthresh(&self) -> u64 {
-        if self.ssthresh.is_finite() {
-            (self.ssthresh * self.mss) as u64
-        } else {
-            u64::MAX
-        }
+        self.loss.ssthresh_bytes(self.mss)
     }
 
     fn sample(&self, out: &mut Samples) {
@@ -493,7 +458,7 @@ mod tests {
         assert_eq!(ack(&mut v, &e, LoadCode::Low), 0.0);
         v.on_loss(0, 10 * MSS);
         assert_eq!(v.window(), 10 * MSS);
-        assert_eq!((v.mds, v.losses), (0, 1));
+        assert_eq!((v.mds, v.loss.losses), (0, 1));
         v.on_recovery_end(SEC);
         assert_eq!(v.window(), 10 * MSS);
         v.on_rto(SEC, 6 * MSS);

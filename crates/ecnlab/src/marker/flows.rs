@@ -1,0 +1,145 @@
+//! Per-flow state at a router port, keyed by the 5-tuple of real headers (not the simulator's
+//! flow index), so the same marker works on packets from a real network. Slots are dense and
+//! reused; a table allocates only when it holds more flows than ever before.
+
+use crate::packet::{Packet, L4};
+use std::collections::HashMap;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FlowKey {
+    pub src: u32,
+    pub dst: u32,
+    pub src_port: u16,
+    pub dst_port: u16,
+    pub protocol: u8,
+}
+
+impl FlowKey {
+    pub fn of(pkt: &Packet) -> FlowKey {
+        let (src_port, dst_port) = match &pkt.l4 {
+            L4::Tcp(t) => (t.src_port, t.dst_port),
+            L4::Udp(u) => (u.src_port, u.dst_port),
+        };
+        FlowKey {
+            src: pkt.ip.src,
+            dst: pkt.ip.dst,
+            src_port,
+            dst_port,
+            protocol: pkt.ip.protocol,
+        }
+    }
+}
+
+pub struct FlowTable<V> {
+    index: HashMap<FlowKey, u32>,
+    keys: Vec<FlowKey>,
+    values: Vec<V>,
+}
+
+impl<V: Default> Default for FlowTable<V> {
+    fn default() -> Self {
+        FlowTable {
+            index: HashMap::new(),
+            keys: Vec::new(),
+            values: Vec::new(),
+        }
+    }
+}
+
+impl<V: Default> FlowTable<V> {
+    /// The slot of `key`, made (with a default value) when the flow is new.
+    #[inline]
+    pub fn slot(&mut self, key: FlowKey) -> usize {
+        if let Some(&i) = self.index.get(&key) {
+            return i as usize;
+        }
+        let i = self.keys.len();
+        self.index.insert(key, i as u32);
+        self.keys.push(key);
+        self.values.push(V::default());
+        i
+    }
+
+    /// The slot of `key` if the table holds it.
+    #[inline]
+    pub fn find(&self, key: &FlowKey) -> Option<usize> {
+        self.index.get(key).map(|&i| i as usize)
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    #[inline]
+    pub fn value(&self, slot: usize) -> &V {
+        &self.values[slot]
+    }
+
+    #[inline]
+    pub fn value_mut(&mut self, slot: usize) -> &mut V {
+        &mut self.values[slot]
+    }
+
+    pub fn values(&self) -> &[V] {
+        &self.values
+    }
+
+    pub fn values_mut(&mut self) -> &mut [V] {
+        &mut self.values
+    }
+
+    /// Drops the flows `keep` rejects; slots of the remaining flows may move.
+    pub fn retain(&mut self, mut keep: impl FnMut(&V) -> bool) {
+        let mut i = 0;
+        while i < self.values.len() {
+            if keep(&self.values[i]) {
+                i += 1;
+                continue;
+            }
+            self.index.remove(&self.keys[i]);
+            self.keys.swap_remove(i);
+            self.values.swap_remove(i);
+            if i < self.keys.len() {
+                self.index.insert(self.keys[i], i as u32);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(n: u16) -> FlowKey {
+        FlowKey {
+            src: 1,
+            dst: 2,
+            src_port: n,
+            dst_port: 80,
+            protocol: 6,
+        }
+    }
+
+    #[test]
+    fn slots_are_stable_until_flows_expire() {
+        let mut t: FlowTable<u32> = FlowTable::default();
+        for n in 0..5 {
+            assert_eq!(t.slot(key(n)), n as usize);
+            *t.value_mut(n as usize) = n as u32 * 10;
+        }
+        assert_eq!(t.slot(key(3)), 3);
+        t.retain(|&v| v != 10 && v != 40);
+        assert_eq!(t.len(), 3);
+        for n in [0u16, 2, 3] {
+            let s = t.find(&key(n)).unwrap();
+            assert_eq!(*t.value(s), n as u32 * 10);
+        }
+        assert_eq!(t.find(&key(1)), None);
+        assert_eq!(t.find(&key(4)), None);
+        assert_eq!(t.slot(key(9)), 3);
+    }
+}

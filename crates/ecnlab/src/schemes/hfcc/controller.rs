@@ -1,0 +1,556 @@
+//! HFCC's sender (§IV-C1, §IV-D): the overlay code of each ACK selects rapid increase (`01`,
+//! eq. 8, with the available-bandwidth estimate of eqs. 6–7), adaptive additive increase
+//! (`10`, eq. 9 with β of eq. 13) or adaptive multiplicative decrease (`11`, eq. 10 with γ of
+//! eq. 14 from a DCTCP-style congestion degree), and a freeze of one RTT after each decrease.
+//! Losses as NewReno. The window is kept in segments.
+
+use super::OverlayCode;
+use crate::cc::loss::RenoLoss;
+use crate::cc::{AckEvent, Controller, Signal};
+use crate::marker::load::interval_at_or_above;
+use crate::net::Samples;
+use crate::time::{from_secs, to_secs, Time, MS};
+use serde::{Deserialize, Serialize};
+
+/// Which `t_p` the sender scales its increments by.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TpMode {
+    /// The routers' rule applied to the flow's own smoothed RTT: the smallest interval of S at
+    /// or above it (what the routers choose when the flows share an RTT).
+    #[default]
+    Adaptive,
+    /// `t_p_s`, as VCP's fixed `t_ρ`.
+    Fixed,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HfccConfig {
+    /// α: RI's multiplicative increase per `t_p` (eq. 2 scales it to the RTT).
+    pub alpha: f64,
+    /// Cap on `rtt/t_p` in RI's exponent (VCP's).
+    pub max_rtt_ratio: f64,
+    /// Take `max(·, RTT_min·B_n/P_s)` in RI (eq. 8's bandwidth term).
+    pub ri_bandwidth: bool,
+    /// Lower and upper bounds of A²I's β (eq. 13).
+    pub beta_min: f64,
+    pub beta_max: f64,
+    /// Bounds of AMD's γ (eq. 14).
+    pub gamma_min: f64,
+    pub gamma_max: f64,
+    /// Gain g of the congestion degree's EWMA (DCTCP's 1/16).
+    pub degree_gain: f64,
+    /// Lower bound of the estimator's observation factor π (eq. 7).
+    pub pi_min: f64,
+    pub t_p: TpMode,
+    /// `t_p` in seconds when fixed.
+    pub t_p_s: f64,
+    /// RTT assumed before the first sample, in seconds.
+    pub initial_rtt_s: f64,
+    /// Cap on the window in segments; `None` for none.
+    pub max_window: Option<u32>,
+}
+
+impl Default for HfccConfig {
+    fn default() -> Self {
+        HfccConfig {
+            alpha: 0.0625,
+            max_rtt_ratio: 2.5,
+            ri_bandwidth: true,
+            beta_min: 1.0,
+            beta_max: 5.0,
+            gamma_min: 0.675,
+            gamma_max: 0.875,
+            degree_gain: 1.0 / 16.0,
+            pi_min: 0.25,
+            t_p: TpMode::Adaptive,
+            t_p_s: 0.2,
+            initial_rtt_s: 0.1,
+            max_window: None,
+        }
+    }
+}
+
+impl HfccConfig {
+    pub fn validate(&self) -> Result<(), String> {
+        for (name, v) in [
+            ("alpha", self.alpha),
+            ("max_rtt_ratio", self.max_rtt_ratio),
+            ("pi_min", self.pi_min),
+            ("t_p_s", self.t_p_s),
+            ("initial_rtt_s", self.initial_rtt_s),
+        ] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(format!("{name}: {v} must be positive"));
+            }
+        }
+        if !(self.beta_min > 0.0 && self.beta_max >= self.beta_min && self.beta_max.is_finite()) {
+            return Err(format!(
+                "beta_max: {} must be at least beta_min ({}) > 0",
+                self.beta_max, self.beta_min
+            ));
+        }
+        if !(self.gamma_min > 0.0 && self.gamma_min <= self.gamma_max && self.gamma_max < 1.0) {
+            return Err(format!(
+                "gamma_min: need 0 < gamma_min ({}) ≤ gamma_max ({}) < 1",
+                self.gamma_min, self.gamma_max
+            ));
+        }
+        if !(self.degree_gain > 0.0 && self.degree_gain <= 1.0) {
+            return Err(format!(
+                "degree_gain: {} is outside (0, 1]",
+                self.degree_gain
+            ));
+        }
+        if self.max_window == Some(0) {
+            return Err("max_window: must be at least 1 segment".into());
+        }
+        Ok(())
+    }
+}
+
+/// TCP-Jersey's available-bandwidth estimator with HFCC's adaptive observation window
+/// (eqs. 6–7): `B_n = (π_n·RTT·B_{n−1} + L_n) / (π_n·RTT + (t_n − t_{n−1}))` with
+/// `π_n = B_{n−1} / (cwnd_{n−1}·P_s/RTT)`, bounded below by `pi_min`. The first ACK starts
+/// the estimate at the window's rate `cwnd·P_s/RTT` (π = 1).
+#[derive(Clone, Debug, Default)]
+pub struct BandwidthEstimator {
+    /// B_n in bytes per second (0 before the first ACK).
+    pub bytes_per_s: f64,
+    last: Option<Time>,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl BandwidthEstimator {
+    /// An ACK at `now` acknowledged `bytes`; `window_bytes` is the window before it.
+    pub fn on_ack(&mut self, now: Time, bytes: u64, rtt: Time, window_bytes: f64, pi_min: f64) {
+        let rtt = to_secs(rtt.max(1));
+        match self.last {
+            None => {
+                self.bytes_per_s = window_bytes / rtt;
+                self.min = self.bytes_per_s;
+                self.max = self.bytes_per_s;
+            }
+            Some(prev) => {
+                let dt = to_secs(now.saturating_sub(prev));
+                let window_rate = window_bytes / rtt;
+                let pi = if window_rate > 0.0 {
+                    (self.bytes_per_s / window_rate).max(pi_min)
+                } else {
+                    pi_min
+                };
+                let memory = pi * rtt;
+                self.bytes_per_s = (memory * self.bytes_per_s + bytes as f64) / (memory + dt);
+                self.min = self.min.min(self.bytes_per_s);
+                self.max = self.max.max(self.bytes_per_s);
+            }
+        }
+        self.last = Some(now);
+    }
+
+    /// Eq. 13's position of the current estimate between the extremes seen, in [0, 1].
+    pub fn position(&self) -> f64 {
+        if self.max > self.min {
+            ((self.bytes_per_s - self.min) / (self.max - self.min)).clamp(0.0, 1.0)
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Window in segments until the connection sets the initial window.
+const WINDOW_BEFORE_SETUP: f64 = 2.0;
+
+pub struct Hfcc {
+    cfg: HfccConfig,
+    mss: f64,
+    cwnd: f64,
+    cap: f64,
+    initial_rtt: Time,
+    srtt: Time,
+    min_rtt: Time,
+    /// Code of the latest ACK that carried one, and whether the ACK being processed did.
+    code: OverlayCode,
+    coded: bool,
+    /// No window change before this (one RTT after an AMD).
+    frozen_until: Time,
+    pub bandwidth: BandwidthEstimator,
+    /// c_l: EWMA over windows of one RTT of the fraction of acknowledged bytes coded `11`.
+    degree: f64,
+    window_end: Time,
+    window_acked: u64,
+    window_decrease: u64,
+    pub loss: RenoLoss,
+    pub amds: u64,
+    /// RI steps where the bandwidth term set the window (above the multiplicative step).
+    pub ri_jumps: u64,
+}
+
+impl Hfcc {
+    pub fn new(cfg: HfccConfig, mss: u32) -> Result<Self, String> {
+        cfg.validate()?;
+        if mss == 0 {
+            return Err("mss: must be positive".into());
+        }
+        let cap = cfg.max_window.map_or(f64::INFINITY, |w| w as f64);
+        Ok(Hfcc {
+            mss: mss as f64,
+            cwnd: WINDOW_BEFORE_SETUP.min(cap),
+            cap,
+            initial_rtt: from_secs(cfg.initial_rtt_s).max(1),
+            srtt: 0,
+            min_rtt: 0,
+            code: OverlayCode::Low,
+            coded: false,
+            frozen_until: 0,
+            bandwidth: BandwidthEstimator::default(),
+            degree: 0.0,
+            window_end: 0,
+            window_acked: 0,
+            window_decrease: 0,
+            loss: RenoLoss::default(),
+            amds: 0,
+            ri_jumps: 0,
+            cfg,
+        })
+    }
+
+    /// Window in segments (fractional).
+    pub fn cwnd_segments(&self) -> f64 {
+        self.cwnd
+    }
+
+    fn rtt(&self) -> Time {
+        if self.srtt > 0 {
+            self.srtt
+        } else {
+            self.initial_rtt
+        }
+    }
+
+    /// The `t_p` the increments are scaled by, in seconds.
+    pub fn t_p_s(&self) -> f64 {
+        match self.cfg.t_p {
+            TpMode::Fixed => self.cfg.t_p_s,
+            TpMode::Adaptive => {
+                interval_at_or_above(to_secs(self.rtt()) * 1e3) as f64 * to_secs(MS)
+            }
+        }
+    }
+
+    /// α_s of eq. 2 per acknowledged segment.
+    pub fn ri_increment(&self) -> f64 {
+        let ratio = (to_secs(self.rtt()) / self.t_p_s()).min(self.cfg.max_rtt_ratio);
+        (1.0 + self.cfg.alpha).powf(ratio) - 1.0
+    }
+
+    /// β of eq. 13.
+    pub fn beta(&self) -> f64 {
+        (self.bandwidth.position() * self.cfg.beta_max).max(self.cfg.beta_min)
+    }
+
+    /// β_s/cwnd of eqs. 3 and 9 per acknowledged segment.
+    pub fn ai_increment(&self) -> f64 {
+        let ratio = to_secs(self.rtt()) / self.t_p_s();
+        self.beta() * ratio * ratio / self.cwnd
+    }
+
+    /// γ of eq. 14.
+    pub fn gamma(&self) -> f64 {
+        self.cfg.gamma_max - self.degree * (self.cfg.gamma_max - self.cfg.gamma_min)
+    }
+
+    /// c_l, the congestion degree in [0, 1].
+    pub fn congestion_degree(&self) -> f64 {
+        self.degree
+    }
+
+    fn note_rtt(&mut self, ev: &AckEvent) {
+        if ev.srtt > 0 {
+            self.srtt = ev.srtt;
+        }
+        if ev.min_rtt > 0 {
+            self.min_rtt = ev.min_rtt;
+        }
+    }
+
+    /// DCTCP's estimator over windows of one RTT.
+    fn note_degree(&mut self, now: Time, acked: u64, decrease: bool) {
+        self.window_acked += acked;
+        if decrease {
+            self.window_decrease += acked;
+        }
+        if now >= self.window_end {
+            if self.window_acked > 0 {
+                let f = self.window_decrease as f64 / self.window_acked as f64;
+                let g = self.cfg.degree_gain;
+                self.degree = (1.0 - g) * self.degree + g * f;
+            }
+            self.window_acked = 0;
+            self.window_decrease = 0;
+            self.window_end = now + self.rtt();
+        }
+    }
+}
+
+impl Controller for Hfcc {
+    fn name(&self) -> &'static str {
+        "hfcc"
+    }
+
+    fn set_initial_window(&mut self, bytes: u64) {
+        self.cwnd = (bytes as f64 / self.mss).max(1.0).min(self.cap);
+    }
+
+    fn on_signal(&mut self, _ev: &AckEvent, signal: Signal) {
+        let Signal::Load(bits) = signal else { return };
+        let Some(code) = OverlayCode::from_bits(bits) else {
+            return;
+        };
+        self.code = code;
+        self.coded = true;
+    }
+
+    fn on_ack(&mut self, ev: &AckEvent) {
+        self.note_rtt(ev);
+        let coded = std::mem::take(&mut self.coded);
+        self.loss.on_ack(ev.acked_bytes);
+        if ev.acked_bytes == 0 {
+            return;
+        }
+        let window_bytes = self.cwnd * self.mss;
+        self.bandwidth.on_ack(
+            ev.now,
+            ev.acked_bytes,
+            self.rtt(),
+            window_bytes,
+            self.cfg.pi_min,
+        );
+        let decrease = coded && self.code == OverlayCode::Decrease;
+        self.note_degree(ev.now, ev.acked_bytes, decrease);
+        if self.loss.in_fast_recovery || ev.now < self.frozen_until {
+            return;
+        }
+        let segments = ev.acked_bytes as f64 / self.mss;
+        match self.code {
+            OverlayCode::Low => {
+                self.cwnd += self.ri_increment() * segments;
+                if self.cfg.ri_bandwidth && self.min_rtt > 0 {
+                    let target = to_secs(self.min_rtt) * self.bandwidth.bytes_per_s / self.mss;
+                    if target > self.cwnd {
+                        self.cwnd = target;
+                        self.ri_jumps += 1;
+                    }
+                }
+            }
+            OverlayCode::High => self.cwnd += self.ai_increment() * segments,
+            // An ACK without a code keeps the last increase, never repeats a decrease.
+            OverlayCode::Decrease if !decrease => {}
+            OverlayCode::Decrease => {
+                self.cwnd = (self.gamma() * self.cwnd).max(1.0);
+                self.frozen_until = ev.now + self.rtt();
+                self.amds += 1;
+            }
+        }
+        self.cwnd = self.cwnd.min(self.cap);
+    }
+
+    fn on_loss(&mut self, _now: Time, bytes_in_flight: u64) {
+        self.loss
+            .on_loss(&mut self.cwnd, bytes_in_flight, self.mss, self.cap);
+    }
+
+    fn on_recovery_end(&mut self, _now: Time) {
+        self.loss.on_recovery_end(&mut self.cwnd, self.cap);
+    }
+
+    fn on_rto(&mut self, _now: Time, bytes_in_flight: u64) {
+        self.loss.on_rto(&mut self.cwnd, bytes_in_flight, self.mss);
+    }
+
+    fn window(&self) -> u64 {
+        (self.cwnd.max(1.0) * self.mss) as u64
+    }
+
+    fn ssthresh(&self) -> u64 {
+        self.loss.ssthresh_bytes(self.mss)
+    }
+
+    fn sample(&self, out: &mut Samples) {
+        out.push(("hfcc_code", self.code.bits() as f64));
+        out.push(("hfcc_bandwidth_mbps", self.bandwidth.bytes_per_s * 8e-6));
+        out.push(("hfcc_degree", self.degree));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u32 = 1000;
+
+    /// Eqs. 6–7 on a hand-computed sequence (RTT 100 ms).
+    #[test]
+    fn bandwidth_estimator_by_hand() {
+        let mut b = BandwidthEstimator::default();
+        let rtt = 100 * MS;
+        // First ACK: the window's rate, 10 kB / 0.1 s.
+        b.on_ack(0, 1000, rtt, 10_000.0, 0.25);
+        assert_eq!(b.bytes_per_s, 100_000.0);
+        // Steady: π = 1, B = (0.1·100000 + 1000)/(0.1 + 0.01) = 100000.
+        b.on_ack(10 * MS, 1000, rtt, 10_000.0, 0.25);
+        assert!((b.bytes_per_s - 100_000.0).abs() < 1e-6);
+        // The window doubled: π = 0.5, B = (0.05·100000 + 1000)/(0.05 + 0.005).
+        b.on_ack(15 * MS, 1000, rtt, 20_000.0, 0.25);
+        let b3 = 6000.0 / 0.055;
+        assert!((b.bytes_per_s - b3).abs() < 1e-6);
+        // No time between ACKs: B grows by L/(π·RTT) with π = b3/100000.
+        b.on_ack(15 * MS, 1000, rtt, 10_000.0, 0.25);
+        let memory = b3 / 100_000.0 * 0.1;
+        let b4 = b3 + 1000.0 / memory;
+        assert!((b.bytes_per_s - b4).abs() < 1e-6);
+        // A window far above the estimate: π bounded by pi_min = 0.25.
+        b.on_ack(25 * MS, 0, rtt, 1e6, 0.25);
+        let b5 = 0.025 * b4 / (0.025 + 0.01);
+        assert!((b.bytes_per_s - b5).abs() < 1e-6);
+        assert_eq!((b.min, b.max), (b5, b4));
+        assert!((b.position() - 0.0).abs() < 1e-12);
+    }
+
+    fn hfcc(segments: f64) -> Hfcc {
+        let mut h = Hfcc::new(HfccConfig::default(), MSS).unwrap();
+        h.cwnd = segments;
+        h
+    }
+
+    fn ev(now: Time, srtt: Time) -> AckEvent {
+        AckEvent {
+            now,
+            srtt,
+            min_rtt: srtt,
+            acked_bytes: MSS as u64,
+            ..Default::default()
+        }
+    }
+
+    fn ack(h: &mut Hfcc, e: &AckEvent, code: OverlayCode) -> f64 {
+        let before = h.cwnd;
+        h.on_signal(e, Signal::Load(code.bits()));
+        h.on_ack(e);
+        h.cwnd - before
+    }
+
+    #[test]
+    fn beta_and_gamma_stay_in_their_bounds() {
+        let mut h = hfcc(10.0);
+        assert_eq!(h.beta(), 1.0);
+        assert_eq!(h.gamma(), 0.875);
+        h.bandwidth = BandwidthEstimator {
+            bytes_per_s: 50.0,
+            last: None,
+            min: 10.0,
+            max: 50.0,
+        };
+        assert_eq!(h.beta(), 5.0);
+        h.bandwidth.bytes_per_s = 20.0;
+        assert!((h.beta() - 1.25).abs() < 1e-12);
+        h.bandwidth.bytes_per_s = 12.0;
+        assert_eq!(h.beta(), 1.0);
+        for degree in [0.0, 0.3, 1.0] {
+            h.degree = degree;
+            let g = h.gamma();
+            assert!((0.675..=0.875).contains(&g));
+            assert!((g - (0.875 - degree * 0.2)).abs() < 1e-12);
+        }
+        // The degree is DCTCP's EWMA: every byte coded `11` for a window moves it by 1/16.
+        let mut h = hfcc(10.0);
+        let rtt = 80 * MS;
+        h.on_signal(&ev(0, rtt), Signal::Load(OverlayCode::Decrease.bits()));
+        h.on_ack(&ev(0, rtt));
+        assert!((h.congestion_degree() - 1.0 / 16.0).abs() < 1e-12);
+    }
+
+    /// RTT 80 ms, t_p snapped to 80 ms: RI ×1.0625 per RTT, A²I β/cwnd, AMD γ then a freeze
+    /// of one RTT; t_p fixed at 200 ms scales as VCP.
+    #[test]
+    fn ri_a2i_amd_and_the_freeze() {
+        let rtt = 80 * MS;
+        let mut h = hfcc(10.0);
+        // The first ACK only starts the estimator at the window's rate (no jump).
+        let d = ack(&mut h, &ev(0, rtt), OverlayCode::Low);
+        assert!((d - 0.0625).abs() < 1e-12, "{d}");
+        assert_eq!(h.ri_jumps, 0);
+        // The ACK comes early: B_n rises to its maximum so far and β to β_max = 5.
+        let w = h.cwnd_segments();
+        let d = ack(&mut h, &ev(MS, rtt), OverlayCode::High);
+        assert_eq!(h.beta(), 5.0);
+        assert!((d - 5.0 / w).abs() < 1e-12, "{d}");
+        let before = h.cwnd_segments();
+        let g = h.gamma();
+        ack(&mut h, &ev(2 * MS, rtt), OverlayCode::Decrease);
+        assert!((h.cwnd_segments() - before * g).abs() < 1e-9);
+        assert_eq!(h.amds, 1);
+        // Frozen for one RTT whatever the code.
+        for code in [OverlayCode::Low, OverlayCode::High, OverlayCode::Decrease] {
+            assert_eq!(ack(&mut h, &ev(50 * MS, rtt), code), 0.0);
+        }
+        assert_eq!(h.amds, 1);
+        assert!(ack(&mut h, &ev(83 * MS, rtt), OverlayCode::High) > 0.0);
+        // Fixed t_p = 200 ms: (1.0625)^0.4 − 1.
+        let mut h = Hfcc::new(
+            HfccConfig {
+                t_p: TpMode::Fixed,
+                ..Default::default()
+            },
+            MSS,
+        )
+        .unwrap();
+        h.cwnd = 10.0;
+        let d = ack(&mut h, &ev(0, rtt), OverlayCode::Low);
+        assert!((d - (1.0625f64.powf(0.4) - 1.0)).abs() < 1e-12);
+    }
+
+    /// After a decrease the estimate still reflects the old window: RI jumps back to
+    /// RTT_min·B_n/P_s.
+    #[test]
+    fn ri_takes_the_bandwidth_estimate_when_it_is_larger() {
+        let rtt = 80 * MS;
+        let mut h = hfcc(100.0);
+        // 100 segments per 80 ms: 1.25 MB/s; an ACK every 0.8 ms keeps it there.
+        for k in 0..10 {
+            ack(&mut h, &ev(k * 800_000_000, rtt), OverlayCode::High);
+        }
+        let rate = h.bandwidth.bytes_per_s;
+        assert!((rate / 1.25e6 - 1.0).abs() < 0.02, "{rate}");
+        h.cwnd = 50.0;
+        ack(&mut h, &ev(9 * MS, rtt), OverlayCode::Low);
+        assert_eq!(h.ri_jumps, 1);
+        let want = 0.08 * h.bandwidth.bytes_per_s / 1000.0;
+        assert!(
+            (h.cwnd_segments() - want).abs() < 1e-9 && want > 90.0,
+            "{want}"
+        );
+    }
+
+    #[test]
+    fn bad_parameters_are_named() {
+        let err = |c: HfccConfig| Hfcc::new(c, MSS).err().unwrap();
+        let e = err(HfccConfig {
+            beta_max: 0.5,
+            ..Default::default()
+        });
+        assert!(e.starts_with("beta_max:"), "{e}");
+        let e = err(HfccConfig {
+            gamma_max: 1.0,
+            ..Default::default()
+        });
+        assert!(e.starts_with("gamma_min:"), "{e}");
+        let e = err(HfccConfig {
+            pi_min: 0.0,
+            ..Default::default()
+        });
+        assert!(e.starts_with("pi_min:"), "{e}");
+    }
+}

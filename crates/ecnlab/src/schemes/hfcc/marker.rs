@@ -1,0 +1,627 @@
+//! HFCC's router (Algorithm 1): the family's load factor over `t_p` ([`LoadMeter`], κ_q =
+//! 0.5), a per-flow fair-share factor (SF), and their overlay in the two ECN bits of departing
+//! data packets, raised only. `t_p` follows the flows' mean RTT ([`MeanRtt`], eqs. 11–12).
+
+use super::{FairShare, OverlayCode};
+use crate::aqm::DropReason;
+use crate::engine::rng::Rng;
+use crate::marker::flows::{FlowKey, FlowTable};
+use crate::marker::load::{
+    interval_at_or_above, validate_bands, LoadMeter, LoadMeterConfig, MeanRtt,
+};
+use crate::marker::{Marker, PortView};
+use crate::packet::Packet;
+use crate::time::{from_secs, Time, MS, NEVER};
+use rand::Rng as _;
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HfccMarkerConfig {
+    /// Load interval t_p in seconds (the start value when it adapts).
+    pub t_p_s: f64,
+    /// Queue sampling interval t_q in seconds.
+    pub t_q_s: f64,
+    /// Weight κ_q of the standing queue in the load.
+    pub kappa_q: f64,
+    /// Target utilisation ξ_l.
+    pub target_utilization: f64,
+    /// EWMA weight of each interval's mean queue sample in q̄ (VCP's reading).
+    pub queue_weight: f64,
+    /// ρ below this is low load (RI).
+    pub low_load: f64,
+    /// ρ at or above this is overload (AMD for every flow).
+    pub overload: f64,
+    /// U_th: from here to `overload`, flows above their fair share get `11`.
+    pub u_th: f64,
+    /// Adapt t_p to the flows' mean RTT (eqs. 11–12) rather than keep `t_p_s`.
+    pub adapt_t_p: bool,
+    /// Window T of the RTT average, in seconds.
+    pub rtt_window_s: f64,
+    /// φ of eq. 12's slow fall.
+    pub phi: f64,
+    pub fair_share: FairShare,
+    /// Interval of the per-flow packet counts m_i, in seconds.
+    pub fair_interval_s: f64,
+    /// EWMA weight of each interval's count in m_i.
+    pub rate_weight: f64,
+    /// ν of eq. 4 (weight of the previous interval's queue error).
+    pub nu: f64,
+    /// ϱ of eq. 4 (weight of the current interval's queue error).
+    pub varrho: f64,
+    /// Q_target of eq. 4, in packets.
+    pub q_target_pkts: f64,
+    /// A flow without packets for this long leaves the table (and the mean).
+    pub flow_timeout_s: f64,
+    /// Sample-match: how many queued packets the departing one is compared with.
+    pub sample_n: u32,
+}
+
+impl Default for HfccMarkerConfig {
+    fn default() -> Self {
+        HfccMarkerConfig {
+            t_p_s: 0.2,
+            t_q_s: 0.01,
+            kappa_q: 0.5,
+            target_utilization: 0.98,
+            queue_weight: 0.25,
+            low_load: 0.8,
+            overload: 1.0,
+            u_th: 0.9,
+            adapt_t_p: true,
+            rtt_window_s: 0.01,
+            phi: 50.0,
+            fair_share: FairShare::Afd,
+            fair_interval_s: 0.01,
+            rate_weight: 0.1,
+            nu: 1.7,
+            varrho: 1.8,
+            q_target_pkts: 5.0,
+            flow_timeout_s: 1.0,
+            sample_n: 1,
+        }
+    }
+}
+
+impl HfccMarkerConfig {
+    pub fn meter(&self) -> LoadMeterConfig {
+        LoadMeterConfig {
+            t_rho_s: self.t_p_s,
+            t_q_s: self.t_q_s,
+            kappa_q: self.kappa_q,
+            target_utilization: self.target_utilization,
+            queue_weight: self.queue_weight,
+        }
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        self.meter()
+            .validate()
+            .map_err(|e| e.replacen("t_rho_s", "t_p_s", 1))?;
+        validate_bands(self.low_load, self.overload)?;
+        if !(self.u_th >= self.low_load && self.u_th <= self.overload) {
+            return Err(format!(
+                "u_th: {} is outside [low_load, overload] = [{}, {}]",
+                self.u_th, self.low_load, self.overload
+            ));
+        }
+        let positive = [
+            ("rtt_window_s", self.rtt_window_s),
+            ("phi", self.phi),
+            ("fair_interval_s", self.fair_interval_s),
+            ("flow_timeout_s", self.flow_timeout_s),
+        ];
+        for (name, v) in positive {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(format!("{name}: {v} must be positive"));
+            }
+        }
+        if !(self.rate_weight > 0.0 && self.rate_weight <= 1.0) {
+            return Err(format!(
+                "rate_weight: {} is outside (0, 1]",
+                self.rate_weight
+            ));
+        }
+        for (name, v) in [
+            ("nu", self.nu),
+            ("varrho", self.varrho),
+            ("q_target_pkts", self.q_target_pkts),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(format!("{name}: {v} must be non-negative"));
+            }
+        }
+        if self.fair_share == FairShare::SampleMatch && self.sample_n == 0 {
+            return Err("sample_n: must be at least 1 with fair_share = \"sample_match\"".into());
+        }
+        Ok(())
+    }
+
+    /// Algorithm 1 for load factor `rho` and fair-share factor `above_fair_share`.
+    pub fn overlay(&self, rho: f64, above_fair_share: bool) -> OverlayCode {
+        if rho.is_nan() || rho >= self.overload {
+            OverlayCode::Decrease
+        } else if rho < self.low_load {
+            OverlayCode::Low
+        } else if rho >= self.u_th && above_fair_share {
+            OverlayCode::Decrease
+        } else {
+            OverlayCode::High
+        }
+    }
+
+    /// Whether the overlay at `rho` depends on the fair-share factor.
+    fn needs_sf(&self, rho: f64) -> bool {
+        rho >= self.u_th && rho < self.overload
+    }
+}
+
+/// A flow's packet counts (AFD's m_i).
+#[derive(Clone, Copy, Debug, Default)]
+struct FlowRate {
+    /// Packets in the current interval.
+    count: u32,
+    /// m_i: EWMA of the per-interval counts.
+    m: f64,
+    /// Last interval end at which the flow had packets.
+    last_seen: Time,
+}
+
+pub struct HfccMarker {
+    cfg: HfccMarkerConfig,
+    meter: LoadMeter,
+    mean_rtt: MeanRtt,
+    rho: f64,
+    flows: FlowTable<FlowRate>,
+    fair_interval: Time,
+    next_fair: Time,
+    flow_timeout: Time,
+    /// m_fair, in packets per fair-share interval.
+    m_fair: f64,
+    q_prev: f64,
+    /// Sample-match: the flows of the data packets in the queue, oldest first (the data band
+    /// is FIFO, so this mirrors it).
+    queued: VecDeque<FlowKey>,
+    rng: Rng,
+    /// Packets raised to `11` because their flow was above its fair share.
+    pub sf_decreases: u64,
+    /// Packets whose code this router raised, by code bits.
+    pub raised: [u64; 4],
+}
+
+impl HfccMarker {
+    pub fn new(cfg: HfccMarkerConfig, rng: Rng) -> Result<Self, String> {
+        cfg.validate()?;
+        let fair_interval = from_secs(cfg.fair_interval_s).max(1);
+        Ok(HfccMarker {
+            meter: LoadMeter::new(cfg.meter())?,
+            mean_rtt: MeanRtt::new(from_secs(cfg.rtt_window_s), cfg.phi),
+            rho: 0.0,
+            flows: FlowTable::default(),
+            fair_interval,
+            next_fair: if cfg.fair_share == FairShare::SampleMatch {
+                NEVER
+            } else {
+                fair_interval
+            },
+            flow_timeout: from_secs(cfg.flow_timeout_s),
+            m_fair: 0.0,
+            q_prev: 0.0,
+            queued: VecDeque::new(),
+            rng,
+            sf_decreases: 0,
+            raised: [0; 4],
+            cfg,
+        })
+    }
+
+    /// ρ of the last completed interval.
+    pub fn load_factor(&self) -> f64 {
+        self.rho
+    }
+
+    /// The load interval in force.
+    pub fn t_p(&self) -> Time {
+        self.meter.interval()
+    }
+
+    /// m_fair (AFD) or the mean m_i (mean), in packets per fair-share interval.
+    pub fn fair_share(&self) -> f64 {
+        self.m_fair
+    }
+
+    /// m_i of the flow of `pkt`, if the table holds it.
+    pub fn flow_rate(&self, pkt: &Packet) -> Option<f64> {
+        self.flows
+            .find(&FlowKey::of(pkt))
+            .map(|s| self.flows.value(s).m)
+    }
+
+    fn above_fair_share(&mut self, pkt: &Packet) -> bool {
+        let key = FlowKey::of(pkt);
+        match self.cfg.fair_share {
+            FairShare::Afd | FairShare::Mean => self
+                .flows
+                .find(&key)
+                .is_some_and(|s| self.flows.value(s).m > self.m_fair),
+            FairShare::SampleMatch => {
+                // `queued` still holds the departing packet at its front.
+                let others = self.queued.len().saturating_sub(1);
+                if others == 0 {
+                    return false;
+                }
+                (0..self.cfg.sample_n).any(|_| {
+                    let i = 1 + self.rng.gen_range(0..others);
+                    self.queued[i] == key
+                })
+            }
+        }
+    }
+
+    fn end_fair_interval(&mut self, v: &PortView, end: Time) {
+        let w = self.cfg.rate_weight;
+        let mut sum = 0.0;
+        let mut max: f64 = 0.0;
+        for f in self.flows.values_mut() {
+            if f.count > 0 {
+                f.last_seen = end;
+            }
+            f.m = (1.0 - w) * f.m + w * f.count as f64;
+            f.count = 0;
+        }
+        let timeout = self.flow_timeout;
+        self.flows
+            .retain(|f| end.saturating_sub(f.last_seen) <= timeout);
+        for f in self.flows.values() {
+            sum += f.m;
+            max = max.max(f.m);
+        }
+        match self.cfg.fair_share {
+            FairShare::Afd => {
+                let q = v.backlog_pkts as f64;
+                let t = self.cfg.q_target_pkts;
+                let next =
+                    self.m_fair + self.cfg.nu * (self.q_prev - t) - self.cfg.varrho * (q - t);
+                // Without a bound the integral part winds up while the load control keeps the
+                // queue under Q_target; at the largest m_i no flow is above its share.
+                self.m_fair = next.clamp(0.0, max);
+                self.q_prev = q;
+            }
+            FairShare::Mean => {
+                self.m_fair = if self.flows.is_empty() {
+                    0.0
+                } else {
+                    sum / self.flows.len() as f64
+                };
+            }
+            FairShare::SampleMatch => {}
+        }
+    }
+}
+
+impl Marker for HfccMarker {
+    #[inline]
+    fn on_arrival(&mut self, _v: &PortView, pkt: &mut Packet) {
+        self.meter.on_arrival(pkt.wire_len());
+        if pkt.is_pure_ack() {
+            return;
+        }
+        self.mean_rtt.on_packet(pkt.meta.rtt_hint_us);
+        if self.cfg.fair_share != FairShare::SampleMatch {
+            let s = self.flows.slot(FlowKey::of(pkt));
+            self.flows.value_mut(s).count += 1;
+        }
+    }
+
+    fn on_enqueued(&mut self, _v: &PortView, pkt: &Packet) {
+        if self.cfg.fair_share == FairShare::SampleMatch && !pkt.is_pure_ack() {
+            self.queued.push_back(FlowKey::of(pkt));
+        }
+    }
+
+    fn on_drop(&mut self, _v: &PortView, pkt: &Packet, why: DropReason) {
+        // Drops at dequeue (a delay-based AQM) leave the queue's front.
+        if why == DropReason::Sojourn
+            && self.cfg.fair_share == FairShare::SampleMatch
+            && !pkt.is_pure_ack()
+        {
+            self.queued.pop_front();
+        }
+    }
+
+    #[inline]
+    fn on_dequeue(&mut self, _v: &PortView, pkt: &mut Packet) {
+        if pkt.is_pure_ack() {
+            return;
+        }
+        if pkt.ip.ecn.is_ect() {
+            let sf = self.cfg.needs_sf(self.rho) && self.above_fair_share(pkt);
+            let code = self.cfg.overlay(self.rho, sf);
+            if pkt.ip.ecn.bits() < code.bits() {
+                pkt.ip.ecn = code.ecn();
+                self.raised[code.bits() as usize] += 1;
+                if sf && code == OverlayCode::Decrease {
+                    self.sf_decreases += 1;
+                }
+            }
+        }
+        if self.cfg.fair_share == FairShare::SampleMatch {
+            self.queued.pop_front();
+        }
+    }
+
+    fn next_timer(&self) -> Time {
+        let rtt = if self.cfg.adapt_t_p {
+            self.mean_rtt.next_timer()
+        } else {
+            NEVER
+        };
+        self.meter.next_timer().min(rtt).min(self.next_fair)
+    }
+
+    fn on_timer(&mut self, v: &PortView) {
+        if self.meter.on_timer(v) > 0 {
+            self.rho = self.meter.load_factor();
+        }
+        if self.cfg.adapt_t_p && self.mean_rtt.on_timer(v.now) {
+            let ms = interval_at_or_above(self.mean_rtt.seconds() * 1e3);
+            self.meter.set_interval(ms as Time * MS);
+        }
+        while self.next_fair <= v.now {
+            let end = self.next_fair;
+            self.end_fair_interval(v, end);
+            self.next_fair += self.fair_interval;
+        }
+    }
+
+    fn gauge(&self) -> Option<f64> {
+        Some(self.rho)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aqm::Limit;
+    use crate::engine::rng;
+    use crate::wire::{Ecn, Ipv4Repr, TcpFlags, TcpRepr};
+
+    const C: u64 = 10_000_000; // γ·C·t_p = 0.98 · 1.25 MB/s · 0.2 s = 245,000 B
+
+    fn view(now: Time, backlog_pkts: u32) -> PortView {
+        PortView {
+            now,
+            backlog_pkts,
+            backlog_bytes: backlog_pkts as u64 * 1000,
+            rate_bps: C,
+            limit: Limit::Packets(1000),
+        }
+    }
+
+    fn data(port: u16, ecn: Ecn) -> Packet {
+        let mut p = Packet::new_tcp(
+            Ipv4Repr {
+                ecn,
+                src: 1,
+                dst: 2,
+                ..Default::default()
+            },
+            TcpRepr {
+                src_port: port,
+                dst_port: 80,
+                flags: TcpFlags(TcpFlags::ACK),
+                ..Default::default()
+            },
+            960,
+        );
+        p.meta.rtt_hint_us = 80_000;
+        p
+    }
+
+    fn marker(cfg: HfccMarkerConfig) -> HfccMarker {
+        HfccMarker::new(cfg, rng::stream(1, rng::kind::MARKER, 0)).unwrap()
+    }
+
+    /// Drives the first 200 ms load interval with `per_flow[i]` packets of flow `i` (1000 B
+    /// each, spread evenly) and an empty queue; timers fire when due.
+    fn load(m: &mut HfccMarker, per_flow: &[u32]) {
+        let n: u32 = per_flow.iter().sum();
+        let mut sent = vec![0u32; per_flow.len()];
+        for k in 0..n {
+            let t = (2 * k as u64 + 1) * 100 * MS / n as u64;
+            while m.next_timer() <= t {
+                m.on_timer(&view(m.next_timer(), 0));
+            }
+            // Round robin over the flows that still have packets to send.
+            let f = (0..per_flow.len())
+                .cycle()
+                .skip(k as usize % per_flow.len())
+                .find(|&f| sent[f] < per_flow[f])
+                .unwrap();
+            sent[f] += 1;
+            m.on_arrival(&view(t, 0), &mut data(f as u16, Ecn::ECT1));
+        }
+        while m.next_timer() <= 200 * MS {
+            m.on_timer(&view(m.next_timer(), 0));
+        }
+    }
+
+    fn departing(m: &mut HfccMarker, port: u16, ecn: Ecn) -> Ecn {
+        let mut p = data(port, ecn);
+        m.on_dequeue(&view(200 * MS, 0), &mut p);
+        p.ip.ecn
+    }
+
+    fn fixed() -> HfccMarkerConfig {
+        HfccMarkerConfig {
+            adapt_t_p: false,
+            fair_share: FairShare::Mean,
+            ..Default::default()
+        }
+    }
+
+    /// ρ = 0.9 with one flow sending 2/3 of the packets: it is above the mean (`11`), the
+    /// other below (`10`); a packet already carrying `11` keeps it, and at low load and
+    /// overload the share does not matter.
+    #[test]
+    fn high_load_splits_flows_by_their_share_and_codes_only_rise() {
+        let mut m = marker(fixed());
+        load(&mut m, &[147, 74]); // 221 kB: ρ = 0.902
+        assert!((m.load_factor() - 221_000.0 / 245_000.0).abs() < 1e-12);
+        assert_eq!(departing(&mut m, 0, Ecn::ECT1), Ecn::CE);
+        assert_eq!(departing(&mut m, 1, Ecn::ECT1), Ecn::ECT0);
+        // Raised only: a `11` from an earlier router stays; Not-ECT is left alone.
+        assert_eq!(departing(&mut m, 1, Ecn::CE), Ecn::CE);
+        assert_eq!(departing(&mut m, 0, Ecn::NOT_ECT), Ecn::NOT_ECT);
+        assert_eq!(m.sf_decreases, 1);
+        let mut m = marker(fixed());
+        load(&mut m, &[100, 10]);
+        assert_eq!(departing(&mut m, 0, Ecn::ECT1), Ecn::ECT1);
+        let mut m = marker(fixed());
+        load(&mut m, &[150, 150]);
+        assert_eq!(departing(&mut m, 1, Ecn::ECT1), Ecn::CE);
+        assert_eq!(m.sf_decreases, 0);
+    }
+
+    /// One flow alone at high load is never above its own share.
+    #[test]
+    fn a_lone_flow_gets_the_increase_code_at_high_load() {
+        for fair_share in [FairShare::Afd, FairShare::Mean] {
+            let mut m = marker(HfccMarkerConfig {
+                fair_share,
+                ..fixed()
+            });
+            load(&mut m, &[221]);
+            assert_eq!(departing(&mut m, 0, Ecn::ECT1), Ecn::ECT0, "{fair_share:?}");
+        }
+    }
+
+    /// m_i and m_fair of eq. 4 over three 10 ms intervals, by hand (ν = 1.7, ϱ = 1.8,
+    /// Q_target = 5, rate weight 0.1).
+    #[test]
+    fn m_fair_follows_eq_4() {
+        let mut m = marker(HfccMarkerConfig::default());
+        let tick = |m: &mut HfccMarker, t: Time, q: u32| {
+            while m.next_timer() <= t {
+                m.on_timer(&view(m.next_timer(), q));
+            }
+        };
+        let arrive = |m: &mut HfccMarker, port: u16, n: u32, t: Time| {
+            for _ in 0..n {
+                m.on_arrival(&view(t, 0), &mut data(port, Ecn::ECT1));
+            }
+        };
+        // Interval 1: flow 0 sends 20, flow 1 sends 10; queue 15 at its end.
+        arrive(&mut m, 0, 20, 5 * MS);
+        arrive(&mut m, 1, 10, 5 * MS);
+        tick(&mut m, 10 * MS, 15);
+        let p = data(0, Ecn::ECT1);
+        assert!((m.flow_rate(&p).unwrap() - 2.0).abs() < 1e-12);
+        // m_fair = 0 + 1.7·(0 − 5) − 1.8·(15 − 5) < 0 → 0.
+        assert_eq!(m.fair_share(), 0.0);
+        // Interval 2: queue falls to 2: m_fair = 0 + 1.7·(15 − 5) − 1.8·(2 − 5) = 22.4,
+        // bounded by the largest m_i = 0.9·2 + 0.1·30 = 4.8.
+        arrive(&mut m, 0, 30, 15 * MS);
+        tick(&mut m, 20 * MS, 2);
+        assert!((m.flow_rate(&p).unwrap() - 4.8).abs() < 1e-12);
+        assert!((m.fair_share() - 4.8).abs() < 1e-12);
+        // Interval 3: queue 12: m_fair = 4.8 + 1.7·(2 − 5) − 1.8·(12 − 5) = −12.9 → 0.
+        tick(&mut m, 30 * MS, 12);
+        assert_eq!(m.fair_share(), 0.0);
+        // Interval 4: queue back to 5 after 12: 0 + 1.7·7 − 0 = 11.9 → bounded by the
+        // largest m_i = 0.9·4.32 = 3.888 (flow 0: 4.8 → 4.32 → 3.888).
+        tick(&mut m, 40 * MS, 5);
+        assert!((m.fair_share() - 0.9 * 0.9 * 4.8).abs() < 1e-12);
+    }
+
+    /// Flows silent for longer than the timeout leave the table.
+    #[test]
+    fn idle_flows_expire() {
+        let mut m = marker(fixed());
+        m.on_arrival(&view(MS, 0), &mut data(7, Ecn::ECT1));
+        m.on_timer(&view(10 * MS, 0));
+        assert!(m.flow_rate(&data(7, Ecn::ECT1)).is_some());
+        m.on_timer(&view(1010 * MS, 0));
+        assert!(m.flow_rate(&data(7, Ecn::ECT1)).is_some());
+        m.on_timer(&view(1020 * MS, 0));
+        assert!(m.flow_rate(&data(7, Ecn::ECT1)).is_none());
+    }
+
+    /// Sample match: the departing packet against queued packets of the same flow only
+    /// (always a match) or of another flow only (never).
+    #[test]
+    fn sample_match_compares_with_queued_packets() {
+        let cfg = HfccMarkerConfig {
+            fair_share: FairShare::SampleMatch,
+            sample_n: 2,
+            ..fixed()
+        };
+        let mut m = marker(cfg);
+        load(&mut m, &[221]);
+        let enqueue = |m: &mut HfccMarker, port| m.on_enqueued(&view(0, 0), &data(port, Ecn::ECT1));
+        for port in [0, 0, 0] {
+            enqueue(&mut m, port);
+        }
+        assert_eq!(departing(&mut m, 0, Ecn::ECT1), Ecn::CE);
+        enqueue(&mut m, 1);
+        enqueue(&mut m, 1);
+        // Queue now: 0, 0, 1, 1. The front (flow 0) is compared with two draws from 0, 1, 1
+        // (a match with probability 5/9); the next flow-0 packet sees only flow 1 behind it.
+        departing(&mut m, 0, Ecn::ECT1);
+        assert_eq!(departing(&mut m, 0, Ecn::ECT1), Ecn::ECT0);
+        assert_eq!(departing(&mut m, 1, Ecn::ECT1), Ecn::CE);
+        assert_eq!(departing(&mut m, 1, Ecn::ECT1), Ecn::ECT0);
+    }
+
+    /// t_p snaps up to S from the mean RTT the packets carry.
+    #[test]
+    fn t_p_follows_the_flows_rtt() {
+        let mut m = marker(HfccMarkerConfig::default());
+        assert_eq!(m.t_p(), 200 * MS);
+        for (k, rtt_us) in [(1, 60_000u32), (2, 60_000)] {
+            let mut p = data(0, Ecn::ECT1);
+            p.meta.rtt_hint_us = rtt_us;
+            m.on_arrival(&view(k * 5 * MS, 0), &mut p);
+        }
+        m.on_timer(&view(10 * MS, 0));
+        assert_eq!(m.t_p(), 80 * MS);
+        let mut p = data(0, Ecn::ECT1);
+        p.meta.rtt_hint_us = 500_000;
+        m.on_arrival(&view(15 * MS, 0), &mut p);
+        m.on_timer(&view(20 * MS, 0));
+        // θ = 10/60: RTT_d = 60 + (500 − 60)/6 = 133.3 ms → 200 ms.
+        assert_eq!(m.t_p(), 200 * MS);
+        let fixed = marker(HfccMarkerConfig {
+            adapt_t_p: false,
+            ..Default::default()
+        });
+        assert_eq!(fixed.next_timer(), 10 * MS);
+    }
+
+    #[test]
+    fn bad_parameters_are_named() {
+        let err = |c: HfccMarkerConfig| HfccMarker::new(c, rng::stream(1, 2, 0)).err().unwrap();
+        let e = err(HfccMarkerConfig {
+            u_th: 0.5,
+            ..Default::default()
+        });
+        assert!(e.starts_with("u_th:"), "{e}");
+        let e = err(HfccMarkerConfig {
+            t_p_s: 0.0,
+            ..Default::default()
+        });
+        assert!(e.starts_with("t_p_s:"), "{e}");
+        let e = err(HfccMarkerConfig {
+            fair_share: FairShare::SampleMatch,
+            sample_n: 0,
+            ..Default::default()
+        });
+        assert!(e.starts_with("sample_n:"), "{e}");
+        let e = err(HfccMarkerConfig {
+            rate_weight: 1.5,
+            ..Default::default()
+        });
+        assert!(e.starts_with("rate_weight:"), "{e}");
+    }
+}

@@ -1,0 +1,165 @@
+//! HFCC — congestion control on explicit hybrid feedback (Jiang, Jin, Chen): a load factor
+//! and a per-flow fair-share factor overlaid on the two ECN bits.
+//!
+//! - Router: [`marker::HfccMarker`] measures the family's load factor over `t_p`
+//!   (κ_q = 0.5, target 0.98), adapts `t_p` to the flows' mean RTT, estimates per-flow rates
+//!   AFD-style and writes Algorithm 1's code into departing data packets, raising only. ACKs
+//!   are served first by a strict-priority queue ([`crate::aqm::PrioQueue`], queue kind
+//!   `prio`), which the scenario puts under the marker.
+//! - Feedback: VCP's codec ([`crate::schemes::vcp::VcpCodec::hfcc`]): the code in the ECN
+//!   field, echoed in (CWR, ECE); data segments also carry the sender's smoothed RTT.
+//! - Sender: [`controller::Hfcc`]: `01` RI, `10` A²I, `11` AMD then a freeze of one RTT.
+//!
+//! # Codepoints (Table II, Algorithm 1)
+//!
+//! [`OverlayCode`] in the IP ECN field (RFC 3168 numbering): `01` low load (ρ < 0.8), `10`
+//! high load and the flow at or below its fair share, `11` overload or (from U_th on) high
+//! load with the flow above its fair share; `00` Not-ECT (no HFCC). A classic ECN router's
+//! CE reads as `11`.
+//!
+//! # Readings of the paper
+//!
+//! Every ambiguous point, the reading implemented, and the parameter that selects it:
+//!
+//! - **U_th** is set "according to the output link capacity dynamically" without a rule.
+//!   Algorithm 1 as printed uses the fair-share factor over the whole high-load region
+//!   (U_th = 0.8). There, with two flows, one is always above the other's share, so every
+//!   time the load reaches 0.8 one flow decreases and the link settles below 80 % (10 Mb/s,
+//!   40 ms: 69–78 % busy) — the loss of utilisation §IV-D warns of. The default is 0.9, the
+//!   middle of the high-load region (`HfccMarkerConfig::u_th`); 0.8 and 0.95 are readings.
+//! - **Fair share, `fair_share`.** `afd` (default): per-flow packet counts m_i per
+//!   `fair_interval_s` = 10 ms (the window T of the RTT average), an EWMA with weight
+//!   `rate_weight` = 0.1 (a memory of about 100 ms, one RTT at the paper's 80 ms), and m_fair
+//!   by eq. 4 each interval with AFD's coefficients ν = 1.7, ϱ = 1.8 (ϱ > ν: the integral
+//!   part falls while a standing queue persists) and Q_target = 5 packets, in packets. m_fair
+//!   is bounded to [0, max m_i]: while the load control keeps the queue under Q_target the
+//!   integral part would otherwise grow without end and no flow would ever be told it is
+//!   above its share. `mean`: the paper's implementation sentence, m_f = (1/u)·Σ m_i over the
+//!   u flows in the table. `sample_match`: the departing packet is compared with `sample_n`
+//!   packets drawn uniformly from the data queue; a match of any means "above its share".
+//!   A flow is above its share when m_i > m_fair (Table II: r_i > r_f → `11`), so one flow
+//!   alone is never above its own share.
+//! - **Flows** are keyed by 5-tuple; one without packets for `flow_timeout_s` = 1 s leaves the
+//!   table. Pure ACKs are not counted.
+//! - **Adaptive t_p** (eqs. 11–12, `adapt_t_p`): the RTT each data packet carries is the
+//!   sender's smoothed RTT in an imagined header field (`Meta::rtt_hint_us`), as XCP and MLCP
+//!   carry it — an idealisation, no real header has the field. t_p is the smallest element of
+//!   S = {80, 200, …, 1400} ms at or above RTT_d, from the next load interval on. Because
+//!   RTT_d includes queueing and transmission, flows with an 80 ms propagation RTT make
+//!   t_p = 200 ms. `adapt_t_p = false` keeps 200 ms.
+//! - **Sender t_p** (`HfccConfig::t_p`): the paper assumes flows' RTTs equal t_p and does not
+//!   say how a sender learns the routers' t_p; `adaptive` applies the routers' rule to the
+//!   flow's own smoothed RTT, `fixed` uses 200 ms.
+//! - **RI** (eq. 8): per acknowledged segment `cwnd += α_s` (α_s of eq. 2, ×(1+α_s) per RTT,
+//!   with VCP's cap of 2.5 on rtt/t_p), then `cwnd = max(cwnd, RTT_min·B_n/P_s)`
+//!   (`ri_bandwidth`). B_n is TCP-Jersey's estimate of the rate the flow's ACKs return
+//!   (eqs. 6–7); it starts at the window's rate, and π is bounded below by `pi_min` = 0.25
+//!   ("the low bound should not be too large"; no value given). The bandwidth term only
+//!   binds when the estimate runs ahead of the window (e.g. after a decrease); the count is
+//!   `Hfcc::ri_jumps`.
+//! - **A²I** (eqs. 9, 3, 13): `cwnd += β·(rtt/t_p)²/cwnd` per acknowledged segment with
+//!   `β = max(1, (B_n − B_min)/(B_max − B_min)·5)` over the flow's own extremes of B_n.
+//! - **AMD** (eqs. 10, 14): `cwnd = max(1, γ·cwnd)` with `γ = 0.875 − c_l·0.2`; c_l is
+//!   DCTCP's estimator (gain 1/16, windows of one smoothed RTT) of the fraction of
+//!   acknowledged bytes coded `11`. After an AMD the window does not change for one smoothed
+//!   RTT, whatever the codes ("cwnd must be frozen by one RTT").
+//! - **No slow start**: as VCP, HFCC starts in RI from the initial window.
+//! - **Loss** as NewReno ([`crate::cc::loss::RenoLoss`]), as VCP.
+//! - **Delayed ACKs:** the receiver echoes the highest code of the segments an ACK covers.
+
+pub mod controller;
+pub mod marker;
+
+pub use controller::{BandwidthEstimator, Hfcc, HfccConfig, TpMode};
+pub use marker::{HfccMarker, HfccMarkerConfig};
+
+use crate::wire::Ecn;
+use serde::{Deserialize, Serialize};
+
+/// Algorithm 1's code. The discriminant is the ECN field value, so "raise along the path" is
+/// a maximum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(u8)]
+pub enum OverlayCode {
+    /// Low load: rapid increase.
+    Low = 0b01,
+    /// High load, at or below the fair share: adaptive additive increase.
+    High = 0b10,
+    /// Overload, or high load above the fair share: adaptive multiplicative decrease.
+    Decrease = 0b11,
+}
+
+impl OverlayCode {
+    #[inline]
+    pub fn from_bits(b: u8) -> Option<OverlayCode> {
+        match b & 0b11 {
+            0b01 => Some(OverlayCode::Low),
+            0b10 => Some(OverlayCode::High),
+            0b11 => Some(OverlayCode::Decrease),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    pub fn bits(self) -> u8 {
+        self as u8
+    }
+
+    #[inline]
+    pub fn ecn(self) -> Ecn {
+        Ecn(self.bits())
+    }
+}
+
+/// How a router decides that a flow is above its fair share.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FairShare {
+    /// AFD-style counts with m_fair by eq. 4.
+    #[default]
+    Afd,
+    /// The mean of the flows' counts.
+    Mean,
+    /// Compare with packets drawn from the queue.
+    SampleMatch,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Algorithm 1 / Table II for every (load region, SF) pair, with U_th at 0.8 (the
+    /// algorithm as printed) and at 0.9 (the default).
+    #[test]
+    fn overlay_code_for_every_region_and_share() {
+        use OverlayCode::*;
+        let c = HfccMarkerConfig {
+            u_th: 0.8,
+            ..Default::default()
+        };
+        let cases = [
+            (0.0, false, Low),
+            (0.5, true, Low),
+            (0.799, true, Low),
+            (0.8, false, High),
+            (0.8, true, Decrease),
+            (0.95, false, High),
+            (0.95, true, Decrease),
+            (1.0, false, Decrease),
+            (1.0, true, Decrease),
+            (7.0, false, Decrease),
+            (f64::INFINITY, false, Decrease),
+            (f64::NAN, false, Decrease),
+        ];
+        for (rho, sf, want) in cases {
+            assert_eq!(c.overlay(rho, sf), want, "rho {rho} sf {sf}");
+        }
+        let c = HfccMarkerConfig::default();
+        assert_eq!(c.overlay(0.85, true), High);
+        assert_eq!(c.overlay(0.9, true), Decrease);
+        assert_eq!(c.overlay(0.9, false), High);
+    }
+}
+
+#[cfg(test)]
+mod e2e_tests;
