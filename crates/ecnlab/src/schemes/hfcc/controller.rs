@@ -337,7 +337,9 @@ impl Controller for Hfcc {
         match self.code {
             OverlayCode::Low => {
                 self.cwnd += self.ri_increment() * segments;
-                if self.cfg.ri_bandwidth && self.min_rtt > 0 {
+                // Not while recovering from a timeout: the estimate still holds the rate of
+                // the window that was lost, and jumping back to it resends that burst.
+                if self.cfg.ri_bandwidth && self.min_rtt > 0 && !ev.in_recovery {
                     let target = to_secs(self.min_rtt) * self.bandwidth.bytes_per_s / self.mss;
                     if target > self.cwnd {
                         self.cwnd = target;
@@ -524,6 +526,15 @@ mod tests {
         }
         let rate = h.bandwidth.bytes_per_s;
         assert!((rate / 1.25e6 - 1.0).abs() < 0.02, "{rate}");
+        h.cwnd = 50.0;
+        // Not while the connection recovers from a loss.
+        let recovering = AckEvent {
+            in_recovery: true,
+            ..ev(9 * MS, rtt)
+        };
+        ack(&mut h, &recovering, OverlayCode::Low);
+        assert_eq!(h.ri_jumps, 0);
+        assert!(h.cwnd_segments() < 51.0);
         h.cwnd = 50.0;
         ack(&mut h, &ev(9 * MS, rtt), OverlayCode::Low);
         assert_eq!(h.ri_jumps, 1);
