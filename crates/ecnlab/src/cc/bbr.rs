@@ -1,24 +1,39 @@
 //! BBR v1 as specified in draft-cardwell-iccrg-bbr-congestion-control-00 (the algorithm of
-//! Cardwell et al., ACM Queue 2016): a model of the path (BtlBw, the windowed maximum of
-//! delivery-rate samples over 10 round trips; RTprop, the minimum RTT over 10 s) drives the
-//! pacing rate (`pacing_gain·BtlBw`) and the window (`cwnd_gain·BDP + 3·send_quantum`), through
-//! the states Startup (gain 2/ln 2), Drain (1/that), ProbeBW (eight-phase gain cycle 5/4, 3/4,
-//! 1 × 6, entered at a random phase other than 3/4) and ProbeRTT (cwnd 4 segments for 200 ms
-//! and one round trip after 10 s without a lower RTT).
+//! Cardwell et al., ACM Queue 2016) with, by default, what Linux's `tcp_bbr.c` adds to it: a
+//! model of the path (BtlBw, the windowed maximum of delivery-rate samples over 10 round
+//! trips; RTprop, the minimum RTT over 10 s) drives the pacing rate (`pacing_gain·BtlBw`) and
+//! the window (`cwnd_gain·BDP` plus the ACK-aggregation allowance and the quantization
+//! budget), through the states Startup (gain 2/ln 2), Drain (1/that), ProbeBW (eight-phase
+//! gain cycle 5/4, 3/4, 1 × 6, entered at a random phase other than 3/4) and ProbeRTT (cwnd
+//! 4 segments for 200 ms and one round trip after 10 s without a lower RTT).
+//!
+//! Linux's additions, each a parameter (`BbrConfig::draft00()` turns them all off):
+//! - `btlbw_filter = "minmax"`: Kathleen Nichols' three-sample windowed maximum
+//!   ([`super::minmax`]), which can sit below the exact maximum; `"exact"` keeps one slot
+//!   per round.
+//! - `extra_acked_gain` (1): the window grows by the largest recent excess of bytes
+//!   acknowledged over BtlBw·elapsed time (two alternating windows of 5 rounds, capped by
+//!   the window and by BtlBw·100 ms, only once the pipe is full) — what keeps data in flight
+//!   through ACK bursts and silences.
+//! - `linux_quantization`: the window target is rounded up to an even number of segments and
+//!   gets 2 more segments in the 5/4 phase.
+//! - `pacing_margin` 1 %: pacing 1 % below the model's rate.
+//! - Not modelled: the long-term bandwidth sampling that detects token-bucket policers
+//!   (`lt_bw`), TSO autosizing (the send quantum follows the draft), and the
+//!   earliest-departure-time correction of the in-flight estimate.
 //!
 //! Readings, as parameters of [`BbrConfig`] or stated here:
 //! - The connection supplies per-ACK delivery-rate samples, `delivered` and `prior_delivered`
 //!   (draft-cheng-iccrg-delivery-rate-estimation); rounds are counted from them.
-//! - BtlBw is the exact maximum over the last `btlbw_filter_rounds` rounds (one slot per
-//!   round) rather than a three-sample approximation; as in the draft it changes only when a
-//!   sample is admitted (non-app-limited, or app-limited but not below the estimate).
+//! - BtlBw changes only when a sample is admitted (non-app-limited, or app-limited but not
+//!   below the estimate).
 //! - RTprop follows the draft's combined filter: a sample at or below the estimate, or any
 //!   sample once the estimate is `rtprop_filter_len` old, replaces it.
 //! - The initial pacing rate is `high_gain·InitialCwnd/1 ms`, recomputed from SRTT at the
 //!   first ACK that carries one, as the draft's init does "after the first non-zero RTT
 //!   sample".
 //! - `pacing_margin`: the pacing rate handed to the connection is `(1 − margin)` times the
-//!   model's; 0 as draft-00 writes it (Linux and later drafts pace 1 % below).
+//!   model's; 1 % as Linux (draft-00 writes none).
 //! - ProbeRTT's "C.app_limited" marking is emulated here: samples of packets sent before the
 //!   marked delivery count are treated as app-limited.
 //! - The per-ACK count of newly lost packets does not exist in the controller interface, so
@@ -30,6 +45,7 @@
 //! - Restart from idle: a send with nothing else in flight (`bytes_in_flight ≤ bytes`).
 //! - ECN signals are ignored (BBR v1 does not respond to them); `ssthresh()` is unbounded.
 
+use super::minmax::WindowedMax;
 use super::newreno::check_mss;
 use super::round::RoundCounter;
 use super::{AckEvent, Controller, Signal};
@@ -62,6 +78,28 @@ pub struct BbrConfig {
     pub full_bw_growth: f64,
     pub full_bw_rounds: u32,
     pub pacing_margin: f64,
+    pub btlbw_filter: BtlBwFilter,
+    /// Gain on the ACK-aggregation estimate added to the window (Linux's
+    /// `bbr_extra_acked_gain`, 1; 0 turns it off as in draft-00).
+    pub extra_acked_gain: f64,
+    /// Rounds per half of the aggregation estimate's two-slot window (Linux: 5).
+    pub extra_acked_rounds: u32,
+    /// Cap on the aggregation allowance: BtlBw times this (Linux: 100 ms).
+    pub extra_acked_max: Duration,
+    /// Linux's quantization budget: the window target rounded up to an even number of
+    /// segments, plus 2 segments in the 5/4 phase of ProbeBW (draft-00 has neither).
+    pub linux_quantization: bool,
+}
+
+/// How BtlBw's windowed maximum is kept.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BtlBwFilter {
+    /// Kathleen Nichols' three-sample approximation, as Linux (`lib/win_minmax.c`).
+    #[default]
+    Minmax,
+    /// The exact maximum over the window, one slot per round (the draft's pseudocode).
+    Exact,
 }
 
 impl Default for BbrConfig {
@@ -76,12 +114,29 @@ impl Default for BbrConfig {
             min_pipe_cwnd: 4,
             full_bw_growth: 1.25,
             full_bw_rounds: 3,
-            pacing_margin: 0.0,
+            pacing_margin: 0.01,
+            btlbw_filter: BtlBwFilter::Minmax,
+            extra_acked_gain: 1.0,
+            extra_acked_rounds: 5,
+            extra_acked_max: Duration(100 * MS),
+            linux_quantization: true,
         }
     }
 }
 
 impl BbrConfig {
+    /// draft-cardwell-iccrg-bbr-congestion-control-00 as written: the exact BtlBw filter, no
+    /// ACK-aggregation allowance, no quantization extras, no pacing margin.
+    pub fn draft00() -> Self {
+        BbrConfig {
+            pacing_margin: 0.0,
+            btlbw_filter: BtlBwFilter::Exact,
+            extra_acked_gain: 0.0,
+            linux_quantization: false,
+            ..Default::default()
+        }
+    }
+
     pub fn validate(&self) -> Result<(), String> {
         if self.initial_window == 0 {
             return Err("initial_window: must be at least 1 segment".into());
@@ -109,6 +164,15 @@ impl BbrConfig {
         }
         if self.full_bw_rounds == 0 {
             return Err("full_bw_rounds: must be positive".into());
+        }
+        if !(self.extra_acked_gain.is_finite() && self.extra_acked_gain >= 0.0) {
+            return Err(format!(
+                "extra_acked_gain: {} must be non-negative",
+                self.extra_acked_gain
+            ));
+        }
+        if self.extra_acked_rounds == 0 {
+            return Err("extra_acked_rounds: must be positive".into());
         }
         if !(0.0..1.0).contains(&self.pacing_margin) {
             return Err(format!(
@@ -141,13 +205,13 @@ impl BbrState {
 
 /// Exact windowed maximum over the last `n` rounds: one slot per round.
 #[derive(Clone, Debug)]
-struct WindowedMax {
+struct ExactMax {
     slots: Vec<(u64, f64)>,
 }
 
-impl WindowedMax {
+impl ExactMax {
     fn new(rounds: u32) -> Self {
-        WindowedMax {
+        ExactMax {
             slots: vec![(0, 0.0); rounds as usize],
         }
     }
@@ -181,7 +245,15 @@ pub struct Bbr {
     cwnd_gain: f64,
 
     btlbw: f64,
-    btlbw_filter: WindowedMax,
+    btlbw_exact: ExactMax,
+    btlbw_minmax: WindowedMax,
+    /// ACK aggregation (Linux's `bbr_update_ack_aggregation`): the largest excess of bytes
+    /// acknowledged over BtlBw·time in each of two alternating windows of rounds.
+    extra_acked: [u64; 2],
+    extra_acked_idx: usize,
+    extra_acked_win_rounds: u32,
+    ack_epoch_stamp: Time,
+    ack_epoch_acked: u64,
     rtprop: Option<Time>,
     rtprop_stamp: Time,
     rtprop_expired: bool,
@@ -230,7 +302,13 @@ impl Bbr {
             pacing_gain: cfg.high_gain,
             cwnd_gain: cfg.high_gain,
             btlbw: 0.0,
-            btlbw_filter: WindowedMax::new(cfg.btlbw_filter_rounds),
+            btlbw_exact: ExactMax::new(cfg.btlbw_filter_rounds),
+            btlbw_minmax: WindowedMax::default(),
+            extra_acked: [0; 2],
+            extra_acked_idx: 0,
+            extra_acked_win_rounds: 0,
+            ack_epoch_stamp: 0,
+            ack_epoch_acked: 0,
             rtprop: None,
             rtprop_stamp: 0,
             rtprop_expired: false,
@@ -302,9 +380,63 @@ impl Bbr {
             None => self.initial_cwnd,
             Some(rtprop) => {
                 let bdp = self.btlbw * to_secs(rtprop);
-                (gain * bdp) as u64 + 3 * self.send_quantum
+                self.quantization_budget((gain * bdp) as u64)
             }
         }
+    }
+
+    /// Room for the sender's bursts: 3 send quanta; with Linux's budget also rounded up to
+    /// an even number of segments and 2 more segments in the 5/4 phase.
+    fn quantization_budget(&self, bytes: u64) -> u64 {
+        let w = bytes + 3 * self.send_quantum;
+        if !self.cfg.linux_quantization {
+            return w;
+        }
+        let segments = w.div_ceil(self.mss);
+        let mut w = (segments + segments % 2) * self.mss;
+        if self.state == BbrState::ProbeBw && self.cycle_index == 0 {
+            w += 2 * self.mss;
+        }
+        w
+    }
+
+    /// Linux's `bbr_update_ack_aggregation`, in bytes.
+    fn update_ack_aggregation(&mut self, ev: &AckEvent) {
+        if self.cfg.extra_acked_gain == 0.0 || ev.acked_bytes == 0 || ev.delivery_rate.is_none() {
+            return;
+        }
+        if self.round_start {
+            self.extra_acked_win_rounds = (self.extra_acked_win_rounds + 1).min(31);
+            if self.extra_acked_win_rounds >= self.cfg.extra_acked_rounds {
+                self.extra_acked_win_rounds = 0;
+                self.extra_acked_idx ^= 1;
+                self.extra_acked[self.extra_acked_idx] = 0;
+            }
+        }
+        let epoch = to_secs(ev.now.saturating_sub(self.ack_epoch_stamp));
+        let mut expected = (self.btlbw * epoch) as u64;
+        // A fresh epoch when ACKs came no faster than BtlBw, or after 2^20 packets.
+        if self.ack_epoch_acked <= expected
+            || self.ack_epoch_acked + ev.acked_bytes >= (1 << 20) * self.mss
+        {
+            self.ack_epoch_acked = 0;
+            self.ack_epoch_stamp = ev.now;
+            expected = 0;
+        }
+        self.ack_epoch_acked += ev.acked_bytes;
+        let extra = (self.ack_epoch_acked - expected).min(self.cwnd);
+        let slot = &mut self.extra_acked[self.extra_acked_idx];
+        *slot = (*slot).max(extra);
+    }
+
+    /// The window allowance for ACK aggregation (0 before the pipe is full).
+    fn aggregation_cwnd(&self) -> u64 {
+        if self.cfg.extra_acked_gain == 0.0 || !self.filled_pipe {
+            return 0;
+        }
+        let extra = self.extra_acked[0].max(self.extra_acked[1]) as f64;
+        let cap = self.btlbw * to_secs(self.cfg.extra_acked_max.0);
+        (self.cfg.extra_acked_gain * extra).min(cap) as u64
     }
 
     fn save_cwnd(&self) -> u64 {
@@ -381,7 +513,14 @@ impl Bbr {
         }
         if let Some(rate) = ev.delivery_rate {
             if rate >= self.btlbw || !app_limited {
-                self.btlbw = self.btlbw_filter.update(self.rounds.count(), rate);
+                let round = self.rounds.count();
+                self.btlbw = match self.cfg.btlbw_filter {
+                    BtlBwFilter::Exact => self.btlbw_exact.update(round, rate),
+                    BtlBwFilter::Minmax => {
+                        let window = self.cfg.btlbw_filter_rounds as u64;
+                        self.btlbw_minmax.update(window, round, rate)
+                    }
+                };
             }
         }
     }
@@ -476,7 +615,13 @@ impl Bbr {
     }
 
     fn set_cwnd(&mut self, ev: &AckEvent) {
-        self.target_cwnd = self.inflight(self.cwnd_gain);
+        self.target_cwnd = match self.rtprop {
+            None => self.initial_cwnd,
+            Some(rtprop) => {
+                let bdp = (self.cwnd_gain * self.btlbw * to_secs(rtprop)) as u64;
+                self.quantization_budget(bdp + self.aggregation_cwnd())
+            }
+        };
         if self.packet_conservation {
             self.cwnd = self.cwnd.max(ev.bytes_in_flight + ev.acked_bytes);
         } else {
@@ -524,6 +669,7 @@ impl Controller for Bbr {
         let app_limited = ev.app_limited || ev.prior_delivered < self.app_limited_until;
 
         self.update_btlbw(ev, app_limited);
+        self.update_ack_aggregation(ev);
         if self.state == BbrState::ProbeBw && self.is_next_cycle_phase(ev) {
             self.advance_cycle_phase(ev.now);
         }
@@ -605,8 +751,9 @@ mod tests {
     const CAP: u64 = 1_250_000;
     const BASE: Time = 40 * MS;
 
+    /// The draft's algorithm: these tests pin it; the Linux additions have their own.
     fn bbr(seed: u64) -> Bbr {
-        Bbr::new(MSS as u32, BbrConfig::default(), seed).unwrap()
+        Bbr::new(MSS as u32, BbrConfig::draft00(), seed).unwrap()
     }
 
     /// One observation per ACK.
@@ -876,16 +1023,8 @@ mod tests {
 
     #[test]
     fn pacing_margin_and_parameters() {
-        let cc = Bbr::new(
-            1000,
-            BbrConfig {
-                pacing_margin: 0.01,
-                ..Default::default()
-            },
-            0,
-        )
-        .unwrap();
-        // Initial rate: high gain × 10 segments per millisecond, less 1 %.
+        let cc = Bbr::new(1000, BbrConfig::default(), 0).unwrap();
+        // Initial rate: high gain × 10 segments per millisecond, less Linux's 1 %.
         let expect = 2.0 / std::f64::consts::LN_2 * 10_000.0 / 1e-3 * 0.99;
         assert!(within(cc.pacing_rate().unwrap(), expect, 1e-12));
         let e = Bbr::new(
@@ -902,5 +1041,69 @@ mod tests {
         let c: BbrConfig =
             serde_json::from_value(serde_json::json!({"probe_rtt_duration": "100ms"})).unwrap();
         assert_eq!(c.probe_rtt_duration.0, 100 * MS);
+    }
+
+    /// Linux's ACK-aggregation allowance by hand: BtlBw 1 MB/s, ACKs in a burst.
+    #[test]
+    fn ack_aggregation_adds_the_excess_acknowledged() {
+        let mut b = Bbr::new(MSS as u32, BbrConfig::default(), 1).unwrap();
+        b.btlbw = 1e6;
+        b.cwnd = 100_000;
+        let ack = |t: Time, bytes: u64| AckEvent {
+            now: t,
+            acked_bytes: bytes,
+            delivery_rate: Some(1e6),
+            ..Default::default()
+        };
+        b.update_ack_aggregation(&ack(0, 1000));
+        assert_eq!(b.extra_acked, [1000, 0]);
+        // 1 ms later 1000 bytes were expected and 1000 came: a new epoch starts here.
+        b.update_ack_aggregation(&ack(MS, 5000));
+        assert_eq!(b.extra_acked[0], 5000);
+        // 5000 more 1 ms into the epoch: 10000 acknowledged, 1000 expected.
+        b.update_ack_aggregation(&ack(2 * MS, 5000));
+        assert_eq!(b.extra_acked[0], 9000);
+        // ACKs slower than BtlBw start a new epoch and keep the maximum.
+        b.update_ack_aggregation(&ack(20 * MS, 1000));
+        assert_eq!(b.extra_acked[0], 9000);
+        // Only once the pipe is full, capped at BtlBw · 100 ms.
+        assert_eq!(b.aggregation_cwnd(), 0);
+        b.filled_pipe = true;
+        assert_eq!(b.aggregation_cwnd(), 9000);
+        b.extra_acked[1] = 500_000;
+        assert_eq!(b.aggregation_cwnd(), 100_000);
+        // Every 5 rounds the other slot is cleared and becomes the current one.
+        b.extra_acked[1] = 0;
+        for _ in 0..5 {
+            b.round_start = true;
+            b.update_ack_aggregation(&ack(21 * MS, 1000));
+        }
+        assert_eq!(b.extra_acked_idx, 1);
+        assert_eq!(b.extra_acked[0], 9000);
+        // draft-00: none.
+        let mut d = Bbr::new(MSS as u32, BbrConfig::draft00(), 1).unwrap();
+        d.filled_pipe = true;
+        d.btlbw = 1e6;
+        d.update_ack_aggregation(&ack(0, 1000));
+        assert_eq!(d.aggregation_cwnd(), 0);
+    }
+
+    /// Linux's quantization budget: 3 send quanta, rounded up to even segments, 2 more in
+    /// the 5/4 phase; draft-00: 3 send quanta only.
+    #[test]
+    fn quantization_budget_as_linux() {
+        let mut b = Bbr::new(MSS as u32, BbrConfig::default(), 1).unwrap();
+        b.send_quantum = MSS;
+        assert_eq!(b.quantization_budget(10_500), 14 * MSS);
+        assert_eq!(b.quantization_budget(10_000), 14 * MSS);
+        assert_eq!(b.quantization_budget(11_000), 14 * MSS);
+        b.state = BbrState::ProbeBw;
+        b.cycle_index = 0;
+        assert_eq!(b.quantization_budget(11_000), 16 * MSS);
+        b.cycle_index = 3;
+        assert_eq!(b.quantization_budget(11_000), 14 * MSS);
+        let mut d = Bbr::new(MSS as u32, BbrConfig::draft00(), 1).unwrap();
+        d.send_quantum = MSS;
+        assert_eq!(d.quantization_budget(10_500), 13_500);
     }
 }

@@ -16,6 +16,7 @@ pub mod cubic;
 pub mod dctcp;
 pub mod hystart;
 pub mod loss;
+pub mod minmax;
 pub mod newreno;
 pub mod round;
 #[cfg(test)]
