@@ -35,6 +35,10 @@ from ..scenario import Scenario, load_scenario
 from .verdict import Claim, Decision, Excluded, PerSeed, Verdict, not_comparable
 
 __all__ = [
+    "by_seed",
+    "from_text",
+    "ms_text",
+    "rate_text",
     "Comparison",
     "Context",
     "Experiment",
@@ -281,6 +285,27 @@ def for_seeds(configs: Mapping[str, Any], seeds: Sequence[int]) -> dict[str, Sce
         for seed in seeds:
             out[f"{name}-s{seed}"] = base.with_(seed=seed)
     return out
+
+
+def by_seed(configs: Mapping[str, Callable[[int], Scenario]], seeds: Sequence[int]) -> dict[str, Scenario]:
+    """``{"<config>-s<seed>": scenario}``, each config building its scenario from the seed
+    (experiments that draw start offsets or workloads from it)."""
+    return {f"{name}-s{s}": make(s) for name, make in configs.items() for s in seeds}
+
+
+def rate_text(bps: float) -> str:
+    """A rate as the scenario schema writes it."""
+    return f"{bps:.0f}bps"
+
+
+def ms_text(ms: float) -> str:
+    """A duration in milliseconds as the scenario schema writes it."""
+    return f"{ms:.6g}ms"
+
+
+def from_text(fig: str, text: str) -> str:
+    """A paper value that is a statement of its text beside a figure."""
+    return f"{text} ({fig}; read from the text)"
 
 
 def seed_of(run_name: str) -> int | None:

@@ -55,7 +55,7 @@ from ..plots import errorbar_with_spread, new_figure
 from ..results import Results
 from ..scenario import Scenario
 from . import register
-from .base import Comparison, Context, Experiment, Reading, ReadingAxis, RunSet, claim
+from .base import Comparison, Context, Experiment, Reading, ReadingAxis, RunSet, by_seed, claim, from_text, ms_text, rate_text
 from .uno import aggregate_bps, jain, shares
 from .verdict import Claim, Excluded
 
@@ -101,12 +101,8 @@ AXES = (
 RED = {"max_p": 0.1, "w_q": 0.002, "gentle": True, "ecn": True, "mean_pkt_size": PACKET_BYTES}
 
 
-def _bps(x: float) -> str:
-    return f"{x:.0f}bps"
 
 
-def _ms(x: float) -> str:
-    return f"{x:.6g}ms"
 
 
 def bottleneck_queue(scheme: Scheme, buffer: int) -> dict[str, Any]:
@@ -187,8 +183,8 @@ def dumbbell(
     bottleneck_ms = rtt_ms / 4.0
     bdp_pkts = capacity_bps * rtt_ms / 1e3 / (8 * PACKET_BYTES)
     buffer = max(1, int(math.ceil(buffer_bdp * bdp_pkts))) if buffer_bdp else max(int(math.ceil(bdp_pkts)), 2 * n)
-    access = _bps(10 * capacity_bps)
-    edge = _ms(rtt_ms / 2.0 - bottleneck_ms)
+    access = rate_text(10 * capacity_bps)
+    edge = ms_text(rtt_ms / 2.0 - bottleneck_ms)
     nodes = [{"name": "r1", "kind": "router"}, {"name": "r2", "kind": "router"}]
     links: list[dict[str, Any]] = []
     flows: list[dict[str, Any]] = []
@@ -198,7 +194,7 @@ def dumbbell(
         links.append({"a": f"s{k}", "b": "r1", "rate": access, "delay": edge})
         links.append({"a": "r2", "b": f"d{k}", "rate": access, "delay": "0ms"})
     q = bottleneck_queue(scheme, buffer)
-    links.append({"a": "r1", "b": "r2", "rate": _bps(capacity_bps), "delay": _ms(bottleneck_ms), "queue": q, "queue_ba": q})
+    links.append({"a": "r1", "b": "r2", "rate": rate_text(capacity_bps), "delay": ms_text(bottleneck_ms), "queue": q, "queue_ba": q})
     for k, b in enumerate(bulk):
         src, dst = (f"d{k}", f"s{k}") if b.reverse else (f"s{k}", f"d{k}")
         start = b.start + rng.uniform(0.0, START_JITTER_S)
@@ -229,8 +225,6 @@ def dumbbell(
     return Scenario(data)
 
 
-def _per_seed(configs: Mapping[str, Callable[[int], Scenario]], seeds: Sequence[int]) -> dict[str, Scenario]:
-    return {f"{name}-s{s}": make(s) for name, make in configs.items() for s in seeds}
 
 
 # ------------------------------------------------------------------------- metrics
@@ -283,8 +277,6 @@ def drops(r: Results, port: str = PORT) -> float:
     return float(r.port(port)["dropped_pkts"])
 
 
-def _paper(fig: str, text: str) -> str:
-    return f"{text} ({fig}; read from the text)"
 
 
 SETUP_NOTE = (
@@ -329,7 +321,7 @@ class Efficiency(Experiment):
             s.key: (lambda seed, s=s: dumbbell(s, two, self.DURATION_S, seed=seed, reading=reading)) for s in FAMILY
         }
         configs["vcp-fig1"] = lambda seed: dumbbell(VCP, [Bulk()], self.DURATION_S, seed=seed, reading=reading, capacity_bps=100e6)
-        return _per_seed(configs, seeds)
+        return by_seed(configs, seeds)
 
     def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
         _reading_note(ctx)
@@ -338,7 +330,7 @@ class Efficiency(Experiment):
         comps = [
             claim(
                 "seconds to 80 % utilisation: HFCC vs VCP", Claim("less"), runs.per_seed("hfcc", t80), runs.per_seed("vcp", t80),
-                paper=_paper("Fig. 4a", "HFCC faster than VCP"), unit="s", text="HFCC reaches 80 % sooner",
+                paper=from_text("Fig. 4a", "HFCC faster than VCP"), unit="s", text="HFCC reaches 80 % sooner",
                 ours=runs.stat("hfcc", t80), note=f"VCP {runs.stat('vcp', t80)}",
             ),
             claim(
@@ -398,7 +390,7 @@ class Fairness(Experiment):
         configs = {s.key: (lambda seed, s=s: dumbbell(s, flows, d, seed=seed, reading=reading)) for s in FAMILY}
         # Fig. 1's late join is at 100 Mb/s.
         configs["vcp-fig1"] = lambda seed: dumbbell(VCP, flows, d, seed=seed, reading=reading, capacity_bps=100e6)
-        return _per_seed(configs, seeds)
+        return by_seed(configs, seeds)
 
     def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
         _reading_note(ctx)
@@ -407,7 +399,7 @@ class Fairness(Experiment):
         comps = [
             claim(
                 "seconds to Jain ≥ 0.95 after the join: HFCC vs VCP", Claim("less"), runs.per_seed("hfcc", conv), runs.per_seed("vcp", conv),
-                paper=_paper("Fig. 4b", "HFCC converges to fairness faster than VCP"), unit="s", text="HFCC fair sooner",
+                paper=from_text("Fig. 4b", "HFCC converges to fairness faster than VCP"), unit="s", text="HFCC fair sooner",
                 ours=runs.stat("hfcc", conv), note=f"VCP {runs.stat('vcp', conv)}; censored at {d - self.JOIN_S:g} s",
             ),
         ]
@@ -489,7 +481,7 @@ class Fct(Experiment):
                 configs[self.cfg(s.key, m)] = lambda seed, s=s, w=w, m=m: dumbbell(
                     s, [], self.duration(m), seed=seed, reading=reading, workload=w, sample_flows=False
                 )
-        return _per_seed(configs, seeds)
+        return by_seed(configs, seeds)
 
     @staticmethod
     def mean_fct(r: Results) -> Any:
@@ -510,7 +502,7 @@ class Fct(Experiment):
                 comps.append(
                     claim(
                         f"average FCT, mean {m} packets: HFCC vs {s.label}", Claim("less"), a, runs.per_seed(self.cfg(s.key, m), self.mean_fct),
-                        paper=_paper("Fig. 5", "HFCC has the minimal average FCT"), unit="s", text=f"HFCC below {s.label}",
+                        paper=from_text("Fig. 5", "HFCC has the minimal average FCT"), unit="s", text=f"HFCC below {s.label}",
                         ours=runs.stat(self.cfg("hfcc", m), self.mean_fct), note=f"{s.label} {runs.stat(self.cfg(s.key, m), self.mean_fct)}",
                     )
                 )
@@ -574,7 +566,7 @@ class Buffer(Experiment):
             for b in self.sizes(quick)
             for s in ALL
         }
-        return _per_seed(configs, seeds)
+        return by_seed(configs, seeds)
 
     def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
         _reading_note(ctx)
@@ -589,7 +581,7 @@ class Buffer(Experiment):
                 comps.append(
                     claim(
                         f"forward utilisation, {b:g} BDP: HFCC vs {s.label}", Claim("greater"), a, runs.per_seed(self.cfg(s.key, b), util),
-                        paper=_paper("Fig. 6", f"HFCC better than {s.label}"), unit="fraction", text=f"HFCC above {s.label}",
+                        paper=from_text("Fig. 6", f"HFCC better than {s.label}"), unit="fraction", text=f"HFCC above {s.label}",
                         ours=runs.stat(self.cfg("hfcc", b), util), note=f"{s.label} {runs.stat(self.cfg(s.key, b), util)}",
                     )
                 )
@@ -639,7 +631,7 @@ class Demand(Experiment):
         join, leave, end = self.times(quick)
         flows = [Bulk(start=0.1, stop=end) for _ in range(5)] + [Bulk(start=join, stop=leave) for _ in range(100)]
         configs = {s.key: (lambda seed, s=s: dumbbell(s, flows, end, seed=seed, reading=reading)) for s in ALL}
-        return _per_seed(configs, seeds)
+        return by_seed(configs, seeds)
 
     def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
         _reading_note(ctx)
@@ -649,12 +641,12 @@ class Demand(Experiment):
         comps = [
             claim(
                 "utilisation with 105 flows, HFCC", Claim("at_least", 0.9), runs.per_seed("hfcc", during),
-                paper=_paper("Fig. 7", "high utilisation when the burst arrives"), unit="fraction", text="≥ 90 % from 5 s after the join",
+                paper=from_text("Fig. 7", "high utilisation when the burst arrives"), unit="fraction", text="≥ 90 % from 5 s after the join",
                 ours=runs.stat("hfcc", during),
             ),
             claim(
                 "seconds back to 90 % after the 100 flows leave: HFCC vs VCP", Claim("less"), runs.per_seed("hfcc", after), runs.per_seed("vcp", after),
-                paper=_paper("Fig. 7", "HFCC adjusts agilely"), unit="s", text="HFCC recovers sooner than VCP",
+                paper=from_text("Fig. 7", "HFCC adjusts agilely"), unit="s", text="HFCC recovers sooner than VCP",
                 ours=runs.stat("hfcc", after), note=f"VCP {runs.stat('vcp', after)}",
             ),
         ]
@@ -686,7 +678,7 @@ def chain(scheme: Scheme, duration_s: float, *, seed: int, reading: Reading, lin
     """Routers r0 … r7 joined by 7 links of 150 Mb/s / 20 ms; 5 long flows each way across all
     of them (access 20 ms: RTT 360 ms) and 5 cross flows per link (access 5 ms: RTT 60 ms)."""
     rng = random.Random(seed)
-    access = _bps(10 * capacity_bps)
+    access = rate_text(10 * capacity_bps)
     nodes = [{"name": f"r{i}", "kind": "router"} for i in range(links + 1)]
     topo: list[dict[str, Any]] = []
     n_long, n_cross = 10, 5 * links
@@ -696,7 +688,7 @@ def chain(scheme: Scheme, duration_s: float, *, seed: int, reading: Reading, lin
         n_here = n_long + 5
         buffer = max(int(math.ceil(bdp_long)), 2 * n_here)
         q = bottleneck_queue(scheme, buffer)
-        topo.append({"a": f"r{i}", "b": f"r{i + 1}", "rate": _bps(capacity_bps), "delay": "20ms", "queue": q, "queue_ba": q})
+        topo.append({"a": f"r{i}", "b": f"r{i + 1}", "rate": rate_text(capacity_bps), "delay": "20ms", "queue": q, "queue_ba": q})
     for k in range(5):
         for side, (a, b) in (("f", ("L", "R")), ("r", ("R", "L"))):
             src, dst = f"{side}{k}{a}", f"{side}{k}{b}"
@@ -754,7 +746,7 @@ class MultiBottleneck(Experiment):
     def runs(self, quick: bool, seeds: list[int], reading: Reading):
         d = self.duration(quick)
         configs = {s.key: (lambda seed, s=s: chain(s, d, seed=seed, reading=reading, links=self.LINKS)) for s in ALL}
-        return _per_seed(configs, seeds)
+        return by_seed(configs, seeds)
 
     def link_util(self, r: Results, i: int, d: float) -> float:
         names = [f"long-f{k}" for k in range(5)] + [f"cross-{i}-{k}" for k in range(5)]
@@ -769,7 +761,7 @@ class MultiBottleneck(Experiment):
         comps = [
             claim(
                 f"mean link utilisation: HFCC vs {s.label}", Claim("greater"), a, runs.per_seed(s.key, mean_util),
-                paper=_paper("Fig. 8", f"HFCC better than {s.label}"), unit="fraction", text=f"HFCC above {s.label}",
+                paper=from_text("Fig. 8", f"HFCC better than {s.label}"), unit="fraction", text=f"HFCC above {s.label}",
                 ours=runs.stat("hfcc", mean_util), note=f"{s.label} {runs.stat(s.key, mean_util)}",
             )
             for s in ALL[1:]

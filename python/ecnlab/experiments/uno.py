@@ -59,7 +59,7 @@ from ..plots import errorbar_with_spread, new_figure
 from ..results import Results
 from ..scenario import Scenario
 from . import register
-from .base import Comparison, Context, Experiment, Reading, ReadingAxis, RunSet, Stat, claim
+from .base import Comparison, Context, Experiment, Reading, ReadingAxis, RunSet, Stat, by_seed, claim, from_text, ms_text, rate_text
 from .verdict import Claim, Excluded
 
 PORT = "r1->r2"
@@ -97,12 +97,8 @@ AXES = (
 )
 
 
-def _bps(x: float) -> str:
-    return f"{x:.0f}bps"
 
 
-def _ms(x: float) -> str:
-    return f"{x:.6g}ms"
 
 
 def scenario(
@@ -129,19 +125,19 @@ def scenario(
     bottleneck_ms = min_rtt / 4.0
     bdp = capacity_bps * (sum(rtts_ms) / n) / 1e3 / (8 * PACKET_BYTES)
     buffer = max(int(math.ceil(bdp)), 2 * n)
-    access = _bps(10 * capacity_bps)
+    access = rate_text(10 * capacity_bps)
     nodes = [{"name": "r1", "kind": "router"}, {"name": "r2", "kind": "router"}]
     links: list[dict[str, Any]] = []
     for k, rtt in enumerate(rtts_ms):
         nodes += [{"name": f"s{k}", "kind": "host"}, {"name": f"d{k}", "kind": "host"}]
-        links.append({"a": f"s{k}", "b": "r1", "rate": access, "delay": _ms(rtt / 2.0 - bottleneck_ms)})
+        links.append({"a": f"s{k}", "b": "r1", "rate": access, "delay": ms_text(rtt / 2.0 - bottleneck_ms)})
         links.append({"a": "r2", "b": f"d{k}", "rate": access, "delay": "0ms"})
     links.append(
         {
             "a": "r1",
             "b": "r2",
-            "rate": _bps(capacity_bps),
-            "delay": _ms(bottleneck_ms),
+            "rate": rate_text(capacity_bps),
+            "delay": ms_text(bottleneck_ms),
             "queue": {"kind": "droptail", "limit": buffer},
             # ACKs only on the way back.
             "queue_ba": {"kind": "droptail", "limit": 100_000},
@@ -161,7 +157,7 @@ def scenario(
         nodes += [{"name": "u", "kind": "host"}, {"name": "v", "kind": "host"}]
         links.append({"a": "u", "b": "r1", "rate": access, "delay": "1ms"})
         links.append({"a": "r2", "b": "v", "rate": access, "delay": "0ms"})
-        flows.append({"name": "udp", "kind": "udp", "src": "u", "dst": "v", "rate": _bps(rate), "packet_size": PACKET_BYTES, "start": f"{t0}s", "stop": f"{t1}s"})
+        flows.append({"name": "udp", "kind": "udp", "src": "u", "dst": "v", "rate": rate_text(rate), "packet_size": PACKET_BYTES, "start": f"{t0}s", "stop": f"{t1}s"})
     bdp_bytes = capacity_bps * max(rtts_ms) / 1e3 / 8
     data: dict[str, Any] = {
         "name": name or f"UNO {scheme.label}, {capacity_bps / 1e6:g} Mb/s, {n} flow(s)",
@@ -185,10 +181,6 @@ def scenario(
     return Scenario(data)
 
 
-def _per_seed(configs: Mapping[str, Callable[[int], Scenario]], seeds: Sequence[int]) -> dict[str, Scenario]:
-    """``{"<config>-s<seed>": scenario}``; each config builds its scenario from the seed (the
-    start offsets are drawn from it)."""
-    return {f"{name}-s{s}": make(s) for name, make in configs.items() for s in seeds}
 
 
 # ------------------------------------------------------------------------- metrics
@@ -229,8 +221,6 @@ def feedback_delay_ms(r: Results) -> float | None:
     return 1e3 * sum(v) / len(v) if v else None
 
 
-def _paper(fig: str, text: str) -> str:
-    return f"{text} ({fig}; read from the text)"
 
 
 SETUP_NOTE = (
@@ -284,7 +274,7 @@ class Utilization(Experiment):
                 configs[self.cfg(s.key, c)] = lambda seed, s=s, c=c: scenario(s, c, rtts, 15.0, seed=seed, reading=reading, ip_id="sequential")
             other = "random" if reading.ip_id == "sequential" else "sequential"
             configs[self.cfg("ucp1-" + other, c)] = lambda seed, c=c, o=other: scenario(UCP1, c, rtts, 15.0, seed=seed, reading=reading, ip_id=o)
-        return _per_seed(configs, seeds)
+        return by_seed(configs, seeds)
 
     def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
         ctx.note(SETUP_NOTE)
@@ -301,14 +291,14 @@ class Utilization(Experiment):
             comps.append(
                 claim(
                     f"UCP1 utilisation at 15 s, {c / 1e6:g} Mb/s", Claim("matches", 0.8, 0.1), ucp1,
-                    paper=_paper("Fig. 4", "slightly below 80 %"), unit="fraction",
+                    paper=from_text("Fig. 4", "slightly below 80 %"), unit="fraction",
                     text="UCP1 near 80 % (±10 %) at every capacity", ours=runs.stat(self.cfg("ucp1", c), u),
                 )
             )
             comps.append(
                 claim(
                     f"UCP1 vs VCP3 utilisation, {c / 1e6:g} Mb/s", Claim("approx", within=0.1), ucp1,
-                    runs.per_seed(self.cfg("vcp3", c), u), paper=_paper("Fig. 4", "UCP1 similar to VCP3"),
+                    runs.per_seed(self.cfg("vcp3", c), u), paper=from_text("Fig. 4", "UCP1 similar to VCP3"),
                     unit="fraction", text="UCP1 ≈ VCP3 (±10 %)", ours=runs.stat(self.cfg("ucp1", c), u),
                     note=f"VCP3 {runs.stat(self.cfg('vcp3', c), u)}",
                 )
@@ -316,7 +306,7 @@ class Utilization(Experiment):
             comps.append(
                 claim(
                     f"UCP1 {ctx.reading.ip_id} vs {other} IP-IDs, {c / 1e6:g} Mb/s", Claim("approx", within=0.05), ucp1,
-                    runs.per_seed(self.cfg("ucp1-" + other, c), u), paper=_paper("§IV", "results very similar"),
+                    runs.per_seed(self.cfg("ucp1-" + other, c), u), paper=from_text("§IV", "results very similar"),
                     unit="fraction", text="IP-ID numbering does not matter (±5 %)", ours=runs.stat(self.cfg("ucp1", c), u),
                     note=f"{other}: {runs.stat(self.cfg('ucp1-' + other, c), u)}",
                 )
@@ -325,7 +315,7 @@ class Utilization(Experiment):
                 comps.append(
                     claim(
                         f"UCP1 vs VCP utilisation, {c / 1e6:g} Mb/s", Claim("greater"), ucp1,
-                        runs.per_seed(self.cfg("vcp", c), u), paper=_paper("Fig. 4", "UCP1 above VCP"),
+                        runs.per_seed(self.cfg("vcp", c), u), paper=from_text("Fig. 4", "UCP1 above VCP"),
                         unit="fraction", text="UCP1 above VCP", ours=runs.stat(self.cfg("ucp1", c), u),
                         note=f"VCP {runs.stat(self.cfg('vcp', c), u)}",
                     )
@@ -346,7 +336,7 @@ class Utilization(Experiment):
         comps.append(
             claim(
                 f"VCP utilisation at {hi / 1e6:g} vs {lo / 1e6:g} Mb/s", Claim("less"), vcp_hi, vcp_lo,
-                paper=_paper("Fig. 4", "VCP falls as capacity grows"), unit="fraction",
+                paper=from_text("Fig. 4", "VCP falls as capacity grows"), unit="fraction",
                 text="VCP lower at the largest capacity than at the smallest", ours=runs.stat(self.cfg("vcp", hi), u_hi),
             )
         )
@@ -405,7 +395,7 @@ class Rtt(Experiment):
             for rtt in self.rtts(quick)
             for s in (VCP, UCP1, VCP3)
         }
-        return _per_seed(configs, seeds)
+        return by_seed(configs, seeds)
 
     def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
         ctx.note(SETUP_NOTE)
@@ -418,14 +408,14 @@ class Rtt(Experiment):
             comps.append(
                 claim(
                     f"UCP1 vs VCP throughput, RTT {x:g} ms", Claim("greater"), a, runs.per_seed(self.cfg("vcp", x), mbps),
-                    paper=_paper("Fig. 5", "UCP1 better than VCP"), unit="Mb/s", text="UCP1 above VCP",
+                    paper=from_text("Fig. 5", "UCP1 better than VCP"), unit="Mb/s", text="UCP1 above VCP",
                     ours=runs.stat(self.cfg("ucp1", x), mbps), note=f"VCP {runs.stat(self.cfg('vcp', x), mbps)}",
                 )
             )
             comps.append(
                 claim(
                     f"UCP1 vs VCP3 throughput, RTT {x:g} ms", Claim("approx", within=0.1), a, runs.per_seed(self.cfg("vcp3", x), mbps),
-                    paper=_paper("Fig. 5", "practically identical"), unit="Mb/s", text="UCP1 ≈ VCP3 (±10 %)",
+                    paper=from_text("Fig. 5", "practically identical"), unit="Mb/s", text="UCP1 ≈ VCP3 (±10 %)",
                     ours=runs.stat(self.cfg("ucp1", x), mbps), note=f"VCP3 {runs.stat(self.cfg('vcp3', x), mbps)}",
                 )
             )
@@ -493,7 +483,7 @@ class Staggered(Experiment):
         g = self.gap(quick)
         starts = [k * g for k in range(5)]
         configs = {s.key: (lambda seed, s=s: scenario(s, DYN_CAPACITY, self.RTTS, 5 * g, seed=seed, starts_s=starts, reading=reading)) for s in (VCP, UCP1)}
-        return _per_seed(configs, seeds)
+        return by_seed(configs, seeds)
 
     def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
         ctx.note(SETUP_NOTE)
@@ -503,7 +493,7 @@ class Staggered(Experiment):
         comps = [
             claim(
                 "mean convergence time after a join: UCP1 vs VCP", Claim("less"), runs.per_seed("ucp1", conv), runs.per_seed("vcp", conv),
-                paper=_paper("Fig. 6", "UCP1 converges quicker than VCP"), unit="s", text="UCP1 converges faster",
+                paper=from_text("Fig. 6", "UCP1 converges quicker than VCP"), unit="s", text="UCP1 converges faster",
                 ours=runs.stat("ucp1", conv), note=f"VCP {runs.stat('vcp', conv)}; censored at the next join ({g:g} s)",
             )
         ]
@@ -554,7 +544,7 @@ class Udp(Experiment):
     def runs(self, quick: bool, seeds: list[int], reading: Reading):
         udp = (UDP_RATE, UDP_START_S, UDP_STOP_S)
         configs = {s.key: (lambda seed, s=s: scenario(s, DYN_CAPACITY, [80.0], self.DURATION_S, seed=seed, udp=udp, reading=reading)) for s in (VCP, UCP1)}
-        return _per_seed(configs, seeds)
+        return by_seed(configs, seeds)
 
     @staticmethod
     def recovery_s(r: Results) -> Any:
@@ -571,12 +561,12 @@ class Udp(Experiment):
         comps = [
             claim(
                 "recovery to 80 % after the UDP flow leaves: UCP1 vs VCP", Claim("less"), runs.per_seed("ucp1", self.recovery_s), runs.per_seed("vcp", self.recovery_s),
-                paper=_paper("Fig. 7", "MI rapidly brings UCP1 back"), unit="s", text="UCP1 recovers faster than VCP",
+                paper=from_text("Fig. 7", "MI rapidly brings UCP1 back"), unit="s", text="UCP1 recovers faster than VCP",
                 ours=runs.stat("ucp1", self.recovery_s), note=f"VCP {runs.stat('vcp', self.recovery_s)}",
             ),
             claim(
                 "link use while the UDP flow runs (TCP + UDP), UCP1", Claim("at_least", 0.9), runs.per_seed("ucp1", during),
-                paper=_paper("Fig. 7", "UCP1 adjusts quickly"), unit="fraction", text="the link stays ≥ 90 % used",
+                paper=from_text("Fig. 7", "UCP1 adjusts quickly"), unit="fraction", text="the link stays ≥ 90 % used",
                 ours=runs.stat("ucp1", during), note="from 2 s after the UDP flow starts to its stop",
             ),
         ]
@@ -627,7 +617,7 @@ class Fairness(Experiment):
     def runs(self, quick: bool, seeds: list[int], reading: Reading):
         d = self.duration(quick)
         configs = {s.key: (lambda seed, s=s: scenario(s, DYN_CAPACITY, self.RTTS, d, seed=seed, reading=reading)) for s in (VCP, UCP1, UCP2, VCP3)}
-        return _per_seed(configs, seeds)
+        return by_seed(configs, seeds)
 
     def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
         ctx.note(SETUP_NOTE)
@@ -636,7 +626,7 @@ class Fairness(Experiment):
         ucp2 = runs.per_seed("ucp2", fair)
         comps = [
             claim(
-                "Jain's index, UCP2", Claim("at_least", 0.95), ucp2, paper=_paper("Fig. 8", "near-optimal distribution"),
+                "Jain's index, UCP2", Claim("at_least", 0.95), ucp2, paper=from_text("Fig. 8", "near-optimal distribution"),
                 text="UCP2 near-equal shares (Jain ≥ 0.95)", ours=runs.stat("ucp2", fair),
             )
         ]
@@ -644,7 +634,7 @@ class Fairness(Experiment):
             comps.append(
                 claim(
                     f"Jain's index: UCP2 vs {SCHEMES[k].label}", Claim("greater"), ucp2, runs.per_seed(k, fair),
-                    paper=_paper("Fig. 8", f"UCP2 fairer than {SCHEMES[k].label}"), text=f"UCP2 fairer than {SCHEMES[k].label}",
+                    paper=from_text("Fig. 8", f"UCP2 fairer than {SCHEMES[k].label}"), text=f"UCP2 fairer than {SCHEMES[k].label}",
                     ours=runs.stat("ucp2", fair), note=f"{SCHEMES[k].label} {runs.stat(k, fair)}",
                 )
             )
@@ -686,7 +676,7 @@ def legacy_scenario(case: str, flows: Sequence[str], duration_s: float, seed: in
     rng = random.Random(seed)
     bdp = int(math.ceil(DYN_CAPACITY * 0.08 / (8 * PACKET_BYTES)))
     red = {"kind": "red", "limit": bdp, "min_th": 0.1 * bdp, "max_th": 0.3 * bdp, "max_p": 0.1, "gentle": True, "ecn": True, "mean_pkt_size": PACKET_BYTES}
-    fast, slow = "100Mbps", _bps(DYN_CAPACITY)
+    fast, slow = "100Mbps", rate_text(DYN_CAPACITY)
     nodes = [{"name": n, "kind": "router"} for n in ("r1", "r2", "r3")]
     links: list[dict[str, Any]] = []
     for k in range(len(flows)):
@@ -763,7 +753,7 @@ class UnoLegacy(Experiment):
             "shared/mixed": ("shared", ["ucp1", "ucp1", "newreno+ecn", "newreno+ecn"]),
         }
         configs = {k: (lambda seed, c=c, f=f: legacy_scenario(c, f, d, seed, reading)) for k, (c, f) in sets.items()}
-        return _per_seed(configs, seeds)
+        return by_seed(configs, seeds)
 
     def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
         d = self.duration(ctx.quick)
