@@ -38,6 +38,9 @@ pub struct Meta {
     /// An imagined 3-bit load header (UNO's idealised VCP3 carries its router's exact load
     /// level in every packet): 0 when absent, else level + 1. Not on any real wire.
     pub ideal_load: u8,
+    /// An imagined 3-bit interval header riding with `ideal_load` (MLCP's routers return the
+    /// load interval they chose from the flows' mean RTT): 0 when absent, else code + 1.
+    pub ideal_interval: u8,
     /// Set by a feedback marker on arrival when it takes over the congestion-marking decision
     /// for this packet at this port (e.g. EECN over RED): the queue discipline then only
     /// enforces its buffer limit. Cleared when the packet leaves the port.
@@ -53,6 +56,7 @@ impl Default for Meta {
             enqueued_at: 0,
             rtt_hint_us: 0,
             ideal_load: 0,
+            ideal_interval: 0,
             marker_owned: false,
         }
     }

@@ -40,6 +40,10 @@ pub enum Signal {
     /// A load code with the load interval `t_ρ` the path's routers use (UNO's 2-bit RTT
     /// channel tells senders the routers' interval, chosen from the flows' mean RTT).
     LoadInterval { code: u8, t_rho: Time },
+    /// Bounds on the path's load factor, estimated from the marks of several packets (BMCC's
+    /// ADPM): the highest link's load lies in `[low, high]`.
+    /// In thousandths.
+    LoadFactor { low_milli: u32, high_milli: u32 },
 }
 
 /// Everything a controller may want to know about one ACK.

@@ -88,6 +88,18 @@ pub fn interval_at_or_above(ms: f64) -> u32 {
         .unwrap_or(INTERVAL_SET_MS[INTERVAL_SET_MS.len() - 1])
 }
 
+/// The index in the set of the interval nearest `ms` (UNO §III-B and MLCP, whose routers
+/// announce it in three bits).
+pub fn nearest_interval_code(ms: f64) -> u8 {
+    let mut best = 0;
+    for (i, &s) in INTERVAL_SET_MS.iter().enumerate() {
+        if (s as f64 - ms).abs() < (INTERVAL_SET_MS[best] as f64 - ms).abs() {
+            best = i;
+        }
+    }
+    best as u8
+}
+
 /// MLCP's smoothed mean RTT of the packets crossing a port (HFCC eqs. 11–12): every window
 /// `T` the mean `RTT_T` of the RTTs the packets carried; then
 /// `RTT_d += θ·(RTT_T − RTT_d)` with `θ = T/RTT_d` when `RTT_T ≥ RTT_d` (rise fast) and

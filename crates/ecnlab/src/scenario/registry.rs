@@ -52,7 +52,7 @@ fn record_kind(path: &str, kind: &str) {
 }
 
 pub const QUEUES: &[&str] = &["droptail", "red", "mecn", "prio"];
-pub const MARKERS: &[&str] = &["step", "eecn", "vcp", "uno", "hfcc"];
+pub const MARKERS: &[&str] = &["step", "eecn", "vcp", "uno", "hfcc", "mlcp", "bmcc"];
 
 /// Deserialises a component's parameters into its config type; errors carry `path`.
 pub fn params<T: DeserializeOwned + Serialize>(path: &str, p: &Params) -> Result<T, ScenarioError> {
@@ -212,6 +212,18 @@ fn marker_of_kind(path: &str, c: &Component, rng: Rng) -> Result<Box<dyn Marker>
                 .map_err(|m| field_error(path, &m))?;
             Ok(Box::new(m))
         }
+        "mlcp" => {
+            let cfg: crate::schemes::mlcp::MlcpMarkerConfig = params(path, &c.params)?;
+            let m =
+                crate::schemes::mlcp::MlcpMarker::new(cfg).map_err(|m| field_error(path, &m))?;
+            Ok(Box::new(m))
+        }
+        "bmcc" => {
+            let cfg: crate::schemes::bmcc::BmccMarkerConfig = params(path, &c.params)?;
+            let m =
+                crate::schemes::bmcc::BmccMarker::new(cfg).map_err(|m| field_error(path, &m))?;
+            Ok(Box::new(m))
+        }
         other => Err(unknown(path, "marker", other, MARKERS)),
     }
 }
@@ -219,10 +231,11 @@ fn marker_of_kind(path: &str, c: &Component, rng: Rng) -> Result<Box<dyn Marker>
 /// Congestion controllers a flow's `cc` may name.
 pub const CONTROLLERS: &[&str] = &[
     "newreno", "cubic", "dctcp", "bbr", "eecn", "mecn", "vcp", "ucp1", "ucp2", "vcp3", "hfcc",
+    "mlcp", "bmcc",
 ];
 /// Feedback codecs a flow's `ecn` may name.
 pub const CODECS: &[&str] = &[
-    "none", "ecn", "dctcp", "eecn", "mecn", "vcp", "uno", "uno2", "vcp3", "hfcc",
+    "none", "ecn", "dctcp", "eecn", "mecn", "vcp", "uno", "uno2", "vcp3", "hfcc", "mlcp", "bmcc",
 ];
 
 /// The codec a controller uses when the flow names none: a scheme's controller speaks its
@@ -237,6 +250,8 @@ pub fn default_codec(cc: &str) -> &'static str {
         "ucp2" => "uno2",
         "vcp3" => "vcp3",
         "hfcc" => "hfcc",
+        "mlcp" => "mlcp",
+        "bmcc" => "bmcc",
         _ => "none",
     }
 }
@@ -290,6 +305,18 @@ pub fn controller(
             let cfg: crate::schemes::hfcc::HfccConfig = params(&ppath, p)?;
             Ok(Box::new(
                 crate::schemes::hfcc::Hfcc::new(cfg, mss).map_err(|m| field_error(&ppath, &m))?,
+            ))
+        }
+        "mlcp" => {
+            let cfg: crate::schemes::mlcp::MlcpConfig = params(&ppath, p)?;
+            Ok(Box::new(
+                crate::schemes::mlcp::Mlcp::new(cfg, mss).map_err(|m| field_error(&ppath, &m))?,
+            ))
+        }
+        "bmcc" => {
+            let cfg: crate::schemes::bmcc::BmccConfig = params(&ppath, p)?;
+            Ok(Box::new(
+                crate::schemes::bmcc::Bmcc::new(cfg, mss).map_err(|m| field_error(&ppath, &m))?,
             ))
         }
         "ucp1" | "ucp2" | "vcp3" => {
@@ -355,6 +382,19 @@ pub fn codec(
             } else {
                 crate::schemes::vcp::VcpCodec::new()
             }))
+        }
+        "mlcp" | "bmcc" => {
+            if !p.is_empty() {
+                return Err(ScenarioError::new(
+                    &ppath,
+                    format!("codec \"{name}\" takes no parameters"),
+                ));
+            }
+            Ok(if name == "mlcp" {
+                Box::new(crate::schemes::mlcp::MlcpCodec::new())
+            } else {
+                Box::new(crate::schemes::bmcc::BmccCodec::new())
+            })
         }
         "uno" | "uno2" | "vcp3" => {
             use crate::schemes::uno::{Encoding, UnoCodec};

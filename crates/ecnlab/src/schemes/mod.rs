@@ -1,8 +1,10 @@
 //! Network-assisted congestion-control schemes, one folder each: the router marker, the
 //! feedback codec and the sender controller of one paper.
 
+pub mod bmcc;
 pub mod eecn;
 pub mod hfcc;
 pub mod mecn;
+pub mod mlcp;
 pub mod uno;
 pub mod vcp;

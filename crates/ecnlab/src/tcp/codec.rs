@@ -86,6 +86,12 @@ pub trait Codec {
         None
     }
 
+    /// Whether load code `code` means "congested" (the top code unless a scheme has several
+    /// overload levels).
+    fn is_overload(&self, code: u8) -> bool {
+        Some(code) == self.load_top_code()
+    }
+
     /// Schemes that assemble their feedback over several ACKs (UNO's blocks): how many
     /// decisions the sender made and their mean delay in seconds, from the first ACK that
     /// contributed to a decision to the decision.

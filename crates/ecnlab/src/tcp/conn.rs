@@ -898,8 +898,11 @@ impl TcpConn {
                         self.stats.signals_l1 += 1
                     }
                     Signal::Load(c) | Signal::LoadInterval { code: c, .. }
-                        if Some(c) == self.codec.load_top_code() =>
+                        if self.codec.is_overload(c) =>
                     {
+                        self.stats.signals_l1 += 1
+                    }
+                    Signal::LoadFactor { low_milli, .. } if low_milli >= 1000 => {
                         self.stats.signals_l1 += 1
                     }
                     _ => {}

@@ -15,8 +15,9 @@
 //! finished flows, / (end of run − start) otherwise.
 //!
 //! Signals by level: `Ecn` and `Level(1)` count as level 1, `Level(2)` as level 2,
-//! `Marked` with marked bytes > 0 as level 1, and `Load(c)` as level 1 when `c` is the codec's
-//! [`load_top_code`](super::codec::Codec::load_top_code) (the scheme's most congested code).
+//! `Marked` with marked bytes > 0 as level 1, `Load(c)` as level 1 when the codec calls `c`
+//! [overload](super::codec::Codec::is_overload), and `LoadFactor` as level 1 when its lower
+//! bound is at or above 1.
 
 use super::codec::Codec;
 use super::config::TcpConfig;

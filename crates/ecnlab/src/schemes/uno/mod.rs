@@ -125,15 +125,7 @@ pub fn level_midpoint(level: u8, low_load: f64) -> f64 {
 }
 
 /// The code of the element of S nearest `ms`.
-pub fn t_rho_code(ms: f64) -> u8 {
-    let mut best = 0;
-    for (i, &s) in T_RHO_SET_MS.iter().enumerate() {
-        if (s as f64 - ms).abs() < (T_RHO_SET_MS[best] as f64 - ms).abs() {
-            best = i;
-        }
-    }
-    best as u8
-}
+pub use crate::marker::load::nearest_interval_code as t_rho_code;
 
 #[cfg(test)]
 mod tests {

@@ -179,6 +179,18 @@ impl Vcp {
         self.cfg.xi = xi;
     }
 
+    /// Sets the AI step α for the AI steps that follow (MLCP's inversely-proportional
+    /// increase is an AI step that shrinks with the window).
+    pub fn set_ai_step(&mut self, alpha: f64) {
+        self.cfg.alpha = alpha;
+    }
+
+    /// Sets the MD multiplier β for the next decrease (MLCP's and BMCC's β depend on how far
+    /// the load is above capacity).
+    pub fn set_md_factor(&mut self, beta: f64) {
+        self.cfg.beta = beta;
+    }
+
     /// Sets `t_ρ`, the RTT scaling and the MD freeze (UCP2 learns it from the routers).
     pub fn set_t_rho(&mut self, t_rho: Time) {
         self.t_rho = t_rho.max(1);

@@ -1,0 +1,237 @@
+//! MLCP's router: VCP's load factor in 15 levels, and `t_p` from the flows' mean RTT.
+
+use super::{code_of, TOP_CODE};
+use crate::marker::load::{nearest_interval_code, LoadMeter, LoadMeterConfig, INTERVAL_SET_MS};
+use crate::marker::{Marker, PortView};
+use crate::packet::Packet;
+use crate::time::{Time, MS};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MlcpMarkerConfig {
+    /// Load-factor interval `t_p` in seconds (until the mean RTT sets it).
+    pub t_p_s: f64,
+    /// Queue sampling interval in seconds.
+    pub t_q_s: f64,
+    /// Weight of the standing queue in the load (VCP's κ_q).
+    pub kappa_q: f64,
+    /// Target utilisation γ_l.
+    pub target_utilization: f64,
+    /// EWMA weight of each interval's mean queue sample (VCP's reading).
+    pub queue_weight: f64,
+    /// Weight a of each packet's RTT in the mean RTT.
+    pub rtt_weight: f64,
+    /// Take `t_p` from S nearest the mean RTT (else keep `t_p_s`).
+    pub adapt_t_p: bool,
+}
+
+impl Default for MlcpMarkerConfig {
+    fn default() -> Self {
+        MlcpMarkerConfig {
+            t_p_s: 0.2,
+            t_q_s: 0.01,
+            kappa_q: 0.5,
+            target_utilization: 0.98,
+            queue_weight: 0.25,
+            rtt_weight: 0.02,
+            adapt_t_p: true,
+        }
+    }
+}
+
+impl MlcpMarkerConfig {
+    fn meter(&self) -> LoadMeterConfig {
+        LoadMeterConfig {
+            t_rho_s: self.t_p_s,
+            t_q_s: self.t_q_s,
+            kappa_q: self.kappa_q,
+            target_utilization: self.target_utilization,
+            queue_weight: self.queue_weight,
+        }
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        self.meter().validate()?;
+        if !(self.rtt_weight > 0.0 && self.rtt_weight <= 1.0) {
+            return Err(format!("rtt_weight: {} is outside (0, 1]", self.rtt_weight));
+        }
+        let shortest = INTERVAL_SET_MS[0] as f64 / 1e3;
+        if self.adapt_t_p && self.t_q_s > shortest {
+            return Err(format!(
+                "t_q_s: {} must be at most the shortest adaptive t_p ({shortest} s)",
+                self.t_q_s
+            ));
+        }
+        Ok(())
+    }
+}
+
+pub struct MlcpMarker {
+    cfg: MlcpMarkerConfig,
+    meter: LoadMeter,
+    code: u8,
+    mean_rtt_ms: Option<f64>,
+    interval_code: u8,
+}
+
+impl MlcpMarker {
+    pub fn new(cfg: MlcpMarkerConfig) -> Result<Self, String> {
+        cfg.validate()?;
+        Ok(MlcpMarker {
+            meter: LoadMeter::new(cfg.meter())?,
+            interval_code: nearest_interval_code(cfg.t_p_s * 1e3),
+            cfg,
+            code: 1,
+            mean_rtt_ms: None,
+        })
+    }
+
+    /// The code written into departing packets (the last completed interval's).
+    pub fn code(&self) -> u8 {
+        self.code
+    }
+
+    pub fn mean_rtt_ms(&self) -> Option<f64> {
+        self.mean_rtt_ms
+    }
+
+    /// The index in S of the `t_p` in force.
+    pub fn interval_code(&self) -> u8 {
+        self.interval_code
+    }
+}
+
+impl Marker for MlcpMarker {
+    #[inline]
+    fn on_arrival(&mut self, _v: &PortView, pkt: &mut Packet) {
+        self.meter.on_arrival(pkt.wire_len());
+        let rtt_us = pkt.meta.rtt_hint_us;
+        if rtt_us > 0 {
+            let rtt = rtt_us as f64 / 1e3;
+            let a = self.cfg.rtt_weight;
+            self.mean_rtt_ms = Some(self.mean_rtt_ms.map_or(rtt, |m| a * rtt + (1.0 - a) * m));
+        }
+    }
+
+    #[inline]
+    fn on_dequeue(&mut self, _v: &PortView, pkt: &mut Packet) {
+        if !pkt.ip.ecn.is_ect() {
+            return;
+        }
+        let m = &mut pkt.meta;
+        let own = self.interval_code + 1;
+        if self.code > m.ideal_load {
+            m.ideal_load = self.code;
+            m.ideal_interval = own;
+        } else if self.code == m.ideal_load {
+            m.ideal_interval = m.ideal_interval.max(own);
+        }
+    }
+
+    fn next_timer(&self) -> Time {
+        self.meter.next_timer()
+    }
+
+    fn on_timer(&mut self, v: &PortView) {
+        if self.meter.on_timer(v) == 0 {
+            return;
+        }
+        self.code = code_of(self.meter.load_factor());
+        debug_assert!((1..=TOP_CODE).contains(&self.code));
+        if let (true, Some(m)) = (self.cfg.adapt_t_p, self.mean_rtt_ms) {
+            self.interval_code = nearest_interval_code(m);
+            self.meter
+                .set_interval(INTERVAL_SET_MS[self.interval_code as usize] as Time * MS);
+        }
+    }
+
+    fn gauge(&self) -> Option<f64> {
+        Some(self.meter.load_factor())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aqm::Limit;
+    use crate::wire::{Ecn, Ipv4Repr, UdpRepr};
+
+    fn view(now: Time) -> PortView {
+        PortView {
+            now,
+            backlog_pkts: 0,
+            backlog_bytes: 0,
+            rate_bps: 10_000_000,
+            limit: Limit::Packets(1000),
+        }
+    }
+
+    fn pkt(ecn: Ecn, rtt_ms: u32) -> Packet {
+        let mut p = Packet::new_udp(
+            Ipv4Repr {
+                ecn,
+                ..Default::default()
+            },
+            UdpRepr::default(),
+            972,
+        );
+        p.meta.rtt_hint_us = rtt_ms * 1000;
+        p
+    }
+
+    /// Runs the first interval with `bytes` arriving on 10 Mb/s (γ·C·t_p = 245 kB at 200 ms).
+    fn after_one_interval(m: &mut MlcpMarker, bytes: u32) {
+        m.meter.on_arrival(bytes);
+        let mut t = 0;
+        while t < 200 * MS {
+            t = m.next_timer();
+            m.on_timer(&view(t));
+        }
+    }
+
+    #[test]
+    fn the_level_is_raised_along_the_path_with_its_interval() {
+        let mut m = MlcpMarker::new(MlcpMarkerConfig {
+            adapt_t_p: false,
+            ..Default::default()
+        })
+        .unwrap();
+        // 0.45 of γ·C·t_p → level [0.4, 0.5): code 5.
+        after_one_interval(&mut m, (0.45 * 245_000.0) as u32);
+        assert_eq!(m.code(), 5);
+        let mut p = pkt(Ecn::ECT1, 0);
+        m.on_dequeue(&view(0), &mut p);
+        assert_eq!((p.meta.ideal_load, p.meta.ideal_interval), (5, 2));
+        // A more loaded router upstream wins; a less loaded one downstream changes nothing.
+        let mut p = pkt(Ecn::ECT1, 0);
+        p.meta.ideal_load = 9;
+        p.meta.ideal_interval = 1;
+        m.on_dequeue(&view(0), &mut p);
+        assert_eq!((p.meta.ideal_load, p.meta.ideal_interval), (9, 1));
+        // Same level: the longer interval.
+        let mut p = pkt(Ecn::ECT1, 0);
+        p.meta.ideal_load = 5;
+        p.meta.ideal_interval = 1;
+        m.on_dequeue(&view(0), &mut p);
+        assert_eq!(p.meta.ideal_interval, 2);
+        // Not-ECT packets are left alone.
+        let mut p = pkt(Ecn::NOT_ECT, 0);
+        m.on_dequeue(&view(0), &mut p);
+        assert_eq!(p.meta.ideal_load, 0);
+    }
+
+    #[test]
+    fn the_interval_follows_the_mean_rtt() {
+        let mut m = MlcpMarker::new(MlcpMarkerConfig::default()).unwrap();
+        // First sample sets m̄ = 500 ms; then 0.02·300 + 0.98·500 = 496.
+        m.on_arrival(&view(0), &mut pkt(Ecn::ECT1, 500));
+        m.on_arrival(&view(0), &mut pkt(Ecn::ECT1, 300));
+        assert!((m.mean_rtt_ms().unwrap() - 496.0).abs() < 1e-9);
+        after_one_interval(&mut m, 0);
+        // 496 ms is nearest 400 ms (index 2) in S.
+        assert_eq!(m.interval_code(), 2);
+        assert_eq!(m.meter.interval(), 400 * MS);
+        assert_eq!(m.code(), code_of(m.meter.load_factor()));
+    }
+}
