@@ -36,7 +36,7 @@ pub struct MlcpConfig {
 impl Default for MlcpConfig {
     fn default() -> Self {
         MlcpConfig {
-            kappa: 0.35,
+            kappa: 0.15,
             alpha: 1.0,
             ii_alpha: 1.0,
             ii: true,
@@ -221,13 +221,13 @@ mod tests {
 
     #[test]
     fn each_level_moves_the_window_by_its_law() {
-        // rtt = t_p: MI adds ξ per segment; level 1 (ρ 0.05): 0.35·0.95/0.05 = 6.65.
+        // rtt = t_p: MI adds ξ per segment; level 1 (ρ 0.05): 0.15·0.95/0.05 = 2.85.
         let e = ev(SEC, 200 * MS);
         let d = step(&mut mlcp(MlcpConfig::default(), 10), &e, 1);
-        assert!((d - 6.65).abs() < 1e-12, "{d}");
-        // Level 7 (ρ 0.65): 0.35·0.35/0.65.
+        assert!((d - 2.85).abs() < 1e-12, "{d}");
+        // Level 7 (ρ 0.65): 0.15·0.35/0.65.
         let d = step(&mut mlcp(MlcpConfig::default(), 10), &e, 7);
-        assert!((d - 0.35 * 0.35 / 0.65).abs() < 1e-12);
+        assert!((d - 0.15 * 0.35 / 0.65).abs() < 1e-12);
         // II (code 8) at 10 segments: (1/10) per RTT → (1/10)/10 per segment.
         let d = step(&mut mlcp(MlcpConfig::default(), 10), &e, 8);
         assert!((d - 0.01).abs() < 1e-12, "{d}");
@@ -270,7 +270,7 @@ mod tests {
             },
         );
         m.on_ack(&e);
-        let xi = 0.35 * 0.65 / 0.35;
-        assert!((m.cwnd_segments() - 10.0 - ((1.0 + xi as f64).sqrt() - 1.0)).abs() < 1e-12);
+        let xi: f64 = 0.15 * 0.65 / 0.35;
+        assert!((m.cwnd_segments() - 10.0 - ((1.0 + xi).sqrt() - 1.0)).abs() < 1e-12);
     }
 }

@@ -1,7 +1,7 @@
 //! MLCP end to end through TCP: two flows on a 10 Mb/s, 40 ms RTT bottleneck under an MLCP
 //! router (buffer one BDP); the second starts 5 s after the first. After the start the link
 //! stays full without loss and the MD levels bring the two windows together. (The start
-//! itself overshoots: MI at the lowest level multiplies the window by `1 + ξ(0.05)` = 7.65
+//! itself overshoots: MI at the lowest level multiplies the window by `1 + ξ(0.05)` = 3.85
 //! per `t_p`, and the load is known one interval late.)
 
 use super::*;

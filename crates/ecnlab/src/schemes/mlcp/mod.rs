@@ -27,8 +27,11 @@
 //! - **Levels** ([`LEVELS`]): MI over `[0, 0.7)` in seven 10 % steps, II over
 //!   `[0.7, 0.8)`, AI over `[0.8, 0.9)` and `[0.9, 1.0)`, MD over `[1.0, 1.05)`,
 //!   `[1.05, 1.1)`, `[1.1, 1.2)`, `[1.2, 1.3)` and `≥ 1.3`.
-//! - **MI** `ξ(ρ) = κ·(1 − ρ)/ρ` at the level's midpoint with κ = 0.35 (the gain BMCC, by the
-//!   same authors, uses), applied as VCP's `(1 + ξ)^(rtt/t_p) − 1` per acknowledged segment.
+//! - **MI** `ξ(ρ) = κ·(1 − ρ)/ρ` at the level's midpoint with κ = 0.15 (UNO's controller,
+//!   which names MLCP as the source of its controller features), applied as VCP's
+//!   `(1 + ξ)^(rtt/t_p) − 1` per acknowledged segment. With `t_p` near the RTT this is up to
+//!   ×3.85 per RTT at the lowest level; BMCC's κ = 0.35 here (×7.65 per RTT, the load known
+//!   two intervals late) overshoots 150 Mb/s, 80 ms by ×60 and collapses into timeouts.
 //! - **II** adds `α_II·(rtt/t_p)/cwnd` segments per RTT (an increase inversely proportional
 //!   to the window; `ii_alpha` = 1), **AI** `α·rtt/t_p` per RTT (α = 1, linear in `rtt/t_p`
 //!   as UNO's controller, which took it from MLCP). `ii = false` runs AI in II's place.
