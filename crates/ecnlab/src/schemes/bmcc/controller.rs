@@ -99,9 +99,12 @@ impl BmccConfig {
                 self.low_load
             ));
         }
-        if !(self.beta_min > 0.0 && self.beta_min <= self.beta_max && self.beta_max < 1.0) {
+        if !(self.beta_max > 0.0 && self.beta_max < 1.0) {
+            return Err(format!("beta_max: {} is outside (0, 1)", self.beta_max));
+        }
+        if !(self.beta_min > 0.0 && self.beta_min <= self.beta_max) {
             return Err(format!(
-                "beta_min, beta_max: {} and {} must satisfy 0 < beta_min ≤ beta_max < 1",
+                "beta_min: {} is outside (0, beta_max = {}]",
                 self.beta_min, self.beta_max
             ));
         }
@@ -300,7 +303,7 @@ mod tests {
         )
         .err()
         .unwrap();
-        assert!(e.starts_with("beta_min, beta_max"), "{e}");
+        assert!(e.starts_with("beta_min: 0.9 is outside"), "{e}");
         let e = Bmcc::new(
             BmccConfig {
                 low_load: 1.2,
