@@ -124,6 +124,36 @@ mod tests {
         )
     }
 
+    fn at_load(rho: f64) -> BmccMarker {
+        let mut m = BmccMarker::new(BmccMarkerConfig::default()).unwrap();
+        m.meter.on_arrival((rho * 245_000.0) as u32);
+        let mut t = 0;
+        while t < 200 * MS {
+            t = m.next_timer();
+            m.on_timer(&view(t));
+        }
+        m
+    }
+
+    #[test]
+    fn two_routers_mark_as_the_more_loaded_one() {
+        let (mut a, mut b) = (at_load(0.5), at_load(1.2));
+        let top = load_units(b.load_factor());
+        for ident in (0..=u16::MAX).step_by(97) {
+            for order in [false, true] {
+                let mut p = pkt(ident, Ecn::ECT0);
+                let (first, second) = if order {
+                    (&mut a, &mut b)
+                } else {
+                    (&mut b, &mut a)
+                };
+                first.on_dequeue(&view(0), &mut p);
+                second.on_dequeue(&view(0), &mut p);
+                assert_eq!(p.ip.ecn == Ecn::CE, top > probe_threshold(ident), "{ident}");
+            }
+        }
+    }
+
     #[test]
     fn packets_are_marked_when_the_load_exceeds_their_threshold() {
         let mut m = BmccMarker::new(BmccMarkerConfig::default()).unwrap();
