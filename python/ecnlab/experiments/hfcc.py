@@ -31,7 +31,10 @@ Readings (each a constant here or a reading axis):
 - Randomness: each seed draws every flow's start offset uniformly in [0, 50 ms) and the
   random workloads; nothing else in these runs is random.
 - MLCP and BMCC run over DropTail at the buffer above, as VCP; their routers mark both
-  directions. MLCP's II phase is the ``mlcp_ii`` axis (``inverse``: an increase of
+  directions. Only HFCC's routers serve ACKs first (§IV-C2); the ``ack_priority`` axis gives
+  every load-factor scheme that queue (``family``): under two-way traffic (Fig. 6) the rivals'
+  ACKs queue behind reverse data, arrive in bursts, and the rebuilt MLCP and BMCC lose heavily
+  over DropTail and nothing with the priority queue. MLCP's II phase is the ``mlcp_ii`` axis (``inverse``: an increase of
   1/cwnd per RTT, the reading of "inversely-proportional increase"; ``ai``: AI in its place).
 - HFCC's readings (``hfcc`` module doc of the simulator states each): ``u_th`` axis (0.9
   default; 0.8 is Algorithm 1 as printed, 0.95), ``fair_share`` axis (``afd`` by eq. 4,
@@ -106,6 +109,7 @@ AXES = (
     ReadingAxis("t_p", ("adaptive", "fixed"), "t_p from the flows' RTT (eqs. 11–12) or VCP's fixed 200 ms"),
     ReadingAxis("ri_bandwidth", (True, False), "eq. 8's bandwidth term RTT_min·B_n/P_s in RI, or RI's multiplicative step alone"),
     ReadingAxis("mlcp_ii", ("inverse", "ai"), "MLCP's inversely-proportional increase as 1/cwnd per RTT, or AI in its place"),
+    ReadingAxis("ack_priority", ("hfcc", "family"), "ACKs served first at HFCC's routers only (§IV-C2), or at every load-factor scheme's routers"),
 )
 
 RED = {"max_p": 0.1, "w_q": 0.002, "gentle": True, "ecn": True, "mean_pkt_size": PACKET_BYTES}
@@ -115,10 +119,11 @@ RED = {"max_p": 0.1, "w_q": 0.002, "gentle": True, "ecn": True, "mean_pkt_size":
 
 
 
-def bottleneck_queue(scheme: Scheme, buffer: int) -> dict[str, Any]:
-    if scheme.key == "hfcc":
+def bottleneck_queue(scheme: Scheme, buffer: int, rd: Reading) -> dict[str, Any]:
+    prio = scheme.key == "hfcc" or (rd.ack_priority == "family" and scheme in FAMILY)
+    if prio:
         return {"kind": "prio", "ack": {"kind": "droptail", "limit": 100_000}, "data": {"kind": "droptail", "limit": buffer}}
-    if scheme.key in ("vcp", "mlcp", "bmcc"):
+    if scheme in FAMILY:
         return {"kind": "droptail", "limit": buffer}
     return {"kind": "red", "limit": buffer, "min_th": max(1.0, 0.2 * buffer), "max_th": max(3.0, 0.6 * buffer), **RED}
 
@@ -211,7 +216,7 @@ def dumbbell(
         nodes += [{"name": f"s{k}", "kind": "host"}, {"name": f"d{k}", "kind": "host"}]
         links.append({"a": f"s{k}", "b": "r1", "rate": access, "delay": edge})
         links.append({"a": "r2", "b": f"d{k}", "rate": access, "delay": "0ms"})
-    q = bottleneck_queue(scheme, buffer)
+    q = bottleneck_queue(scheme, buffer, reading)
     links.append({"a": "r1", "b": "r2", "rate": rate_text(capacity_bps), "delay": ms_text(bottleneck_ms), "queue": q, "queue_ba": q})
     for k, b in enumerate(bulk):
         src, dst = (f"d{k}", f"s{k}") if b.reverse else (f"s{k}", f"d{k}")
@@ -742,7 +747,7 @@ def chain(scheme: Scheme, duration_s: float, *, seed: int, reading: Reading, lin
     for i in range(links):
         n_here = n_long + 5
         buffer = max(int(math.ceil(bdp_long)), 2 * n_here)
-        q = bottleneck_queue(scheme, buffer)
+        q = bottleneck_queue(scheme, buffer, reading)
         topo.append({"a": f"r{i}", "b": f"r{i + 1}", "rate": rate_text(capacity_bps), "delay": "20ms", "queue": q, "queue_ba": q})
     for k in range(5):
         for side, (a, b) in (("f", ("L", "R")), ("r", ("R", "L"))):
