@@ -5,7 +5,6 @@
 use crate::cc::{AckEvent, Controller, Signal};
 use crate::net::Samples;
 use crate::schemes::vcp::{AiScaling, LoadCode, Vcp, VcpConfig};
-use crate::time::Time;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -170,9 +169,7 @@ impl Controller for Bmcc {
         "bmcc"
     }
 
-    fn set_initial_window(&mut self, bytes: u64) {
-        self.vcp.set_initial_window(bytes);
-    }
+    crate::schemes::vcp::delegate_window_to_vcp!();
 
     fn on_signal(&mut self, ev: &AckEvent, signal: Signal) {
         let Signal::LoadFactor {
@@ -195,30 +192,6 @@ impl Controller for Bmcc {
         self.vcp.on_signal(ev, Signal::Load(code.bits()));
     }
 
-    fn on_ack(&mut self, ev: &AckEvent) {
-        self.vcp.on_ack(ev);
-    }
-
-    fn on_loss(&mut self, now: Time, bytes_in_flight: u64) {
-        self.vcp.on_loss(now, bytes_in_flight);
-    }
-
-    fn on_recovery_end(&mut self, now: Time) {
-        self.vcp.on_recovery_end(now);
-    }
-
-    fn on_rto(&mut self, now: Time, bytes_in_flight: u64) {
-        self.vcp.on_rto(now, bytes_in_flight);
-    }
-
-    fn window(&self) -> u64 {
-        self.vcp.window()
-    }
-
-    fn ssthresh(&self) -> u64 {
-        self.vcp.ssthresh()
-    }
-
     fn sample(&self, out: &mut Samples) {
         out.push(("bmcc_load_estimate", self.decided_at));
     }
@@ -227,7 +200,7 @@ impl Controller for Bmcc {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::{MS, SEC};
+    use crate::time::{Time, MS, SEC};
 
     const MSS: u32 = 1000;
 

@@ -135,9 +135,7 @@ impl Controller for Mlcp {
         "mlcp"
     }
 
-    fn set_initial_window(&mut self, bytes: u64) {
-        self.vcp.set_initial_window(bytes);
-    }
+    crate::schemes::vcp::delegate_window_to_vcp!();
 
     fn on_signal(&mut self, ev: &AckEvent, signal: Signal) {
         let (code, t_p): (u8, Option<Time>) = match signal {
@@ -151,30 +149,6 @@ impl Controller for Mlcp {
         self.code = code;
         let region = self.select(code);
         self.vcp.on_signal(ev, Signal::Load(region.bits()));
-    }
-
-    fn on_ack(&mut self, ev: &AckEvent) {
-        self.vcp.on_ack(ev);
-    }
-
-    fn on_loss(&mut self, now: Time, bytes_in_flight: u64) {
-        self.vcp.on_loss(now, bytes_in_flight);
-    }
-
-    fn on_recovery_end(&mut self, now: Time) {
-        self.vcp.on_recovery_end(now);
-    }
-
-    fn on_rto(&mut self, now: Time, bytes_in_flight: u64) {
-        self.vcp.on_rto(now, bytes_in_flight);
-    }
-
-    fn window(&self) -> u64 {
-        self.vcp.window()
-    }
-
-    fn ssthresh(&self) -> u64 {
-        self.vcp.ssthresh()
     }
 
     fn sample(&self, out: &mut Samples) {

@@ -150,9 +150,7 @@ impl Controller for Ucp {
         self.name
     }
 
-    fn set_initial_window(&mut self, bytes: u64) {
-        self.vcp.set_initial_window(bytes);
-    }
+    crate::schemes::vcp::delegate_window_to_vcp!();
 
     fn on_signal(&mut self, ev: &AckEvent, signal: Signal) {
         let (level, t_rho): (u8, Option<Time>) = match signal {
@@ -169,30 +167,6 @@ impl Controller for Ucp {
         self.level = level;
         let code = self.select(level);
         self.vcp.on_signal(ev, Signal::Load(code.bits()));
-    }
-
-    fn on_ack(&mut self, ev: &AckEvent) {
-        self.vcp.on_ack(ev);
-    }
-
-    fn on_loss(&mut self, now: Time, bytes_in_flight: u64) {
-        self.vcp.on_loss(now, bytes_in_flight);
-    }
-
-    fn on_recovery_end(&mut self, now: Time) {
-        self.vcp.on_recovery_end(now);
-    }
-
-    fn on_rto(&mut self, now: Time, bytes_in_flight: u64) {
-        self.vcp.on_rto(now, bytes_in_flight);
-    }
-
-    fn window(&self) -> u64 {
-        self.vcp.window()
-    }
-
-    fn ssthresh(&self) -> u64 {
-        self.vcp.ssthresh()
     }
 
     fn sample(&self, out: &mut Samples) {

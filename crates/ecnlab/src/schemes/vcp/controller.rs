@@ -93,6 +93,42 @@ impl VcpConfig {
     }
 }
 
+/// The [`Controller`] methods of a scheme whose window mechanics are a `vcp: Vcp` field's
+/// (MI/AI/MD with the RTT scaling and the freeze, loss as NewReno): everything but `name`,
+/// `on_signal` and `sample`.
+macro_rules! delegate_window_to_vcp {
+    () => {
+        fn set_initial_window(&mut self, bytes: u64) {
+            self.vcp.set_initial_window(bytes);
+        }
+
+        fn on_ack(&mut self, ev: &$crate::cc::AckEvent) {
+            self.vcp.on_ack(ev);
+        }
+
+        fn on_loss(&mut self, now: $crate::time::Time, bytes_in_flight: u64) {
+            self.vcp.on_loss(now, bytes_in_flight);
+        }
+
+        fn on_recovery_end(&mut self, now: $crate::time::Time) {
+            self.vcp.on_recovery_end(now);
+        }
+
+        fn on_rto(&mut self, now: $crate::time::Time, bytes_in_flight: u64) {
+            self.vcp.on_rto(now, bytes_in_flight);
+        }
+
+        fn window(&self) -> u64 {
+            self.vcp.window()
+        }
+
+        fn ssthresh(&self) -> u64 {
+            self.vcp.ssthresh()
+        }
+    };
+}
+pub(crate) use delegate_window_to_vcp;
+
 /// Window in segments until the connection sets the initial window at the end of the
 /// handshake (`TcpConfig::initial_window`).
 const WINDOW_BEFORE_SETUP: f64 = 2.0;

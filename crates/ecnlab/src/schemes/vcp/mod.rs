@@ -67,6 +67,7 @@ pub mod controller;
 pub mod marker;
 
 pub use codec::VcpCodec;
+pub(crate) use controller::delegate_window_to_vcp;
 pub use controller::{AiScaling, Vcp, VcpConfig};
 pub use marker::{VcpMarker, VcpMarkerConfig};
 
