@@ -55,3 +55,47 @@ pub trait Marker {
         Ok(())
     }
 }
+
+/// What the load-factor markers' unit tests share: an idle 10 Mb/s port, a UDP packet, and
+/// running a marker's timers.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::{Marker, PortView};
+    use crate::aqm::Limit;
+    use crate::packet::Packet;
+    use crate::time::Time;
+    use crate::wire::{Ecn, Ipv4Repr, UdpRepr};
+
+    /// An empty 10 Mb/s port with a 1000-packet buffer (γ·C·t_ρ = 245 kB at 200 ms, γ 0.98).
+    pub(crate) fn view(now: Time) -> PortView {
+        PortView {
+            now,
+            backlog_pkts: 0,
+            backlog_bytes: 0,
+            rate_bps: 10_000_000,
+            limit: Limit::Packets(1000),
+        }
+    }
+
+    /// A 1000-byte UDP packet.
+    pub(crate) fn udp(ident: u16, ecn: Ecn) -> Packet {
+        Packet::new_udp(
+            Ipv4Repr {
+                ecn,
+                ident,
+                ..Default::default()
+            },
+            UdpRepr::default(),
+            972,
+        )
+    }
+
+    /// Fires the marker's timers on [`view`] until one at or after `until` has run.
+    pub(crate) fn run_timers_until(m: &mut impl Marker, until: Time) {
+        let mut t = 0;
+        while t < until {
+            t = m.next_timer();
+            m.on_timer(&view(t));
+        }
+    }
+}

@@ -98,40 +98,14 @@ impl Marker for BmccMarker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::Limit;
+    use crate::marker::testing::{run_timers_until, udp as pkt, view};
     use crate::time::MS;
-    use crate::wire::{Ipv4Repr, UdpRepr};
 
-    fn view(now: Time) -> PortView {
-        PortView {
-            now,
-            backlog_pkts: 0,
-            backlog_bytes: 0,
-            rate_bps: 10_000_000,
-            limit: Limit::Packets(1000),
-        }
-    }
-
-    fn pkt(ident: u16, ecn: Ecn) -> Packet {
-        Packet::new_udp(
-            Ipv4Repr {
-                ecn,
-                ident,
-                ..Default::default()
-            },
-            UdpRepr::default(),
-            972,
-        )
-    }
-
+    /// A marker whose first interval ran at load `rho` on 10 Mb/s.
     fn at_load(rho: f64) -> BmccMarker {
         let mut m = BmccMarker::new(BmccMarkerConfig::default()).unwrap();
         m.meter.on_arrival((rho * 245_000.0) as u32);
-        let mut t = 0;
-        while t < 200 * MS {
-            t = m.next_timer();
-            m.on_timer(&view(t));
-        }
+        run_timers_until(&mut m, 200 * MS);
         m
     }
 
@@ -163,11 +137,7 @@ mod tests {
         assert_eq!(p.ip.ecn, Ecn::ECT0);
         // 0.6 of γ·C·t_p (245 kB at 10 Mb/s, 200 ms) arrives: load 0.6 → 0.3 of the scale.
         m.meter.on_arrival((0.6 * 245_000.0) as u32);
-        let mut t = 0;
-        while t < 200 * MS {
-            t = m.next_timer();
-            m.on_timer(&view(t));
-        }
+        run_timers_until(&mut m, 200 * MS);
         assert!((m.load_factor() - 0.6).abs() < 1e-3);
         // IP-ID 2 probes 0.25 of the scale (load 0.5): marked; IP-ID 1 probes 1.0: not.
         for (ident, ecn, out) in [
@@ -177,7 +147,7 @@ mod tests {
             (2, Ecn::ECT1, Ecn::CE),
         ] {
             let mut p = pkt(ident, ecn);
-            m.on_dequeue(&view(t), &mut p);
+            m.on_dequeue(&view(200 * MS), &mut p);
             assert_eq!(p.ip.ecn, out, "ident {ident} {ecn:?}");
         }
     }

@@ -50,8 +50,6 @@ pub struct MlcpCodec {
     // ---- data receiver
     pending: Option<Fields>,
     last: Fields,
-    /// Signals delivered, by code.
-    pub signals: [u64; TOP_CODE as usize + 1],
 }
 
 impl MlcpCodec {
@@ -94,7 +92,6 @@ impl Codec for MlcpCodec {
             return None;
         }
         let code = pkt.meta.ideal_load.min(TOP_CODE);
-        self.signals[code as usize] += 1;
         let interval = pkt.meta.ideal_interval as usize;
         Some(match INTERVAL_SET_MS.get(interval.wrapping_sub(1)) {
             Some(&ms) if code > 0 => Signal::LoadInterval {

@@ -154,28 +154,11 @@ impl Marker for MlcpMarker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::Limit;
-    use crate::wire::{Ecn, Ipv4Repr, UdpRepr};
-
-    fn view(now: Time) -> PortView {
-        PortView {
-            now,
-            backlog_pkts: 0,
-            backlog_bytes: 0,
-            rate_bps: 10_000_000,
-            limit: Limit::Packets(1000),
-        }
-    }
+    use crate::marker::testing::{run_timers_until, udp, view};
+    use crate::wire::Ecn;
 
     fn pkt(ecn: Ecn, rtt_ms: u32) -> Packet {
-        let mut p = Packet::new_udp(
-            Ipv4Repr {
-                ecn,
-                ..Default::default()
-            },
-            UdpRepr::default(),
-            972,
-        );
+        let mut p = udp(0, ecn);
         p.meta.rtt_hint_us = rtt_ms * 1000;
         p
     }
@@ -183,11 +166,7 @@ mod tests {
     /// Runs the first interval with `bytes` arriving on 10 Mb/s (γ·C·t_p = 245 kB at 200 ms).
     fn after_one_interval(m: &mut MlcpMarker, bytes: u32) {
         m.meter.on_arrival(bytes);
-        let mut t = 0;
-        while t < 200 * MS {
-            t = m.next_timer();
-            m.on_timer(&view(t));
-        }
+        run_timers_until(m, 200 * MS);
     }
 
     #[test]

@@ -219,40 +219,13 @@ impl Marker for UnoMarker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::Limit;
-    use crate::wire::{Ipv4Repr, UdpRepr};
-
-    fn view(now: Time) -> PortView {
-        PortView {
-            now,
-            backlog_pkts: 0,
-            backlog_bytes: 0,
-            rate_bps: 10_000_000,
-            limit: Limit::Packets(1000),
-        }
-    }
-
-    fn pkt(ident: u16, ecn: Ecn) -> Packet {
-        Packet::new_udp(
-            Ipv4Repr {
-                ecn,
-                ident,
-                ..Default::default()
-            },
-            UdpRepr::default(),
-            972,
-        )
-    }
+    use crate::marker::testing::{run_timers_until, udp as pkt, view};
 
     /// A marker whose first interval saw `bytes` arrive on a 10 Mb/s link (γ·C·t_ρ = 245 kB).
     fn at_load(cfg: UnoMarkerConfig, bytes: u32) -> UnoMarker {
         let mut m = UnoMarker::new(cfg).unwrap();
         m.meter.on_arrival(bytes);
-        let mut t = 0;
-        while t < 200 * MS {
-            t = m.next_timer();
-            m.on_timer(&view(t));
-        }
+        run_timers_until(&mut m, 200 * MS);
         m
     }
 
