@@ -2,6 +2,35 @@
 //! window in segments and only differ from TCP in how they grow and react to explicit
 //! feedback (the load-factor family: VCP, UCP, HFCC, MLCP, BMCC).
 
+/// The [`Controller`](crate::cc::Controller) methods of loss and window for a controller with
+/// fields `loss: RenoLoss`, `cwnd` (segments, f64), `mss` (bytes, f64) and `cap` (segments):
+/// `on_loss`, `on_recovery_end`, `on_rto`, `window`, `ssthresh`.
+macro_rules! reno_loss_methods {
+    () => {
+        fn on_loss(&mut self, _now: $crate::time::Time, bytes_in_flight: u64) {
+            self.loss
+                .on_loss(&mut self.cwnd, bytes_in_flight, self.mss, self.cap);
+        }
+
+        fn on_recovery_end(&mut self, _now: $crate::time::Time) {
+            self.loss.on_recovery_end(&mut self.cwnd, self.cap);
+        }
+
+        fn on_rto(&mut self, _now: $crate::time::Time, bytes_in_flight: u64) {
+            self.loss.on_rto(&mut self.cwnd, bytes_in_flight, self.mss);
+        }
+
+        fn window(&self) -> u64 {
+            (self.cwnd.max(1.0) * self.mss) as u64
+        }
+
+        fn ssthresh(&self) -> u64 {
+            self.loss.ssthresh_bytes(self.mss)
+        }
+    };
+}
+pub(crate) use reno_loss_methods;
+
 #[derive(Clone, Debug)]
 pub struct RenoLoss {
     /// Fast recovery, from `on_loss` to `on_recovery_end`.

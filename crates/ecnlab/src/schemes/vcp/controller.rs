@@ -348,26 +348,7 @@ impl Controller for Vcp {
         self.cwnd = self.cwnd.min(self.cap);
     }
 
-    fn on_loss(&mut self, _now: Time, bytes_in_flight: u64) {
-        self.loss
-            .on_loss(&mut self.cwnd, bytes_in_flight, self.mss, self.cap);
-    }
-
-    fn on_recovery_end(&mut self, _now: Time) {
-        self.loss.on_recovery_end(&mut self.cwnd, self.cap);
-    }
-
-    fn on_rto(&mut self, _now: Time, bytes_in_flight: u64) {
-        self.loss.on_rto(&mut self.cwnd, bytes_in_flight, self.mss);
-    }
-
-    fn window(&self) -> u64 {
-        (self.cwnd.max(1.0) * self.mss) as u64
-    }
-
-    fn ssthresh(&self) -> u64 {
-        self.loss.ssthresh_bytes(self.mss)
-    }
+    crate::cc::loss::reno_loss_methods!();
 
     fn sample(&self, out: &mut Samples) {
         out.push(("vcp_load_code", self.code.bits() as f64));
