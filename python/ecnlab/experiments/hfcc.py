@@ -115,10 +115,6 @@ AXES = (
 RED = {"max_p": 0.1, "w_q": 0.002, "gentle": True, "ecn": True, "mean_pkt_size": PACKET_BYTES}
 
 
-
-
-
-
 def bottleneck_queue(scheme: Scheme, buffer: int, rd: Reading) -> dict[str, Any]:
     prio = scheme.key == "hfcc" or (rd.ack_priority == "family" and scheme in FAMILY)
     if prio:
@@ -136,13 +132,9 @@ def marker(scheme: Scheme, rd: Reading) -> dict[str, Any] | None:
     return None
 
 
-def hfcc_params(rd: Reading) -> dict[str, Any]:
-    return {"t_p": rd.t_p, "ri_bandwidth": bool(rd.ri_bandwidth)}
-
-
 def cc_params(scheme: Scheme, rd: Reading) -> dict[str, Any] | None:
     if scheme.key == "hfcc":
-        return hfcc_params(rd)
+        return {"t_p": rd.t_p, "ri_bandwidth": bool(rd.ri_bandwidth)}
     if scheme.key == "mlcp":
         return {"ii": rd.mlcp_ii == "inverse"}
     return None
@@ -248,8 +240,6 @@ def dumbbell(
     return Scenario(data)
 
 
-
-
 # ------------------------------------------------------------------------- metrics
 
 
@@ -298,8 +288,6 @@ def mean_queue(r: Results, port: str, t0: float, t1: float) -> float:
 
 def drops(r: Results, port: str = PORT) -> float:
     return float(r.port(port)["dropped_pkts"])
-
-
 
 
 SETUP_NOTE = (

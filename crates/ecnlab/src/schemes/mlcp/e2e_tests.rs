@@ -2,36 +2,31 @@
 //! router (buffer one BDP); the second starts 5 s after the first. After the start the link
 //! stays full without loss and the MD levels bring the two windows together. (The start
 //! itself overshoots: MI at the lowest level multiplies the window by `1 + ξ(0.05)` = 3.85
-//! per `t_p`, and the load is known one interval late.)
+//! per `t_p`, and the load is known one interval late.) The flows settle in AI and MD: the II
+//! level is not visited here, so its law is pinned by the controller's unit tests.
 
 use super::*;
 use crate::net::test_line::two_flows;
 
 #[test]
 fn two_flows_fill_the_link_and_share_it_without_loss_after_the_start() {
-    for ii in [true, false] {
-        let marker = MlcpMarker::new(MlcpMarkerConfig::default()).unwrap();
-        let cfg = MlcpConfig {
-            ii,
-            ..Default::default()
-        };
-        let o = two_flows(Box::new(marker), |mss| {
-            (
-                Box::new(Mlcp::new(cfg.clone(), mss).unwrap()),
-                Box::new(MlcpCodec::new()),
-                Box::new(MlcpCodec::new()),
-            )
-        });
-        eprintln!(
-            "ii {ii}: busy {:.3} drops {} then {} goodput {:.2}/{:.2} Mb/s",
-            o.busy,
-            o.start_drops,
-            o.drops,
-            o.goodput[0] / 1e6,
-            o.goodput[1] / 1e6
-        );
-        assert!(o.busy > 0.8, "ii {ii}: busy {}", o.busy);
-        assert_eq!(o.drops, 0, "ii {ii}");
-        assert!(o.jain() > 0.8, "ii {ii}: Jain {}", o.jain());
-    }
+    let marker = MlcpMarker::new(MlcpMarkerConfig::default()).unwrap();
+    let o = two_flows(Box::new(marker), |mss| {
+        (
+            Box::new(Mlcp::new(MlcpConfig::default(), mss).unwrap()),
+            Box::new(MlcpCodec::new()),
+            Box::new(MlcpCodec::new()),
+        )
+    });
+    eprintln!(
+        "busy {:.3} drops {} then {} goodput {:.2}/{:.2} Mb/s",
+        o.busy,
+        o.start_drops,
+        o.drops,
+        o.goodput[0] / 1e6,
+        o.goodput[1] / 1e6
+    );
+    assert!(o.busy > 0.8, "busy {}", o.busy);
+    assert_eq!(o.drops, 0);
+    assert!(o.jain() > 0.8, "Jain {}", o.jain());
 }
