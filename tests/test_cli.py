@@ -203,22 +203,35 @@ def test_reproduce_quick_writes_report_summary_and_runs(cli, tmp_path):
     assert "Pollaczek" in html and html.count("data:image/png;base64,") == len(list((out / "figures").glob("*.png"))) >= 2
 
 
-def test_ctrl_c_stops_parallel_reproduce_runs_and_leaves_no_directory(tmp_path):
+def test_ctrl_c_stops_a_reproduction_keeps_its_finished_runs_and_the_same_command_resumes(tmp_path):
     out = tmp_path / "core"
-    proc = subprocess.Popen([*ECNLAB, "reproduce", "core.mdl", "--out", str(out), "--jobs", "2"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    cmd = [*ECNLAB, "reproduce", "core.mdl", "--out", str(out), "--jobs", "2", "--seeds", "2"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
-    # Wait until runs are being written inside the temporary directory, then interrupt.
-    while not list(tmp_path.glob(".core.partial-*/runs/*")):
+    kept = tmp_path / ".core.resume"
+    # Wait until some runs have finished, then interrupt.
+    while len(list(kept.glob("*/run.json"))) < 2:
         assert time.monotonic() < deadline and proc.poll() is None
         time.sleep(0.05)
     t0 = time.monotonic()
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
-    assert time.monotonic() - t0 < 5
-    assert proc.returncode == 1 and "interrupted" in err and "Traceback" not in err, err
-    left = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
-    assert left == [], left
+    assert time.monotonic() - t0 < 10
+    assert proc.returncode == 1 and "interrupted" in err and "the same command resumes" in err and "Traceback" not in err, err
+    # Nothing half-written: no output, no temporary directory, every kept run complete.
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".core.resume"]
+    runs = sorted(kept.iterdir())
+    assert runs and all(not d.name.startswith(".") and (d / "run.json").is_file() for d in runs)
+    inodes = {json.loads((d / "run.json").read_text())["scenario_toml"]: (d / "flows.parquet").stat().st_ino for d in runs}
+    # Again: the kept runs are used as they are (the same files), the rest run.
+    done = subprocess.run(cmd + ["--quiet"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["core"]
+    reused = 0
+    for d in (out / "runs").iterdir():
+        ino = inodes.get(json.loads((d / "run.json").read_text())["scenario_toml"])
+        reused += ino == (d / "flows.parquet").stat().st_ino
+    assert reused == len(inodes)
 
 
 LONG_RUN = (

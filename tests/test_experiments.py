@@ -173,7 +173,10 @@ def test_a_failing_experiment_leaves_no_output(tmp_path, monkeypatch):
     monkeypatch.setitem(ex._REGISTRY, "toy.broken", Broken())
     with pytest.raises(RuntimeError, match="analysis bug"):
         ex.reproduce("toy.broken", tmp_path / "out", quick=True)
-    assert list(tmp_path.iterdir()) == []
+    # No output; the finished runs are kept (each complete) for the next attempt.
+    assert [p.name for p in tmp_path.iterdir()] == [".out.resume"]
+    kept = list((tmp_path / ".out.resume").iterdir())
+    assert kept and all((d / "run.json").is_file() for d in kept)
 
 
 def test_md1_wait_matches_pollaczek_khinchine():

@@ -13,6 +13,7 @@ from . import _core
 from .errors import ExperimentError, InternalError, OutputError, ScenarioError
 from .results import Results, read_run_dir, run, validate, write_run_dir
 from .scenario import Scenario, load_scenario
+from .sweeps import read_sweep, sweep
 
 __version__ = _core.__version__
 
@@ -26,7 +27,9 @@ __all__ = [
     "__version__",
     "load_scenario",
     "read_run_dir",
+    "read_sweep",
     "run",
+    "sweep",
     "validate",
     "write_run_dir",
 ]

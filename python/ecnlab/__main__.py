@@ -1,3 +1,5 @@
 from .cli import main
 
-raise SystemExit(main())
+# Guarded: worker processes started by spawn import this module under another name.
+if __name__ == "__main__":
+    raise SystemExit(main())

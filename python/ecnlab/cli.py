@@ -113,6 +113,39 @@ def cmd_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# ------------------------------------------------------------------------- sweep
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from . import sweeps
+
+    try:
+        summary = sweeps.run_sweep(
+            Path(args.sweep),
+            args.out,
+            scheduler=args.scheduler,
+            workers=args.workers,
+            threads=args.threads,
+            retry="failed" if args.retry == "failed" else "all",
+            progress=_show_progress(args.quiet),
+            log=None if args.quiet else sys.stdout,
+        )
+    except KeyboardInterrupt as e:
+        done = len([k for k, v in sweeps.Store(args.out).statuses().items() if v == "ok"])
+        why = f"stopped by {e}" if isinstance(e, _Terminated) else "interrupted"
+        print(f"error: {why}; {done} finished runs are in {args.out}; the same command resumes", file=sys.stderr)
+        return EXIT_FAILURE
+    for point, err in summary.failures:
+        print(f"failed: {point}: {err}", file=sys.stderr)
+    if not args.quiet:
+        print(
+            f"{args.out}: {summary.total} runs, {summary.skipped} were already done, "
+            f"{summary.ok} ran now, {summary.failed} failed"
+            + ("; `--retry failed` runs the failed ones again" if summary.failed else "")
+        )
+    return EXIT_FAILURE if summary.failed else EXIT_OK
+
+
 # --------------------------------------------------------------------- reproduce
 
 
@@ -131,16 +164,30 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         raise _UsageError("reproduce needs an experiment name (or --list)")
     if not args.out:
         raise _UsageError("reproduce needs --out DIR")
-    summary = experiments.reproduce(
-        args.name,
-        out=args.out,
-        quick=args.quick,
-        seeds=args.seeds,
-        jobs=args.jobs,
-        progress=_show_progress(args.quiet),
-        log=None if args.quiet else sys.stdout,
-        readings=args.readings,
-    )
+    try:
+        summary = experiments.reproduce(
+            args.name,
+            out=args.out,
+            quick=args.quick,
+            seeds=args.seeds,
+            jobs=args.jobs,
+            progress=_show_progress(args.quiet),
+            log=None if args.quiet else sys.stdout,
+            readings=args.readings,
+            scheduler=args.scheduler,
+            threads=args.threads,
+        )
+    except KeyboardInterrupt as e:
+        out = Path(args.out).absolute()
+        kept = out.parent / f".{out.name}.resume"
+        n = len(list(kept.glob("*/run.json"))) if kept.is_dir() else 0
+        why = f"stopped by {e}" if isinstance(e, _Terminated) else "interrupted"
+        print(
+            f"error: {why}; {args.out} was not written"
+            + (f"; {n} finished runs are kept in {kept} and the same command resumes" if n else ""),
+            file=sys.stderr,
+        )
+        return EXIT_FAILURE
     if not args.quiet:
         counts = ", ".join(f"{n} {k}" for k, n in summary["verdicts"].items())
         stalls = len(summary["stalls"])
@@ -202,6 +249,25 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--quiet", "-q", action="store_true")
     rep.set_defaults(func=cmd_report)
 
+    sw = sub.add_parser(
+        "sweep",
+        help="run a sweep of a scenario over axes, on Dask, into one Parquet store",
+        description="Run every point of SWEEP (a base scenario and axes over its key paths: "
+        "grid, zip, variants, random samples, seeds) on a local Dask cluster (one worker "
+        "process per core) or an existing one (--scheduler), into the store DIR: "
+        "DIR/{runs,flows,ports,timeseries}/<run>.parquet, axis values as columns. Every "
+        "scenario is validated first. Runs already in DIR are skipped, failed ones run "
+        "again; Ctrl-C leaves a store the same command resumes.",
+    )
+    sw.add_argument("sweep", metavar="SWEEP", help="sweep file (.toml)")
+    sw.add_argument("--out", "-o", required=True, metavar="DIR", help="result store")
+    sw.add_argument("--scheduler", metavar="ADDRESS", help="a running Dask scheduler (tcp://host:8786)")
+    sw.add_argument("--workers", type=_pos_int, metavar="N", help="local workers (default: number of cores)")
+    sw.add_argument("--threads", action="store_true", help="local workers as threads of one process, not processes")
+    sw.add_argument("--retry", choices=["failed"], help="run only the runs that failed before")
+    sw.add_argument("--quiet", "-q", action="store_true")
+    sw.set_defaults(func=cmd_sweep)
+
     rp = sub.add_parser(
         "reproduce",
         help="reproduce a paper's experiments",
@@ -217,6 +283,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument(
         "--jobs", "-j", type=_pos_int, metavar="N", help="runs in parallel (default: number of cores)"
     )
+    rp.add_argument("--scheduler", metavar="ADDRESS", help="run on a running Dask cluster (tcp://host:8786)")
+    rp.add_argument("--threads", action="store_true", help="local workers as threads of one process, not processes")
     rp.add_argument(
         "--readings",
         metavar="WHICH",

@@ -196,14 +196,25 @@ def write_run_dir(
     scenario captures) and ``run.json``. The directory appears complete or not at all."""
     with atomic_dir(out_dir) as tmp:
         res = run(scenario, seed=seed, pcap_dir=tmp / "pcap", progress=progress)
-        res.to_parquet(tmp)
-        info = res.run_info()
-        pcap = tmp / "pcap"
-        info["pcap"] = sorted(p.name for p in pcap.glob("*.pcap")) if pcap.is_dir() else []
-        if extra:
-            info.update(extra)
-        (tmp / "run.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+        _write_into(res, tmp, extra)
     return res
+
+
+def write_results_dir(res: Results, out_dir: str | os.PathLike[str], extra: Mapping[str, Any] | None = None) -> None:
+    """Writes the results of a finished run in the layout of ``ecnlab run`` (no pcap files),
+    all at once or not at all."""
+    with atomic_dir(out_dir) as tmp:
+        _write_into(res, tmp, extra)
+
+
+def _write_into(res: Results, tmp: Path, extra: Mapping[str, Any] | None) -> None:
+    res.to_parquet(tmp)
+    info = res.run_info()
+    pcap = tmp / "pcap"
+    info["pcap"] = sorted(p.name for p in pcap.glob("*.pcap")) if pcap.is_dir() else []
+    if extra:
+        info.update(extra)
+    (tmp / "run.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
 
 
 def read_run_dir(directory: str | os.PathLike[str]) -> Results:

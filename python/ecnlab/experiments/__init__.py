@@ -12,18 +12,17 @@ import importlib
 import json
 import os
 import pkgutil
-import sys
+import shutil
 import threading
 import time
-import traceback
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from contextlib import closing
 from pathlib import Path
 from typing import Any, Mapping, TextIO
 
-from ..errors import ExperimentError, ScenarioError
+from ..errors import ExperimentError, InternalError, ScenarioError
 from ..fsutil import atomic_dir, check_replaceable
 from ..report import Html
-from ..results import Results, run, validate, write_run_dir
+from ..results import Results, read_run_dir, validate, write_results_dir
 import polars as pl
 
 from .base import (
@@ -137,84 +136,87 @@ def describe_all() -> list[tuple[str, str]]:
 # ------------------------------------------------------------------------ runner
 
 
-def _default_jobs() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
-
-
 def run_many(
     scenarios: Mapping[str, Any],
     out_dir: str | os.PathLike[str] | None = None,
     jobs: int | None = None,
-    progress: Any = None,
+    progress: bool = False,
+    executor: Any = None,
+    resume_dir: str | os.PathLike[str] | None = None,
 ) -> dict[str, Results]:
-    """Runs many scenarios, ``jobs`` at a time in threads (each run releases the GIL), and
-    returns their results by name, in the given order. With ``out_dir`` every run is also
-    written to ``out_dir/<name>/`` like ``ecnlab run``. Every scenario is validated before
-    any runs. The first failure (or Ctrl-C) stops the runs still going and is raised.
-    ``progress`` is a :class:`ecnlab.progress.ProgressBar` or None."""
+    """Runs many scenarios through the Dask executor (``executor``, or a local cluster of
+    ``jobs`` workers started for the call) and returns their results by name, in the given
+    order. Every scenario is validated before any runs. With ``out_dir`` every run is also
+    written to ``out_dir/<name>/`` like ``ecnlab run``. With ``resume_dir`` each finished run
+    is kept there (as ``<run key>/``, written the moment it finishes), and runs already there
+    are read instead of run: an interrupted call loses no finished run. The first failed run
+    (or Ctrl-C) stops the runs still going and is raised. ``progress`` draws the
+    done / running / failed line on stderr."""
+    from ..sweeps import Executor, SweepProgress, run_key
+
     items = list(scenarios.items())
+    tomls: dict[str, str] = {}
     for name, sc in items:
         try:
-            validate(sc)
+            tomls[name] = validate(sc)
         except ScenarioError as e:
             raise ScenarioError(f"{name}: {e.path}" if e.path else name, e.message) from None
-    cancel = threading.Event()
-
-    def one(name: str, sc: Any) -> Results:
-        draw = progress.for_run(name) if progress is not None else None
-
-        def cb(p: dict) -> bool:
-            if cancel.is_set():
-                return False
-            if draw is not None:
-                draw(p)
-            return True
-
-        if out_dir is not None:
-            return write_run_dir(sc, Path(out_dir) / name, progress=cb)
-        return run(sc, progress=cb)
-
-    n_jobs = max(1, min(jobs or _default_jobs(), len(items) or 1))
+    keys = {name: run_key(toml) for name, toml in tomls.items()}
     results: dict[str, Results] = {}
-    pool = ThreadPoolExecutor(max_workers=n_jobs, thread_name_prefix="ecnlab-run")
-    futures: dict = {}
-    try:
-        for name, sc in items:
-            futures[pool.submit(one, name, sc)] = name
-        # Wake up regularly: a signal may land on a worker thread, and Python runs its
-        # handler (KeyboardInterrupt) only when the main thread runs Python code.
-        pending = set(futures)
-        while pending:
-            done, pending = wait(pending, timeout=0.1, return_when=FIRST_EXCEPTION)
-            for f in done:
-                if f.exception() is not None:
-                    raise f.exception()  # type: ignore[misc]
-    except BaseException:
-        cancel.set()
-        for f in futures:
-            f.cancel()
-        _drain(futures)
-        raise
-    finally:
-        pool.shutdown(wait=False)
-    for f, name in futures.items():
-        results[name] = f.result()
+    resume = Path(resume_dir) if resume_dir is not None else None
+    by_key: dict[str, list[str]] = {}
+    for name, _ in items:
+        by_key.setdefault(keys[name], []).append(name)
+    todo: list[tuple[str, str]] = []
+    for key, names_ in by_key.items():
+        if resume is not None and (resume / key / "run.json").is_file():
+            kept = read_run_dir(resume / key)
+            for n in names_:
+                results[n] = kept
+        else:
+            todo.append((key, tomls[names_[0]]))
+
+    def done(key: str, outcome: dict[str, Any]) -> None:
+        if outcome["status"] != "ok":
+            raise InternalError(f"{by_key[key][0]}: {outcome.get('error')}")
+        t = outcome["tables"]
+        res = Results(t["flows"], t["ports"], t["timeseries"], outcome["meta"], outcome["scenario_toml"])
+        if resume is not None:
+            write_results_dir(res, resume / key)
+        for n in by_key[key]:
+            results[n] = res
+
+    if todo:
+        ex = executor if executor is not None else Executor(workers=jobs)
+        own = executor is None
+        ex.start()
+        try:
+            bar = SweepProgress(total=len(by_key), slots=ex.slots(), enabled=progress)
+            bar.done = bar.skipped = len(by_key) - len(todo)
+            ex.map(todo, done, bar)
+        finally:
+            if own:
+                ex.close()
+    if out_dir is not None:
+        for name, _ in items:
+            target = Path(out_dir) / name
+            src = resume / keys[name] if resume is not None else None
+            if src is not None and src.is_dir():
+                _link_tree(src, target)
+            else:
+                write_results_dir(results[name], target)
     return {name: results[name] for name, _ in items}
 
 
-def _drain(futures) -> None:
-    """Waits until no run is still going (they stop at their next progress report, within
-    a fraction of a second once cancelled), even if Ctrl-C is pressed again meanwhile: a
-    run still writing must not race with the removal of the output directory."""
-    while True:
+def _link_tree(src: Path, dst: Path) -> None:
+    """``dst`` as a copy of ``src`` made of hard links (a plain copy across file systems)."""
+    def link(a: str, b: str) -> None:
         try:
-            wait(futures)
-            return
-        except KeyboardInterrupt:
-            continue
+            os.link(a, b)
+        except OSError:
+            shutil.copy2(a, b)
+
+    shutil.copytree(src, dst, copy_function=link)
 
 
 # -------------------------------------------------------------------- reproduce
@@ -358,13 +360,19 @@ def reproduce(
     progress: bool = False,
     log: TextIO | None = None,
     readings: str | None = None,
+    scheduler: str | None = None,
+    threads: bool = False,
 ) -> dict[str, Any]:
     """Runs one experiment or all of a paper's under the chosen readings (``None`` or
     ``"default"``: the default reading; ``"all"``: the default and every other value of each
     axis, one axis at a time; or ``"axis=value,…"``) and writes ``out/report.html``,
     ``out/summary.json``, ``out/summary.md`` (the verdicts as Markdown), ``out/figures/*.png`` and ``out/runs/<run>/`` (the default reading)
     and ``out/runs/<reading>/<run>/`` (runs another reading adds). A run whose scenario is the
-    same under two readings is run once. ``out`` appears complete or not at all."""
+    same under two readings is run once. ``out`` appears complete or not at all; until it
+    does, finished runs are kept beside it in ``.<out>.resume/``, so an interrupted
+    reproduction started again runs only what it had not finished. Runs go through the Dask
+    executor: a local cluster of ``jobs`` workers (processes, or threads with ``threads``),
+    or the cluster whose scheduler is at ``scheduler``."""
     from ..scenario import load_scenario
     from .verdict import ALPHA
 
@@ -384,14 +392,14 @@ def reproduce(
             runs = {f"{exp.name}-{k}": v for k, v in exp.runs(quick, sd, rd).items()}
             per_reading.append((rd, runs))
         plans.append((exp, sd, per_reading))
-    bar = None
-    if progress:
-        from ..progress import ProgressBar
+    from ..sweeps import Executor
 
-        bar = ProgressBar()
+    out_path = Path(out).absolute()
+    resume = out_path.parent / f".{out_path.name}.resume"
+    executor = Executor(scheduler=scheduler, workers=jobs, threads=threads)
     started = time.time()
     all_readings: list[str] = []
-    with atomic_dir(out) as tmp:
+    with closing(executor), atomic_dir(out) as tmp:
         doc = Html(f"ecnlab reproduce {name}" + (" (quick)" if quick else ""), fig_dir=tmp / "figures")
         doc.p(
             f"{len(exps)} experiment(s), {'quick' if quick else 'full'} form. Every number below "
@@ -425,11 +433,7 @@ def reproduce(
                 sub = "runs" if rd.name == "default" else f"runs/{_slug(rd.name)}"
                 if log:
                     print(f"{exp.name} [{rd.name}]: {len(runs)} runs ({len(sd)} seeds), {len(todo)} new …", file=log, flush=True)
-                try:
-                    new = run_many(todo, tmp / sub, jobs=jobs, progress=bar) if todo else {}
-                finally:
-                    if bar:
-                        bar.close()
+                new = run_many(todo, tmp / sub, progress=progress, executor=executor, resume_dir=resume) if todo else {}
                 for k, r in new.items():
                     done[keys[k]] = (f"{sub}/{k}", r)
                 results = {k: done[keys[k]][1] for k in runs}
@@ -540,6 +544,7 @@ def reproduce(
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2, allow_nan=False, default=str) + "\n", encoding="utf-8")
         (tmp / "summary.md").write_text(summary_markdown(summary), encoding="utf-8")
         doc.write(tmp / "report.html")
+    shutil.rmtree(resume, ignore_errors=True)
     return summary
 
 

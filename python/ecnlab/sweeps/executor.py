@@ -1,0 +1,273 @@
+"""Running many scenarios on Dask distributed: a local cluster by default, or an existing
+one by its scheduler's address, through one code path.
+
+Each task runs one scenario and returns its tables; the client writes them (so workers need
+no shared file system). A worker that dies mid-run loses nothing: the scheduler gives its
+task to another worker, and the run, being deterministic, gives the same numbers. A run
+that fails (an internal error) is returned as failed, not raised, so one bad run does not
+stop a sweep.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator, TextIO
+
+from ..progress import _clock
+
+__all__ = ["Executor", "run_scenario", "SweepProgress"]
+
+#: Set when the client is interrupted; runs in this process (thread workers) stop at their
+#: next progress report.
+_CANCEL = threading.Event()
+
+
+def _stop_if_cancelled(_p: dict) -> bool:
+    return not _CANCEL.is_set()
+
+
+def run_scenario(toml: str) -> dict[str, Any]:
+    """One run on a worker: ``{"status": "ok", "tables", "meta", "scenario_toml"}`` or
+    ``{"status": "failed", "error"}``."""
+    from .. import _core, _tables
+    from ..errors import InternalError, ScenarioError
+
+    t0 = time.perf_counter()
+    try:
+        out = _core.run(toml, "toml", seed=None, pcap_dir=None, progress=_stop_if_cancelled)
+    except (ScenarioError, InternalError) as e:
+        return {"status": "failed", "error": f"{type(e).__name__}: {e}", "meta": {"wall_s": time.perf_counter() - t0}}
+    return {
+        "status": "ok",
+        "tables": {t: _tables.to_polars(out[t]) for t in ("flows", "ports", "timeseries")},
+        "meta": dict(out["meta"]),
+        "scenario_toml": out["scenario_toml"],
+        "pid": os.getpid(),
+    }
+
+
+def default_workers() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class Executor:
+    """A Dask client: ``Executor()`` starts a local cluster of ``workers`` processes (one per
+    core) with one thread each, ``Executor(threads=True)`` one process with ``workers``
+    threads (the simulator releases the GIL), ``Executor(scheduler="tcp://host:8786")`` uses
+    an existing cluster. Use as a context manager."""
+
+    def __init__(self, scheduler: str | None = None, workers: int | None = None, threads: bool = False) -> None:
+        self.scheduler = scheduler
+        self.workers = workers or default_workers()
+        self.threads = threads
+        self.client: Any = None
+        self.cluster: Any = None
+
+    def __enter__(self) -> "Executor":
+        return self.start()
+
+    def start(self) -> "Executor":
+        """Connects (or starts the local cluster); does nothing when already started."""
+        if self.client is not None:
+            return self
+        import dask
+        from distributed import Client, LocalCluster
+
+        from ..errors import OutputError
+
+        _quiet_dask()
+        # A killed worker's task is given to another worker (and again, up to this many
+        # deaths) before it counts as failed.
+        dask.config.set({"distributed.scheduler.allowed-failures": 3})
+        if self.scheduler:
+            try:
+                self.client = Client(self.scheduler, timeout="10s")
+            except (OSError, TimeoutError) as e:
+                raise OutputError(f"cannot reach the Dask scheduler at {self.scheduler}: {e}") from None
+        else:
+            with _sigint_ignored():
+                self.cluster = LocalCluster(
+                    n_workers=1 if self.threads else self.workers,
+                    threads_per_worker=self.workers if self.threads else 1,
+                    processes=not self.threads,
+                    dashboard_address=":0",
+                    silence_logs=logging.CRITICAL,
+                )
+            self.client = Client(self.cluster)
+            # Ctrl-C in a terminal reaches the whole process group: local workers leave it to
+            # the client, which cancels the runs and shuts them down.
+            from ._plugin import IgnoreInterrupt
+
+            self.client.register_plugin(IgnoreInterrupt(), name="ecnlab-ignore-sigint")
+        _CANCEL.clear()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for thing in (self.client, self.cluster):
+            if thing is not None:
+                try:
+                    thing.close(timeout=5)
+                except Exception:  # noqa: BLE001 - closing a cluster that lost workers may complain
+                    pass
+        self.client = self.cluster = None
+
+    def slots(self) -> int:
+        """How many runs the cluster runs at once."""
+        try:
+            return max(1, sum(self.client.nthreads().values()))
+        except Exception:  # noqa: BLE001
+            return self.workers
+
+    def worker_pids(self) -> dict[str, int]:
+        return self.client.run(os.getpid)
+
+    def map(
+        self,
+        items: Iterable[tuple[str, str]],
+        on_done: Callable[[str, dict[str, Any]], None],
+        progress: "SweepProgress | None" = None,
+    ) -> None:
+        """Runs every ``(key, scenario_toml)`` and calls ``on_done(key, outcome)`` in this
+        thread as each finishes, in completion order. Ctrl-C cancels what has not finished
+        (and raises KeyboardInterrupt) after the runs already done have been handed over."""
+        from distributed import as_completed
+
+        items = list(items)
+        futures = {
+            self.client.submit(run_scenario, toml, key=f"ecnlab-run-{key}", pure=False, retries=0): key for key, toml in items
+        }
+        ac = as_completed(futures)
+        try:
+            while not ac.is_empty():
+                batch = ac.next_batch(block=False)
+                if not batch:
+                    if progress is not None:
+                        progress.draw()
+                    time.sleep(0.05)
+                    continue
+                for f in batch:
+                    key = futures[f]
+                    if f.status == "error":
+                        outcome = {"status": "failed", "error": _task_error(f)}
+                    else:
+                        outcome = f.result()
+                    on_done(key, outcome)
+                    if progress is not None:
+                        progress.finished(outcome)
+                    f.release()
+        except BaseException:
+            _CANCEL.set()
+            self.client.cancel(list(futures), force=True)
+            raise
+        finally:
+            if progress is not None:
+                progress.close()
+
+
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Processes started meanwhile inherit SIGINT ignored (before any plugin can run)."""
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def _task_error(f: Any) -> str:
+    try:
+        e = f.exception()
+    except Exception as x:  # noqa: BLE001
+        e = x
+    name = type(e).__name__
+    if name == "KilledWorker":
+        return "KilledWorker: every worker that ran it died (out of memory, or killed)"
+    return f"{name}: {e}"
+
+
+def _quiet_dask() -> None:
+    # Workers that are shut down or killed log at WARNING/ERROR; those messages are about the
+    # cluster, not the results, and would scramble the progress line.
+    for name in ("distributed", "distributed.nanny", "distributed.scheduler", "distributed.worker", "distributed.core"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
+@dataclass
+class SweepProgress:
+    """A one-line progress report of a sweep: done / running / failed, ETA."""
+
+    total: int
+    slots: int
+    stream: TextIO | None = None
+    enabled: bool = True
+    done: int = 0
+    failed: int = 0
+    skipped: int = 0
+
+    def __post_init__(self) -> None:
+        self.stream = self.stream or sys.stderr
+        self.t0 = time.monotonic()
+        self._last = 0.0
+        self._shown = False
+
+    def finished(self, outcome: dict[str, Any]) -> None:
+        if outcome.get("status") == "ok":
+            self.done += 1
+        else:
+            self.failed += 1
+        self.draw(force=True)
+
+    def line(self) -> str:
+        left = self.total - self.done - self.failed
+        running = min(left, self.slots)
+        wall = time.monotonic() - self.t0
+        finished = self.done + self.failed
+        eta = ""
+        if 0 < finished < self.total:
+            eta = f"  eta {_clock(wall / finished * left)}"
+        skipped = f" ({self.skipped} already in the store)" if self.skipped else ""
+        return (
+            f"sweep: {finished}/{self.total} runs{skipped}  done {self.done}  running {running}  "
+            f"failed {self.failed}  wall {_clock(wall)}{eta}"
+        )
+
+    def draw(self, force: bool = False) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if not force and now - self._last < 0.2:
+            return
+        self._last = now
+        self.stream.write("\r\x1b[2K" + self.line()[: _columns()])
+        self.stream.flush()
+        self._shown = True
+
+    def close(self) -> None:
+        if self._shown:
+            self.stream.write("\r\x1b[2K")
+            self.stream.flush()
+            self._shown = False
+
+
+def _columns() -> int:
+    import shutil
+
+    return shutil.get_terminal_size((80, 24)).columns - 1
+

@@ -1,0 +1,204 @@
+"""The result store of a sweep: one Parquet dataset per table, one file per run.
+
+Layout of ``DIR``::
+
+    sweep.toml                  the sweep as given (when it came from a file or text)
+    sweep.json                  its axes, and every run's key and axis values
+    runs/<key>.parquet          one row per run: status, error, wall time, events, packets,
+                                the scenario (normalised TOML) and the axis values
+    flows/<key>.parquet         the run's tables, each row with the run's key and axis values
+    ports/<key>.parquet
+    timeseries/<key>.parquet
+
+so each table reads in one line, axis values as columns::
+
+    pl.scan_parquet("DIR/flows/*.parquet")
+    pyarrow.dataset.dataset("DIR/flows")
+    duckdb.sql("SELECT * FROM 'DIR/flows/*.parquet'")
+
+A run is committed by renaming its files into place from ``DIR/.staging/``, its ``runs`` row
+last; a run whose row is missing is not done, and its table files (left by a process killed
+between two renames) are removed when the store is next opened. Only ``status = 'ok'`` rows
+have table files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import polars as pl
+
+from .. import _core
+from ..errors import OutputError
+
+__all__ = ["Store", "TABLES", "RESERVED"]
+
+TABLES = ("flows", "ports", "timeseries")
+#: Columns every table row carries besides its own; axis names must differ from them.
+RESERVED = ("run_key",)
+RUN_COLUMNS = (
+    "run_key",
+    "status",
+    "error",
+    "wall_s",
+    "events",
+    "duration_s",
+    "packets_created",
+    "packets_delivered",
+    "packets_dropped",
+    "ecnlab_version",
+    "finished_at",
+    "scenario_toml",
+)
+MARKER = "sweep.json"
+
+
+class Store:
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root)
+
+    # ------------------------------------------------------------------ layout
+
+    def path(self, table: str, key: str) -> Path:
+        return self.root / table / f"{key}.parquet"
+
+    @property
+    def staging(self) -> Path:
+        return self.root / ".staging"
+
+    def open(self, description: Mapping[str, Any], sweep_text: str = "") -> None:
+        """Creates the store (or reopens it for the same axes) and removes what an
+        interrupted writer left."""
+        r = self.root
+        if r.exists() and not r.is_dir():
+            raise OutputError(f"{r} exists and is not a directory")
+        if r.is_dir() and any(r.iterdir()) and not (r / MARKER).is_file():
+            raise OutputError(f"{r} exists and is not an ecnlab sweep store; choose another directory or remove it")
+        old = self.description()
+        if old is not None:
+            was = [a["name"] for a in old.get("axes", [])]
+            now = [a["name"] for a in description.get("axes", [])]
+            if was != now:
+                raise OutputError(
+                    f"{r} holds a sweep over axes {was}, not {now}; its rows could not be read together — "
+                    "choose another directory"
+                )
+        try:
+            for t in ("runs",) + TABLES:
+                (r / t).mkdir(parents=True, exist_ok=True)
+            if self.staging.exists():
+                shutil.rmtree(self.staging)
+            self.staging.mkdir()
+        except OSError as e:
+            raise OutputError(f"cannot write in {r}: {e.strerror or e}") from None
+        self._orphans()
+        self._write_text(MARKER, json.dumps(dict(description, ecnlab_version=_core.__version__), indent=2, default=str) + "\n")
+        if sweep_text:
+            self._write_text("sweep.toml", sweep_text)
+
+    def _write_text(self, name: str, text: str) -> None:
+        tmp = self.staging / name
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, self.root / name)
+
+    def _orphans(self) -> None:
+        committed = set(self.statuses())
+        for t in TABLES:
+            for f in (self.root / t).glob("*.parquet"):
+                if f.stem not in committed:
+                    f.unlink(missing_ok=True)
+
+    def description(self) -> dict[str, Any] | None:
+        try:
+            return json.loads((self.root / MARKER).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    # ------------------------------------------------------------------- reads
+
+    def statuses(self) -> dict[str, str]:
+        """run key → status of every committed run."""
+        files = sorted((self.root / "runs").glob("*.parquet")) if (self.root / "runs").is_dir() else []
+        if not files:
+            return {}
+        df = pl.read_parquet(files, columns=["run_key", "status"])
+        return dict(zip(df["run_key"].to_list(), df["status"].to_list()))
+
+    def scan(self, table: str) -> pl.LazyFrame:
+        """One table of every committed run, axis values as columns."""
+        if table not in ("runs",) + TABLES:
+            raise ValueError(f"no table {table!r}; tables: runs, {', '.join(TABLES)}")
+        files = sorted((self.root / table).glob("*.parquet"))
+        if not files:
+            return pl.LazyFrame()
+        return pl.scan_parquet(files)
+
+    # ------------------------------------------------------------------ writes
+
+    def commit(self, key: str, values: Mapping[str, Any], outcome: Mapping[str, Any]) -> None:
+        """Writes one run (its tables when it succeeded, its row in any case) all at once."""
+        stage = self.staging / key
+        if stage.exists():
+            shutil.rmtree(stage)
+        stage.mkdir()
+        axis_cols = [_lit(v).alias(k) for k, v in values.items()]
+        moves: list[tuple[Path, Path]] = []
+        ok = outcome["status"] == "ok"
+        if ok:
+            for t in TABLES:
+                df: pl.DataFrame = outcome["tables"][t]
+                clash = [k for k in values if k in df.columns]
+                if clash:
+                    raise OutputError(f"the axis {clash[0]!r} has the name of a column of the {t} table; give it an alias")
+                df = df.select(pl.lit(key).alias("run_key"), *axis_cols, pl.all())
+                df.write_parquet(stage / f"{t}.parquet")
+                moves.append((stage / f"{t}.parquet", self.path(t, key)))
+        meta = outcome.get("meta") or {}
+        row = {
+            "run_key": key,
+            "status": outcome["status"],
+            "error": outcome.get("error") or "",
+            "wall_s": float(meta.get("wall_s") or 0.0),
+            "events": int(meta.get("events") or 0),
+            "duration_s": float(meta.get("duration_s") or 0.0),
+            "packets_created": int(meta.get("packets_created") or 0),
+            "packets_delivered": int(meta.get("packets_delivered") or 0),
+            "packets_dropped": int(meta.get("packets_dropped") or 0),
+            "ecnlab_version": _core.__version__,
+            "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "scenario_toml": outcome.get("scenario_toml") or "",
+        }
+        runs = pl.DataFrame([row]).select(pl.col("run_key"), *axis_cols, pl.exclude("run_key"))
+        runs.write_parquet(stage / "runs.parquet")
+        if not ok:
+            for t in TABLES:
+                self.path(t, key).unlink(missing_ok=True)
+        for src, dst in moves:
+            os.replace(src, dst)
+        os.replace(stage / "runs.parquet", self.path("runs", key))
+        shutil.rmtree(stage, ignore_errors=True)
+
+    def close(self) -> None:
+        shutil.rmtree(self.staging, ignore_errors=True)
+
+    def remove_runs(self, keys: Iterable[str]) -> None:
+        for k in keys:
+            self.path("runs", k).unlink(missing_ok=True)
+            for t in TABLES:
+                self.path(t, k).unlink(missing_ok=True)
+
+
+def _lit(v: Any) -> pl.Expr:
+    # Integers as Int64 whatever their size, so every file of a table has one schema.
+    if isinstance(v, bool):
+        return pl.lit(v, dtype=pl.Boolean)
+    if isinstance(v, int):
+        return pl.lit(v, dtype=pl.Int64 if -(2**63) <= v < 2**63 else pl.UInt64)
+    if isinstance(v, float):
+        return pl.lit(v, dtype=pl.Float64)
+    return pl.lit(str(v), dtype=pl.String)
