@@ -312,3 +312,26 @@ def test_sweep_api_returns_a_lazy_frame(tmp_path):
     lf = ecnlab.sweep(sweep_text('[grid]\n"topology.bottleneck_queue.min_th" = [5]\n', head="seeds = 1\n"), tmp_path / "s", workers=1, threads=True)
     assert isinstance(lf, pl.LazyFrame)
     assert lf.select("topology.bottleneck_queue.min_th", "name").collect().height == 2
+
+
+def test_the_report_of_a_store_plots_each_metric_over_the_axes(grid_store, tmp_path):
+    import shutil
+
+    out = tmp_path / "store"
+    shutil.copytree(grid_store, out)
+    r = run_cli("report", out)
+    assert r.returncode == 0, r.stderr
+    html = (out / "report.html").read_text()
+    figs = sorted(p.name for p in (out / "figures").glob("*.png"))
+    # Lines over min_th (one per ecn value) and a min_th × ecn heatmap per metric.
+    assert "ports.dropped_pkts.png" in figs and "ports.dropped_pkts-heatmap.png" in figs
+    assert html.count("data:image/png;base64,") == len(figs)
+    assert "Every combination" in html and "rl-&gt;rr" in html
+    r = run_cli("report", out, "--metric", "flows.goodput_bps:median")
+    assert r.returncode == 2 and "mean, sum, min, max" in r.stderr
+    r = run_cli("report", out, "--metric", "ports.drops")
+    assert r.returncode == 2 and "no column 'drops'" in r.stderr and "dropped_pkts" in r.stderr
+    r = run_cli("report", out, "--metric", "flows.fct_s", "--port", "nowhere")
+    assert r.returncode == 0
+    r = run_cli("report", out, "--metric", "ports.utilization", "--port", "nowhere")
+    assert r.returncode == 2 and "no port named 'nowhere'" in r.stderr

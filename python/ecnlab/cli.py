@@ -105,9 +105,16 @@ def cmd_report(args: argparse.Namespace) -> int:
     from .report import write_run_report
 
     d = Path(args.dir)
-    if not (d / "run.json").is_file():
-        raise OutputError(f"{d} is not a run directory (it has no run.json); make one with `ecnlab run`")
-    path = write_run_report(d)
+    if (d / "sweep.json").is_file():
+        from .sweeps.report import write_sweep_report
+
+        path = write_sweep_report(d, metrics=args.metric, port=args.port)
+    elif not (d / "run.json").is_file():
+        raise OutputError(f"{d} is not a run directory or a sweep store (it has no run.json or sweep.json); make one with `ecnlab run` or `ecnlab sweep`")
+    else:
+        if args.metric or args.port:
+            raise _UsageError("--metric and --port are for sweep stores; a run's report shows every metric")
+        path = write_run_report(d)
     if not args.quiet:
         print(f"wrote {path}")
     return EXIT_OK
@@ -239,13 +246,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     rep = sub.add_parser(
         "report",
-        help="write an HTML report of a run directory",
+        help="write an HTML report of a run directory or a sweep store",
         description="Write DIR/report.html (self-contained: figures embedded, opens offline) "
         "and its figures as DIR/figures/*.png: queue length per sampled port, cwnd and "
         "throughput per flow (when sampled), the FCT distribution (when flows finished), and "
-        "the port and flow tables.",
+        "the port and flow tables. Of a sweep store: each metric's mean over seeds with its "
+        "spread, as lines over the axes and a heatmap of two, and a table of every combination.",
     )
-    rep.add_argument("dir", metavar="DIR", help="a directory written by `ecnlab run`")
+    rep.add_argument("dir", metavar="DIR", help="a directory written by `ecnlab run` or a store written by `ecnlab sweep`")
+    rep.add_argument(
+        "--metric",
+        action="append",
+        metavar="TABLE.COLUMN[:HOW]",
+        help="of a sweep: a metric to plot over the axes (repeatable), e.g. ports.dropped_pkts or "
+        "flows.goodput_bps:sum (a run's flows reduced by mean, sum, min, max or p95)",
+    )
+    rep.add_argument("--port", metavar="NAME", help="of a sweep: the port of the port metrics (default: the busiest)")
     rep.add_argument("--quiet", "-q", action="store_true")
     rep.set_defaults(func=cmd_report)
 
