@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -34,6 +35,9 @@ __all__ = [
     "run_sweep",
     "sweep",
 ]
+
+
+COMMIT_THREADS = 3
 
 
 @dataclass
@@ -75,8 +79,15 @@ def run_sweep(
     counts = {"ok": 0, "failed": 0}
     failures: list[tuple[str, str]] = []
 
+    # Writing a run's Parquet files takes milliseconds, as long as a short run: a few
+    # threads write while the next results arrive (polars writes without the GIL).
+    writers = ThreadPoolExecutor(max_workers=COMMIT_THREADS, thread_name_prefix="ecnlab-commit")
+    pending: list[Future] = []
+
     def done(key: str, outcome: dict[str, Any]) -> None:
-        store.commit(key, by_key[key].values, outcome)
+        pending.append(writers.submit(store.commit, key, by_key[key].values, outcome))
+        while pending and pending[0].done():
+            pending.pop(0).result()
         counts["ok" if outcome["status"] == "ok" else "failed"] += 1
         if outcome["status"] != "ok":
             failures.append((by_key[key].describe(), outcome.get("error", "")))
@@ -95,7 +106,11 @@ def run_sweep(
                 if own:
                     ex.close()
     finally:
+        # Every run handed over is committed before this returns, even on Ctrl-C.
+        writers.shutdown(wait=True)
         store.close()
+    for f in pending:
+        f.result()
     return SweepSummary(len(spec.points), skipped, len(todo), counts["ok"], counts["failed"], failures)
 
 
