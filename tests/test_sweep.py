@@ -335,3 +335,24 @@ def test_the_report_of_a_store_plots_each_metric_over_the_axes(grid_store, tmp_p
     assert r.returncode == 0
     r = run_cli("report", out, "--metric", "ports.utilization", "--port", "nowhere")
     assert r.returncode == 2 and "no port named 'nowhere'" in r.stderr
+
+
+@pytest.mark.parametrize("name", ["red_ecn.toml", "dctcp_k.toml"])
+def test_the_example_sweeps_are_valid(name):
+    spec = sw.load_sweep(Path(__file__).resolve().parent.parent / "scenarios" / "sweeps" / name)
+    assert len(spec.points) >= 60 and "seed" in spec.columns
+
+
+def test_a_sweep_and_a_reproduction_run_on_an_existing_cluster(tmp_path):
+    from distributed import LocalCluster
+
+    f = tmp_path / "s.toml"
+    f.write_text(sweep_text('[grid]\n"topology.bottleneck_queue.min_th" = [5, 15]\n', head="seeds = 1\n"))
+    with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, protocol="tcp", dashboard_address=":0") as cluster:
+        r = run_cli("sweep", f, "--out", tmp_path / "out", "--scheduler", cluster.scheduler_address)
+        assert r.returncode == 0 and "2 ran now" in r.stdout, r.stdout + r.stderr
+        r = run_cli("reproduce", "core.mdl", "--quick", "--out", tmp_path / "core", "--scheduler", cluster.scheduler_address, "-q")
+        assert r.returncode == 0, r.stderr
+    assert (tmp_path / "core" / "report.html").is_file()
+    r = run_cli("sweep", f, "--out", tmp_path / "other", "--scheduler", "tcp://127.0.0.1:9")
+    assert r.returncode == 2 and "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in r.stderr, r.stderr

@@ -90,8 +90,8 @@ class Executor:
         dask.config.set({"distributed.scheduler.allowed-failures": 3})
         if self.scheduler:
             try:
-                self.client = Client(self.scheduler, timeout="10s")
-            except (OSError, TimeoutError) as e:
+                self.client = Client(self.scheduler, timeout="5s")
+            except (OSError, TimeoutError, ValueError) as e:
                 raise OutputError(f"cannot reach the Dask scheduler at {self.scheduler}: {e}") from None
         else:
             with _sigint_ignored():

@@ -153,10 +153,12 @@ def _heatmap(doc: Html, summ: pl.DataFrame, m: str, x: str, y: str, name: str) -
     im = ax.imshow(grid, origin="lower", aspect="auto", cmap="viridis")
     ax.set_xticks(range(len(xs)), [str(v) for v in xs])
     ax.set_yticks(range(len(ys)), [str(v) for v in ys])
+    lo, hi = np.nanmin(grid), np.nanmax(grid)
     for i in range(len(ys)):
         for j in range(len(xs)):
             if not np.isnan(grid[i, j]):
-                ax.text(j, i, f"{grid[i, j]:.3g}", ha="center", va="center", fontsize=7, color="w")
+                light = hi > lo and (grid[i, j] - lo) / (hi - lo) > 0.6
+                ax.text(j, i, f"{grid[i, j]:.3g}", ha="center", va="center", fontsize=7, color="k" if light else "w")
     fig.colorbar(im, ax=ax)
     doc.figure(fig, f"{name}-heatmap", f"{m}: mean over seeds (and over any other axis) for each {x} and {y}")
 
