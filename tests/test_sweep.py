@@ -356,3 +356,16 @@ def test_a_sweep_and_a_reproduction_run_on_an_existing_cluster(tmp_path):
     assert (tmp_path / "core" / "report.html").is_file()
     r = run_cli("sweep", f, "--out", tmp_path / "other", "--scheduler", "tcp://127.0.0.1:9")
     assert r.returncode == 2 and "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in r.stderr, r.stderr
+
+
+def test_two_sweeps_cannot_write_one_store(tmp_path):
+    a = sw.Store(tmp_path / "s")
+    a.open({"axes": [{"name": "seed"}]})
+    with pytest.raises(ecnlab.OutputError, match="another sweep is writing"):
+        sw.Store(tmp_path / "s").open({"axes": [{"name": "seed"}]})
+    a.close()
+    b = sw.Store(tmp_path / "s")
+    b.open({"axes": [{"name": "seed"}]})
+    with pytest.raises(ecnlab.OutputError, match="holds a sweep over axes"):
+        sw.Store(tmp_path / "s").open({"axes": [{"name": "K"}]})
+    b.close()

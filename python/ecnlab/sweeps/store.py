@@ -24,6 +24,7 @@ have table files.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -61,6 +62,7 @@ MARKER = "sweep.json"
 class Store:
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
+        self._lock: Any = None
 
     # ------------------------------------------------------------------ layout
 
@@ -91,6 +93,15 @@ class Store:
         try:
             for t in ("runs",) + TABLES:
                 (r / t).mkdir(parents=True, exist_ok=True)
+            self._lock = open(r / ".lock", "w")
+        except OSError as e:
+            raise OutputError(f"cannot write in {r}: {e.strerror or e}") from None
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._lock.close()
+            raise OutputError(f"another sweep is writing {r}; wait for it, or choose another directory") from None
+        try:
             if self.staging.exists():
                 shutil.rmtree(self.staging)
             self.staging.mkdir()
@@ -185,6 +196,9 @@ class Store:
 
     def close(self) -> None:
         shutil.rmtree(self.staging, ignore_errors=True)
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
     def remove_runs(self, keys: Iterable[str]) -> None:
         for k in keys:
