@@ -177,6 +177,7 @@ def test_the_store_reads_in_one_line_with_polars_pyarrow_and_duckdb(grid_store):
     # The key is the hash of the scenario as run (with every default) and of the version.
     r = runs.row(0, named=True)
     assert r["run_key"] == sw.run_key(r["scenario_toml"])
+    assert r["source_hash"] == ecnlab._core.source_hash and len(r["source_hash"]) == 16
     ts = ecnlab.read_sweep(grid_store, "timeseries").select("run_key", "seed").unique().collect()
     assert ts.height in (0, 8)
 

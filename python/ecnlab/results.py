@@ -105,6 +105,7 @@ class Results:
         wall = m.get("wall_s") or 0.0
         return {
             "ecnlab_version": _core.__version__,
+            "source_hash": _core.source_hash,
             "seed": m.get("seed"),
             "duration_s": m.get("duration_s"),
             "wall_s": wall,

@@ -56,10 +56,11 @@ DISTRIBUTIONS = ("uniform", "log_uniform", "int", "choice")
 
 
 def run_key(normalised_toml: str) -> str:
-    """The identity of a run: the hash of its fully-defaulted scenario and of the ecnlab
-    version that runs it (a new version re-runs everything)."""
+    """The identity of a run: the hash of its fully-defaulted scenario, of the ecnlab version
+    and of the simulator's source it was built from (``_core.source_hash``): a changed
+    simulator re-runs everything, even under the same version number."""
     h = hashlib.sha256()
-    h.update(f"ecnlab {_core.__version__}\n".encode())
+    h.update(f"ecnlab {_core.__version__} {_core.source_hash}\n".encode())
     h.update(normalised_toml.encode())
     return h.hexdigest()[:20]
 

@@ -53,6 +53,7 @@ RUN_COLUMNS = (
     "packets_delivered",
     "packets_dropped",
     "ecnlab_version",
+    "source_hash",
     "finished_at",
     "scenario_toml",
 )
@@ -108,7 +109,10 @@ class Store:
         except OSError as e:
             raise OutputError(f"cannot write in {r}: {e.strerror or e}") from None
         self._orphans()
-        self._write_text(MARKER, json.dumps(dict(description, ecnlab_version=_core.__version__), indent=2, default=str) + "\n")
+        self._write_text(
+            MARKER,
+            json.dumps(dict(description, ecnlab_version=_core.__version__, source_hash=_core.source_hash), indent=2, default=str) + "\n",
+        )
         if sweep_text:
             self._write_text("sweep.toml", sweep_text)
 
@@ -181,6 +185,7 @@ class Store:
             "packets_delivered": int(meta.get("packets_delivered") or 0),
             "packets_dropped": int(meta.get("packets_dropped") or 0),
             "ecnlab_version": _core.__version__,
+            "source_hash": _core.source_hash,
             "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "scenario_toml": outcome.get("scenario_toml") or "",
         }
