@@ -146,7 +146,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print(f"failed: {point}: {err}", file=sys.stderr)
     if not args.quiet:
         print(
-            f"{args.out}: {summary.total} runs, {summary.skipped} were already done, "
+            f"{args.out}: {summary.total} runs, {summary.skipped} "
+            + ("were not retried (done, or never run)" if args.retry else "were already done")
+            + ", "
             f"{summary.ok} ran now, {summary.failed} failed"
             + ("; `--retry failed` runs the failed ones again" if summary.failed else "")
         )
