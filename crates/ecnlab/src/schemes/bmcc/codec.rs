@@ -6,7 +6,7 @@ use super::{probe_threshold, Adpm};
 use crate::cc::Signal;
 use crate::packet::Packet;
 use crate::schemes::vcp::codec::LoadSetup;
-use crate::tcp::codec::{Codec, Handshake, TcpInfo};
+use crate::tcp::codec::{Codec, TcpInfo};
 use crate::wire::{Ecn, TcpFlags};
 
 /// One data packet's probe: its IP-ID and whether it arrived marked.
@@ -19,7 +19,6 @@ struct Report {
 #[derive(Default)]
 pub struct BmccCodec {
     setup: LoadSetup,
-    negotiated: bool,
     // ---- data sender
     adpm: Adpm,
     /// Reports received.
@@ -75,21 +74,10 @@ impl Codec for BmccCodec {
         "bmcc"
     }
 
-    fn handshake_out(&mut self, kind: Handshake, pkt: &mut Packet) {
-        self.setup.handshake_out(kind, pkt);
-    }
-
-    fn handshake_in(&mut self, kind: Handshake, pkt: &Packet) {
-        self.setup.handshake_in(kind, pkt);
-        self.negotiated = self.setup.negotiated();
-    }
-
-    fn negotiated(&self) -> bool {
-        self.negotiated
-    }
+    crate::tcp::codecs::negotiation_via_setup!();
 
     fn data_out(&mut self, pkt: &mut Packet, _retransmission: bool, _info: &TcpInfo) {
-        pkt.ip.ecn = if self.negotiated {
+        pkt.ip.ecn = if self.negotiated() {
             Ecn::ECT0
         } else {
             Ecn::NOT_ECT
@@ -97,7 +85,7 @@ impl Codec for BmccCodec {
     }
 
     fn ack_in(&mut self, pkt: &Packet, info: &TcpInfo) -> Option<Signal> {
-        if !self.negotiated {
+        if !self.negotiated() {
             return None;
         }
         let t = pkt.tcp()?;
@@ -117,7 +105,7 @@ impl Codec for BmccCodec {
     }
 
     fn data_in(&mut self, pkt: &Packet) -> bool {
-        if self.negotiated && pkt.ip.ecn != Ecn::NOT_ECT {
+        if self.negotiated() && pkt.ip.ecn != Ecn::NOT_ECT {
             let r = Report {
                 ident: pkt.ip.ident,
                 marked: pkt.ip.ecn == Ecn::CE,
@@ -133,7 +121,7 @@ impl Codec for BmccCodec {
     fn ack_out(&mut self, pkt: &mut Packet) {
         // Only pure ACKs carry a report: a data segment's own IP-ID is a probe for the routers
         // it crosses.
-        if !self.negotiated || pkt.payload_len > 0 {
+        if !self.negotiated() || pkt.payload_len > 0 {
             return;
         }
         let r = self.pending.take();
@@ -154,7 +142,7 @@ mod tests {
 
     fn negotiated() -> BmccCodec {
         let mut c = BmccCodec::new();
-        c.negotiated = true;
+        c.setup = LoadSetup::done();
         c
     }
 

@@ -11,7 +11,7 @@
 use super::{codepoint, Escalation, Level};
 use crate::cc::Signal;
 use crate::packet::Packet;
-use crate::tcp::codec::{Codec, Handshake, TcpInfo};
+use crate::tcp::codec::{Codec, TcpInfo};
 use crate::tcp::codecs::EcnSetup;
 use crate::wire::{Ecn, TcpFlags};
 use serde::{Deserialize, Serialize};
@@ -99,17 +99,7 @@ impl Codec for MecnCodec {
         "mecn"
     }
 
-    fn handshake_out(&mut self, kind: Handshake, pkt: &mut Packet) {
-        self.setup.handshake_out(kind, pkt);
-    }
-
-    fn handshake_in(&mut self, kind: Handshake, pkt: &Packet) {
-        self.setup.handshake_in(kind, pkt);
-    }
-
-    fn negotiated(&self) -> bool {
-        self.setup.negotiated()
-    }
+    crate::tcp::codecs::negotiation_via_setup!();
 
     fn data_out(&mut self, pkt: &mut Packet, retransmission: bool, info: &TcpInfo) {
         if !self.negotiated() {
@@ -196,6 +186,7 @@ impl Codec for MecnCodec {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tcp::codec::Handshake;
     use crate::wire::{Ipv4Repr, TcpRepr};
 
     fn seg(payload: u32, ecn: Ecn, flags: u16) -> Packet {

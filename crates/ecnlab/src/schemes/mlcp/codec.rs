@@ -7,7 +7,7 @@ use crate::cc::Signal;
 use crate::marker::load::INTERVAL_SET_MS;
 use crate::packet::Packet;
 use crate::schemes::vcp::codec::LoadSetup;
-use crate::tcp::codec::{Codec, Handshake, TcpInfo};
+use crate::tcp::codec::{Codec, TcpInfo};
 use crate::time::{Time, MS, US};
 use crate::wire::Ecn;
 
@@ -46,7 +46,6 @@ impl Fields {
 #[derive(Default)]
 pub struct MlcpCodec {
     setup: LoadSetup,
-    negotiated: bool,
     // ---- data receiver
     pending: Option<Fields>,
     last: Fields,
@@ -63,23 +62,12 @@ impl Codec for MlcpCodec {
         "mlcp"
     }
 
-    fn handshake_out(&mut self, kind: Handshake, pkt: &mut Packet) {
-        self.setup.handshake_out(kind, pkt);
-    }
-
-    fn handshake_in(&mut self, kind: Handshake, pkt: &Packet) {
-        self.setup.handshake_in(kind, pkt);
-        self.negotiated = self.setup.negotiated();
-    }
-
-    fn negotiated(&self) -> bool {
-        self.negotiated
-    }
+    crate::tcp::codecs::negotiation_via_setup!();
 
     fn data_out(&mut self, pkt: &mut Packet, _retransmission: bool, info: &TcpInfo) {
         pkt.meta.ideal_load = 0;
         pkt.meta.ideal_interval = 0;
-        if !self.negotiated {
+        if !self.negotiated() {
             pkt.ip.ecn = Ecn::NOT_ECT;
             return;
         }
@@ -88,7 +76,7 @@ impl Codec for MlcpCodec {
     }
 
     fn ack_in(&mut self, pkt: &Packet, info: &TcpInfo) -> Option<Signal> {
-        if !self.negotiated || info.acked_bytes == 0 {
+        if !self.negotiated() || info.acked_bytes == 0 {
             return None;
         }
         let code = pkt.meta.ideal_load.min(TOP_CODE);
@@ -103,7 +91,7 @@ impl Codec for MlcpCodec {
     }
 
     fn data_in(&mut self, pkt: &Packet) -> bool {
-        if self.negotiated {
+        if self.negotiated() {
             let f = Fields::of(pkt);
             self.pending = Some(self.pending.map_or(f, |p| p.max(f)));
             self.last = f;
@@ -112,7 +100,7 @@ impl Codec for MlcpCodec {
     }
 
     fn ack_out(&mut self, pkt: &mut Packet) {
-        if !self.negotiated {
+        if !self.negotiated() {
             return;
         }
         let f = self.pending.take().unwrap_or(self.last);
@@ -132,7 +120,7 @@ mod tests {
 
     fn negotiated() -> MlcpCodec {
         let mut c = MlcpCodec::new();
-        c.negotiated = true;
+        c.setup = LoadSetup::done();
         c
     }
 

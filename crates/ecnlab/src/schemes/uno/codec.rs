@@ -7,7 +7,7 @@ use super::{t_rho_code, Encoding, NO_ROUTER, OVERLOAD, T_RHO_SET_MS};
 use crate::cc::Signal;
 use crate::packet::Packet;
 use crate::schemes::vcp::codec::LoadSetup;
-use crate::tcp::codec::{Codec, Handshake, TcpInfo};
+use crate::tcp::codec::{Codec, TcpInfo};
 use crate::time::{Time, MS};
 use crate::wire::{Ecn, TcpFlags};
 use std::collections::VecDeque;
@@ -53,7 +53,6 @@ struct Block {
 pub struct UnoCodec {
     encoding: Encoding,
     setup: LoadSetup,
-    negotiated: bool,
     // ---- data sender
     /// Each data segment in flight: its end sequence number (wire space) and IP-ID.
     sent: VecDeque<(u32, u16)>,
@@ -83,7 +82,6 @@ impl UnoCodec {
         UnoCodec {
             encoding,
             setup: LoadSetup::default(),
-            negotiated: false,
             sent: VecDeque::with_capacity(64),
             block: Block::default(),
             rtt_covered: 0,
@@ -166,21 +164,10 @@ impl Codec for UnoCodec {
         }
     }
 
-    fn handshake_out(&mut self, kind: Handshake, pkt: &mut Packet) {
-        self.setup.handshake_out(kind, pkt);
-    }
-
-    fn handshake_in(&mut self, kind: Handshake, pkt: &Packet) {
-        self.setup.handshake_in(kind, pkt);
-        self.negotiated = self.setup.negotiated();
-    }
-
-    fn negotiated(&self) -> bool {
-        self.negotiated
-    }
+    crate::tcp::codecs::negotiation_via_setup!();
 
     fn data_out(&mut self, pkt: &mut Packet, retransmission: bool, info: &TcpInfo) {
-        if !self.negotiated {
+        if !self.negotiated() {
             pkt.ip.ecn = Ecn::NOT_ECT;
             return;
         }
@@ -207,7 +194,7 @@ impl Codec for UnoCodec {
     }
 
     fn ack_in(&mut self, pkt: &Packet, info: &TcpInfo) -> Option<Signal> {
-        if !self.negotiated {
+        if !self.negotiated() {
             return None;
         }
         self.note_losses(info);
@@ -261,7 +248,7 @@ impl Codec for UnoCodec {
     }
 
     fn data_in(&mut self, pkt: &Packet) -> bool {
-        if !self.negotiated {
+        if !self.negotiated() {
             return false;
         }
         let bits = pkt.ip.ecn.bits();
@@ -294,7 +281,7 @@ impl Codec for UnoCodec {
     }
 
     fn ack_out(&mut self, pkt: &mut Packet) {
-        if !self.negotiated {
+        if !self.negotiated() {
             return;
         }
         if self.encoding == Encoding::Header {
@@ -329,6 +316,7 @@ impl Codec for UnoCodec {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tcp::codec::Handshake;
     use crate::wire::{Ipv4Repr, TcpRepr};
 
     const MSS: u32 = 1000;

@@ -21,6 +21,15 @@ pub(crate) struct LoadSetup {
 const SETUP: u16 = TcpFlags::ECE | TcpFlags::CWR | TcpFlags::AE;
 
 impl LoadSetup {
+    /// A setup that has negotiated (for tests of what follows the handshake).
+    #[cfg(test)]
+    pub(crate) fn done() -> Self {
+        LoadSetup {
+            peer_asked: true,
+            negotiated: true,
+        }
+    }
+
     pub(crate) fn negotiated(&self) -> bool {
         self.negotiated
     }
@@ -57,7 +66,6 @@ impl LoadSetup {
 
 pub struct VcpCodec {
     setup: LoadSetup,
-    negotiated: bool,
     /// Data segments carry the sender's smoothed RTT for the routers (HFCC's adaptive `t_p`;
     /// an imagined header field, as XCP and MLCP have).
     rtt_hint: bool,
@@ -80,7 +88,6 @@ impl VcpCodec {
     pub fn new() -> Self {
         VcpCodec {
             setup: LoadSetup::default(),
-            negotiated: false,
             rtt_hint: false,
             pending: None,
             last: None,
@@ -109,34 +116,23 @@ impl Codec for VcpCodec {
         }
     }
 
-    fn handshake_out(&mut self, kind: Handshake, pkt: &mut Packet) {
-        self.setup.handshake_out(kind, pkt);
-    }
-
-    fn handshake_in(&mut self, kind: Handshake, pkt: &Packet) {
-        self.setup.handshake_in(kind, pkt);
-        self.negotiated = self.setup.negotiated();
-    }
-
-    fn negotiated(&self) -> bool {
-        self.negotiated
-    }
+    crate::tcp::codecs::negotiation_via_setup!();
 
     fn data_out(&mut self, pkt: &mut Packet, _retransmission: bool, info: &TcpInfo) {
         // Retransmissions carry the code too: the load they collect is as valid (ns-2 stamps
         // every segment it outputs).
-        pkt.ip.ecn = if self.negotiated {
+        pkt.ip.ecn = if self.negotiated() {
             LoadCode::Low.ecn()
         } else {
             Ecn::NOT_ECT
         };
-        if self.rtt_hint && self.negotiated {
+        if self.rtt_hint && self.negotiated() {
             pkt.meta.rtt_hint_us = (info.srtt / US).min(u32::MAX as Time) as u32;
         }
     }
 
     fn ack_in(&mut self, pkt: &Packet, info: &TcpInfo) -> Option<Signal> {
-        if !self.negotiated || info.acked_bytes == 0 {
+        if !self.negotiated() || info.acked_bytes == 0 {
             // Only ACKs of new data drive the window (duplicates go to loss recovery).
             return None;
         }
@@ -146,7 +142,7 @@ impl Codec for VcpCodec {
     }
 
     fn data_in(&mut self, pkt: &Packet) -> bool {
-        if self.negotiated {
+        if self.negotiated() {
             if let Some(c) = LoadCode::from_ecn(pkt.ip.ecn) {
                 self.pending = self.pending.max(Some(c));
                 self.last = Some(c);
@@ -160,7 +156,7 @@ impl Codec for VcpCodec {
     }
 
     fn ack_out(&mut self, pkt: &mut Packet) {
-        if !self.negotiated {
+        if !self.negotiated() {
             return;
         }
         let code = self.pending.take().or(self.last);

@@ -15,7 +15,7 @@
 use super::{has_flag, set_flag, EcnSetup};
 use crate::cc::Signal;
 use crate::packet::Packet;
-use crate::tcp::codec::{Codec, Handshake, TcpInfo};
+use crate::tcp::codec::{Codec, TcpInfo};
 use crate::wire::{Ecn, TcpFlags};
 
 #[derive(Clone, Debug, Default)]
@@ -39,15 +39,7 @@ impl Codec for Dctcp {
     fn name(&self) -> &'static str {
         "dctcp"
     }
-    fn handshake_out(&mut self, kind: Handshake, pkt: &mut Packet) {
-        self.setup.handshake_out(kind, pkt);
-    }
-    fn handshake_in(&mut self, kind: Handshake, pkt: &Packet) {
-        self.setup.handshake_in(kind, pkt);
-    }
-    fn negotiated(&self) -> bool {
-        self.setup.negotiated()
-    }
+    crate::tcp::codecs::negotiation_via_setup!();
 
     fn data_out(&mut self, pkt: &mut Packet, _retransmission: bool, _info: &TcpInfo) {
         pkt.ip.ecn = if self.negotiated() && pkt.payload_len > 0 {

@@ -29,6 +29,34 @@ pub fn by_name(name: &str) -> Result<Box<dyn Codec>, String> {
     }
 }
 
+/// The [`Codec`] methods of negotiation for a codec whose handshake is a `setup` field's
+/// ([`EcnSetup`], or a scheme's own with the same three methods): `handshake_out`,
+/// `handshake_in`, `negotiated`.
+macro_rules! negotiation_via_setup {
+    () => {
+        fn handshake_out(
+            &mut self,
+            kind: $crate::tcp::codec::Handshake,
+            pkt: &mut $crate::packet::Packet,
+        ) {
+            self.setup.handshake_out(kind, pkt);
+        }
+
+        fn handshake_in(
+            &mut self,
+            kind: $crate::tcp::codec::Handshake,
+            pkt: &$crate::packet::Packet,
+        ) {
+            self.setup.handshake_in(kind, pkt);
+        }
+
+        fn negotiated(&self) -> bool {
+            self.setup.negotiated()
+        }
+    };
+}
+pub(crate) use negotiation_via_setup;
+
 #[inline]
 pub(crate) fn set_flag(pkt: &mut Packet, flag: u16, on: bool) {
     if let Some(t) = pkt.tcp_mut() {

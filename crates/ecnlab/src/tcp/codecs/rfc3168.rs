@@ -14,7 +14,7 @@
 use super::{has_flag, set_flag, EcnSetup};
 use crate::cc::Signal;
 use crate::packet::Packet;
-use crate::tcp::codec::{Codec, Handshake, TcpInfo};
+use crate::tcp::codec::{Codec, TcpInfo};
 use crate::wire::{Ecn, TcpFlags};
 
 #[derive(Clone, Debug, Default)]
@@ -52,15 +52,7 @@ impl Codec for Rfc3168 {
     fn name(&self) -> &'static str {
         "ecn"
     }
-    fn handshake_out(&mut self, kind: Handshake, pkt: &mut Packet) {
-        self.setup.handshake_out(kind, pkt);
-    }
-    fn handshake_in(&mut self, kind: Handshake, pkt: &Packet) {
-        self.setup.handshake_in(kind, pkt);
-    }
-    fn negotiated(&self) -> bool {
-        self.setup.negotiated()
-    }
+    crate::tcp::codecs::negotiation_via_setup!();
 
     fn data_out(&mut self, pkt: &mut Packet, retransmission: bool, info: &TcpInfo) {
         if !self.negotiated() {
