@@ -15,7 +15,7 @@
 //!   interval on.
 
 use super::PortView;
-use crate::time::{from_secs, to_secs, Time};
+use crate::time::{from_secs, to_secs, Time, MS};
 
 /// Parameters of a [`LoadMeter`]; schemes expose them under their own names.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -98,6 +98,64 @@ pub fn nearest_interval_code(ms: f64) -> u8 {
         }
     }
     best as u8
+}
+
+/// A router's interval adapted to its flows (UNO §III-B, MLCP): the mean of the RTTs its
+/// senders announce — an EWMA of weight `weight`, started at the first sample — and the
+/// element of [`INTERVAL_SET_MS`] nearest it, which [`apply`](Self::apply) gives the meter.
+#[derive(Clone, Debug)]
+pub struct AdaptiveInterval {
+    weight: f64,
+    mean_ms: Option<f64>,
+    code: u8,
+    /// RTT samples received.
+    pub samples: u64,
+}
+
+impl AdaptiveInterval {
+    /// Starts at the interval nearest `initial_s`.
+    pub fn new(weight: f64, initial_s: f64) -> Self {
+        AdaptiveInterval {
+            weight,
+            mean_ms: None,
+            code: nearest_interval_code(initial_s * 1e3),
+            samples: 0,
+        }
+    }
+
+    /// Checks the `rtt_weight` of a marker's configuration.
+    pub fn validate_weight(weight: f64) -> Result<(), String> {
+        if weight > 0.0 && weight <= 1.0 {
+            Ok(())
+        } else {
+            Err(format!("rtt_weight: {weight} is outside (0, 1]"))
+        }
+    }
+
+    #[inline]
+    pub fn observe(&mut self, rtt_ms: f64) {
+        let a = self.weight;
+        self.mean_ms = Some(self.mean_ms.map_or(rtt_ms, |m| a * rtt_ms + (1.0 - a) * m));
+        self.samples += 1;
+    }
+
+    /// The mean RTT in milliseconds, once a sender has announced one.
+    pub fn mean_ms(&self) -> Option<f64> {
+        self.mean_ms
+    }
+
+    /// The index in the set of the interval in force.
+    pub fn code(&self) -> u8 {
+        self.code
+    }
+
+    /// Moves `meter` to the interval nearest the mean (nothing before the first sample).
+    pub fn apply(&mut self, meter: &mut LoadMeter) {
+        if let Some(m) = self.mean_ms {
+            self.code = nearest_interval_code(m);
+            meter.set_interval(INTERVAL_SET_MS[self.code as usize] as Time * MS);
+        }
+    }
 }
 
 /// MLCP's smoothed mean RTT of the packets crossing a port (HFCC eqs. 11–12): every window

@@ -1,7 +1,7 @@
 //! MLCP's router: VCP's load factor in 15 levels, and `t_p` from the flows' mean RTT.
 
 use super::{code_of, TOP_CODE};
-use crate::marker::load::{nearest_interval_code, LoadMeter, LoadMeterConfig, INTERVAL_SET_MS};
+use crate::marker::load::{AdaptiveInterval, LoadMeter, LoadMeterConfig, INTERVAL_SET_MS};
 use crate::marker::{Marker, PortView};
 use crate::packet::Packet;
 use crate::time::{Time, MS};
@@ -53,9 +53,7 @@ impl MlcpMarkerConfig {
 
     pub fn validate(&self) -> Result<(), String> {
         self.meter().validate()?;
-        if !(self.rtt_weight > 0.0 && self.rtt_weight <= 1.0) {
-            return Err(format!("rtt_weight: {} is outside (0, 1]", self.rtt_weight));
-        }
+        AdaptiveInterval::validate_weight(self.rtt_weight)?;
         let shortest = INTERVAL_SET_MS[0] as f64 / 1e3;
         if self.adapt_t_p && self.t_q_s > shortest {
             return Err(format!(
@@ -71,8 +69,7 @@ pub struct MlcpMarker {
     cfg: MlcpMarkerConfig,
     meter: LoadMeter,
     code: u8,
-    mean_rtt_ms: Option<f64>,
-    interval_code: u8,
+    interval: AdaptiveInterval,
 }
 
 impl MlcpMarker {
@@ -80,10 +77,9 @@ impl MlcpMarker {
         cfg.validate()?;
         Ok(MlcpMarker {
             meter: LoadMeter::new(cfg.meter())?,
-            interval_code: nearest_interval_code(cfg.t_p_s * 1e3),
+            interval: AdaptiveInterval::new(cfg.rtt_weight, cfg.t_p_s),
             cfg,
             code: 1,
-            mean_rtt_ms: None,
         })
     }
 
@@ -93,12 +89,12 @@ impl MlcpMarker {
     }
 
     pub fn mean_rtt_ms(&self) -> Option<f64> {
-        self.mean_rtt_ms
+        self.interval.mean_ms()
     }
 
     /// The index in S of the `t_p` in force.
     pub fn interval_code(&self) -> u8 {
-        self.interval_code
+        self.interval.code()
     }
 }
 
@@ -108,9 +104,7 @@ impl Marker for MlcpMarker {
         self.meter.on_arrival(pkt.wire_len());
         let rtt_us = pkt.meta.rtt_hint_us;
         if rtt_us > 0 {
-            let rtt = rtt_us as f64 / 1e3;
-            let a = self.cfg.rtt_weight;
-            self.mean_rtt_ms = Some(self.mean_rtt_ms.map_or(rtt, |m| a * rtt + (1.0 - a) * m));
+            self.interval.observe(rtt_us as f64 / 1e3);
         }
     }
 
@@ -120,7 +114,7 @@ impl Marker for MlcpMarker {
             return;
         }
         let m = &mut pkt.meta;
-        let own = self.interval_code + 1;
+        let own = self.interval.code() + 1;
         if self.code > m.ideal_load {
             m.ideal_load = self.code;
             m.ideal_interval = own;
@@ -139,10 +133,8 @@ impl Marker for MlcpMarker {
         }
         self.code = code_of(self.meter.load_factor());
         debug_assert!((1..=TOP_CODE).contains(&self.code));
-        if let (true, Some(m)) = (self.cfg.adapt_t_p, self.mean_rtt_ms) {
-            self.interval_code = nearest_interval_code(m);
-            self.meter
-                .set_interval(INTERVAL_SET_MS[self.interval_code as usize] as Time * MS);
+        if self.cfg.adapt_t_p {
+            self.interval.apply(&mut self.meter);
         }
     }
 

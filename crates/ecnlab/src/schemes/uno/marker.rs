@@ -2,8 +2,8 @@
 //! into the packets whose IP-ID residue matches (§II-A); with two bits, also the flows' mean
 //! RTT in, and the router's `t_ρ` code out (§II-B).
 
-use super::{level_of, t_rho_code, Encoding, StampRule, HIGH, T_RHO_SET_MS};
-use crate::marker::load::{validate_bands, LoadMeter, LoadMeterConfig};
+use super::{level_of, Encoding, StampRule, HIGH, T_RHO_SET_MS};
+use crate::marker::load::{validate_bands, AdaptiveInterval, LoadMeter, LoadMeterConfig};
 use crate::marker::{Marker, PortView};
 use crate::packet::Packet;
 use crate::time::{Time, MS};
@@ -67,9 +67,7 @@ impl UnoMarkerConfig {
     pub fn validate(&self) -> Result<(), String> {
         self.meter().validate()?;
         validate_bands(self.low_load, self.overload)?;
-        if !(self.rtt_weight > 0.0 && self.rtt_weight <= 1.0) {
-            return Err(format!("rtt_weight: {} is outside (0, 1]", self.rtt_weight));
-        }
+        AdaptiveInterval::validate_weight(self.rtt_weight)?;
         if self.adapt_t_rho && self.encoding == Encoding::TwoBit {
             let min = T_RHO_SET_MS[0] as f64 / 1e3;
             if self.t_q_s > min {
@@ -87,25 +85,18 @@ pub struct UnoMarker {
     cfg: UnoMarkerConfig,
     meter: LoadMeter,
     level: u8,
-    /// m̄ in milliseconds; None before the first RTT sample.
-    mean_rtt_ms: Option<f64>,
-    /// The code of this router's `t_ρ` in S.
-    t_rho_code: u8,
-    /// RTT samples received through the RTT bit.
-    pub rtt_samples: u64,
+    /// m̄ and this router's `t_ρ` in S; its samples come through the RTT bit.
+    interval: AdaptiveInterval,
 }
 
 impl UnoMarker {
     pub fn new(cfg: UnoMarkerConfig) -> Result<Self, String> {
         cfg.validate()?;
-        let t_rho_code = t_rho_code(cfg.t_rho_s * 1e3);
         Ok(UnoMarker {
             meter: LoadMeter::new(cfg.meter())?,
+            interval: AdaptiveInterval::new(cfg.rtt_weight, cfg.t_rho_s),
             cfg,
             level: 0,
-            mean_rtt_ms: None,
-            t_rho_code,
-            rtt_samples: 0,
         })
     }
 
@@ -120,12 +111,12 @@ impl UnoMarker {
 
     /// m̄ in milliseconds, once a sender has told one.
     pub fn mean_rtt_ms(&self) -> Option<f64> {
-        self.mean_rtt_ms
+        self.interval.mean_ms()
     }
 
     /// The `t_ρ` code this router announces (two bits).
     pub fn t_rho_code(&self) -> u8 {
-        self.t_rho_code
+        self.interval.code()
     }
 
     /// The load interval now in force.
@@ -151,13 +142,8 @@ impl Marker for UnoMarker {
             && pkt.ip.ident & 0b1000 == 0
             && pkt.ip.ecn.bits() & 0b01 != 0
         {
-            let rtt = T_RHO_SET_MS[(pkt.ip.ident & 0b111) as usize] as f64;
-            let a = self.cfg.rtt_weight;
-            self.mean_rtt_ms = Some(match self.mean_rtt_ms {
-                Some(m) => a * rtt + (1.0 - a) * m,
-                None => rtt,
-            });
-            self.rtt_samples += 1;
+            self.interval
+                .observe(T_RHO_SET_MS[(pkt.ip.ident & 0b111) as usize] as f64);
         }
     }
 
@@ -175,7 +161,7 @@ impl Marker for UnoMarker {
                 if self.stamps(residue) {
                     bits |= 0b10;
                 }
-                if pkt.ip.ident & 0b1000 != 0 && residue == self.t_rho_code {
+                if pkt.ip.ident & 0b1000 != 0 && residue == self.interval.code() {
                     bits |= 0b01;
                 }
                 pkt.ip.ecn = Ecn(bits);
@@ -203,11 +189,7 @@ impl Marker for UnoMarker {
         );
         debug_assert!(self.level <= HIGH + 1);
         if self.cfg.encoding == Encoding::TwoBit && self.cfg.adapt_t_rho {
-            if let Some(m) = self.mean_rtt_ms {
-                self.t_rho_code = t_rho_code(m);
-                self.meter
-                    .set_interval(T_RHO_SET_MS[self.t_rho_code as usize] as Time * MS);
-            }
+            self.interval.apply(&mut self.meter);
         }
     }
 
@@ -299,7 +281,7 @@ mod tests {
             let mut p = pkt(ident, if bit { Ecn::ECT1 } else { Ecn::NOT_ECT });
             m.on_arrival(&view(0), &mut p);
         }
-        assert_eq!(m.rtt_samples, 10);
+        assert_eq!(m.interval.samples, 10);
         assert_eq!(m.mean_rtt_ms(), Some(80.0));
         // One sender at 600 ms: m̄ = 0.02·600 + 0.98·80.
         let mut p = pkt(3, Ecn::ECT1);
