@@ -46,6 +46,18 @@ pub enum Signal {
     LoadFactor { low_milli: u32, high_milli: u32 },
 }
 
+impl Signal {
+    /// A load code and the routers' interval when the signal carries one: `Load` and
+    /// `LoadInterval` (the controllers of UNO and MLCP read both alike).
+    pub fn load_code(self) -> Option<(u8, Option<Time>)> {
+        match self {
+            Signal::Load(code) => Some((code, None)),
+            Signal::LoadInterval { code, t_rho } => Some((code, Some(t_rho))),
+            _ => None,
+        }
+    }
+}
+
 /// Everything a controller may want to know about one ACK.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct AckEvent {

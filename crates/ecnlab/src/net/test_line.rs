@@ -30,6 +30,38 @@ pub(crate) fn line(sim: &mut Sim, bottleneck: &LinkSpec, queue: Box<dyn Qdisc>) 
     Line { s, d, bottleneck }
 }
 
+/// [`line`] with two senders: `s1`, `s2 —100 Mb/s, 1 ms— r1`.
+pub(crate) struct Fork {
+    pub s1: NodeId,
+    pub s2: NodeId,
+    pub d: NodeId,
+    /// r1's port towards r2, and r2's towards d.
+    pub bottleneck: PortId,
+    pub egress: PortId,
+}
+
+pub(crate) fn fork(sim: &mut Sim, bottleneck: &LinkSpec, queue: Box<dyn Qdisc>) -> Fork {
+    let (s1, s2, r1, r2, d) = (
+        sim.add_host("s1"),
+        sim.add_host("s2"),
+        sim.add_router("r1"),
+        sim.add_router("r2"),
+        sim.add_host("d"),
+    );
+    let access = LinkSpec::new(100_000_000, MS);
+    sim.connect(s1, r1, &access, droptail(1000), droptail(1000));
+    sim.connect(s2, r1, &access, droptail(1000), droptail(1000));
+    let (bottleneck, _) = sim.connect(r1, r2, bottleneck, queue, droptail(1000));
+    let (egress, _) = sim.connect(r2, d, &access, droptail(1000), droptail(1000));
+    Fork {
+        s1,
+        s2,
+        d,
+        bottleneck,
+        egress,
+    }
+}
+
 /// What [`two_flows`] measured.
 pub(crate) struct TwoFlows {
     /// Bottleneck busy fraction from 10 s to 40 s.
@@ -45,6 +77,21 @@ impl TwoFlows {
     pub fn jain(&self) -> f64 {
         let [a, b] = self.goodput;
         (a + b).powi(2) / (2.0 * (a * a + b * b))
+    }
+
+    /// After the start: the link more than 80 % busy, no drop, Jain's index above 0.8.
+    pub fn assert_full_lossless_and_shared(&self) {
+        eprintln!(
+            "busy {:.3} drops {} then {} goodput {:.2}/{:.2} Mb/s",
+            self.busy,
+            self.start_drops,
+            self.drops,
+            self.goodput[0] / 1e6,
+            self.goodput[1] / 1e6
+        );
+        assert!(self.busy > 0.8, "busy {}", self.busy);
+        assert_eq!(self.drops, 0);
+        assert!(self.jain() > 0.8, "Jain {}", self.jain());
     }
 }
 
@@ -64,19 +111,13 @@ pub(crate) fn two_flows(
     use crate::tcp::{add_tcp_flow, TcpConfig, TcpFlowSpec};
     use crate::time::SEC;
     let mut sim = Sim::new(5);
-    let (s1, s2, r1, r2, d) = (
-        sim.add_host("s1"),
-        sim.add_host("s2"),
-        sim.add_router("r1"),
-        sim.add_router("r2"),
-        sim.add_host("d"),
-    );
-    let access = LinkSpec::new(100_000_000, MS);
-    sim.connect(s1, r1, &access, droptail(1000), droptail(1000));
-    sim.connect(s2, r1, &access, droptail(1000), droptail(1000));
-    let bottleneck_link = LinkSpec::new(10_000_000, 18 * MS);
-    let (bottleneck, _) = sim.connect(r1, r2, &bottleneck_link, droptail(50), droptail(1000));
-    sim.connect(r2, d, &access, droptail(1000), droptail(1000));
+    let Fork {
+        s1,
+        s2,
+        d,
+        bottleneck,
+        ..
+    } = fork(&mut sim, &LinkSpec::new(10_000_000, 18 * MS), droptail(50));
     sim.set_marker(bottleneck, marker);
     for (name, src, start) in [("a", s1, 0), ("b", s2, 5 * SEC)] {
         let config = TcpConfig {

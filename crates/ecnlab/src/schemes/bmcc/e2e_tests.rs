@@ -16,15 +16,5 @@ fn two_flows_fill_the_link_and_share_it_without_loss_after_the_start() {
             Box::new(BmccCodec::new()),
         )
     });
-    eprintln!(
-        "busy {:.3} drops {} then {} goodput {:.2}/{:.2} Mb/s",
-        o.busy,
-        o.start_drops,
-        o.drops,
-        o.goodput[0] / 1e6,
-        o.goodput[1] / 1e6
-    );
-    assert!(o.busy > 0.8, "busy {}", o.busy);
-    assert_eq!(o.drops, 0);
-    assert!(o.jain() > 0.8, "Jain {}", o.jain());
+    o.assert_full_lossless_and_shared();
 }

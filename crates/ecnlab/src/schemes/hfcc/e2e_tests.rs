@@ -7,7 +7,7 @@ use super::*;
 use crate::aqm::PrioQueue;
 use crate::engine::rng;
 use crate::marker::{Marker, PortView};
-use crate::net::test_line::droptail;
+use crate::net::test_line::{droptail, fork, Fork};
 use crate::net::{LinkSpec, Sim};
 use crate::packet::Packet;
 use crate::schemes::vcp::VcpCodec;
@@ -31,26 +31,15 @@ impl Marker for Codes {
 
 fn run(fair_share: FairShare, u_th: f64) -> ([u64; 4], [u64; 4], f64, u64) {
     let mut sim = Sim::new(11);
-    let (s1, s2, r1, r2, d) = (
-        sim.add_host("s1"),
-        sim.add_host("s2"),
-        sim.add_router("r1"),
-        sim.add_router("r2"),
-        sim.add_host("d"),
-    );
-    let access = LinkSpec::new(100_000_000, MS);
-    sim.connect(s1, r1, &access, droptail(1000), droptail(1000));
-    sim.connect(s2, r1, &access, droptail(1000), droptail(1000));
     // BDP 50 packets; buffer max(BDP, 2 per flow).
     let prio = Box::new(PrioQueue::new(droptail(1000), droptail(50)));
-    let (bottleneck, _) = sim.connect(
-        r1,
-        r2,
-        &LinkSpec::new(10_000_000, 18 * MS),
-        prio,
-        droptail(1000),
-    );
-    let (egress, _) = sim.connect(r2, d, &access, droptail(1000), droptail(1000));
+    let Fork {
+        s1,
+        s2,
+        d,
+        bottleneck,
+        egress,
+    } = fork(&mut sim, &LinkSpec::new(10_000_000, 18 * MS), prio);
     let cfg = HfccMarkerConfig {
         fair_share,
         u_th,

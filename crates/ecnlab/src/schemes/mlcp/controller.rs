@@ -138,10 +138,8 @@ impl Controller for Mlcp {
     crate::schemes::vcp::delegate_window_to_vcp!();
 
     fn on_signal(&mut self, ev: &AckEvent, signal: Signal) {
-        let (code, t_p): (u8, Option<Time>) = match signal {
-            Signal::Load(c) => (c, None),
-            Signal::LoadInterval { code, t_rho } => (code, Some(t_rho)),
-            _ => return,
+        let Some((code, t_p)) = signal.load_code() else {
+            return;
         };
         if let Some(t) = t_p {
             self.vcp.set_t_rho(t);

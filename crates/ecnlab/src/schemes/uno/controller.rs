@@ -153,10 +153,8 @@ impl Controller for Ucp {
     crate::schemes::vcp::delegate_window_to_vcp!();
 
     fn on_signal(&mut self, ev: &AckEvent, signal: Signal) {
-        let (level, t_rho): (u8, Option<Time>) = match signal {
-            Signal::Load(l) => (l, None),
-            Signal::LoadInterval { code, t_rho } => (code, Some(t_rho)),
-            _ => return,
+        let Some((level, t_rho)) = signal.load_code() else {
+            return;
         };
         if level > NO_ROUTER {
             return;
