@@ -7,7 +7,6 @@ use super::{law_of, Law};
 use crate::cc::{AckEvent, Controller, Signal};
 use crate::net::Samples;
 use crate::schemes::vcp::{AiScaling, LoadCode, Vcp, VcpConfig};
-use crate::time::Time;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -158,7 +157,7 @@ impl Controller for Mlcp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::{MS, SEC};
+    use crate::time::{Time, MS, SEC};
 
     const MSS: u32 = 1000;
 

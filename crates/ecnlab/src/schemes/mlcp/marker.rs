@@ -4,7 +4,7 @@ use super::{code_of, TOP_CODE};
 use crate::marker::load::{AdaptiveInterval, LoadMeter, LoadMeterConfig, INTERVAL_SET_MS};
 use crate::marker::{Marker, PortView};
 use crate::packet::Packet;
-use crate::time::{Time, MS};
+use crate::time::Time;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -147,6 +147,7 @@ impl Marker for MlcpMarker {
 mod tests {
     use super::*;
     use crate::marker::testing::{run_timers_until, udp, view};
+    use crate::time::MS;
     use crate::wire::Ecn;
 
     fn pkt(ecn: Ecn, rtt_ms: u32) -> Packet {

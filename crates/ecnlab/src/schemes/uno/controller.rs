@@ -9,7 +9,6 @@ use super::{level_midpoint, HIGH, LOW_LEVELS, NO_ROUTER, OVERLOAD};
 use crate::cc::{AckEvent, Controller, Signal};
 use crate::net::Samples;
 use crate::schemes::vcp::{AiScaling, LoadCode, Vcp, VcpConfig};
-use crate::time::Time;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -176,7 +175,7 @@ impl Controller for Ucp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::{MS, SEC};
+    use crate::time::{Time, MS, SEC};
 
     const MSS: u32 = 1000;
 

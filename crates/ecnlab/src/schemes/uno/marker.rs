@@ -6,7 +6,7 @@ use super::{level_of, Encoding, StampRule, HIGH, T_RHO_SET_MS};
 use crate::marker::load::{validate_bands, AdaptiveInterval, LoadMeter, LoadMeterConfig};
 use crate::marker::{Marker, PortView};
 use crate::packet::Packet;
-use crate::time::{Time, MS};
+use crate::time::Time;
 use crate::wire::Ecn;
 use serde::{Deserialize, Serialize};
 
@@ -202,6 +202,7 @@ impl Marker for UnoMarker {
 mod tests {
     use super::*;
     use crate::marker::testing::{run_timers_until, udp as pkt, view};
+    use crate::time::MS;
 
     /// A marker whose first interval saw `bytes` arrive on a 10 Mb/s link (γ·C·t_ρ = 245 kB).
     fn at_load(cfg: UnoMarkerConfig, bytes: u32) -> UnoMarker {
