@@ -370,3 +370,26 @@ def test_two_sweeps_cannot_write_one_store(tmp_path):
     with pytest.raises(ecnlab.OutputError, match="holds a sweep over axes"):
         sw.Store(tmp_path / "s").open({"axes": [{"name": "K"}]})
     b.close()
+
+
+def test_runs_of_another_build_or_of_removed_points_leave_the_tables(grid_store, tmp_path, monkeypatch):
+    import shutil
+
+    out = tmp_path / "store"
+    shutil.copytree(grid_store, out)
+    # Fewer points: the others move to superseded/ and the tables hold exactly the sweep's.
+    fewer = sweep_text(GRID.replace("[5, 15]", "[5]"))
+    assert sw.run_sweep(fewer, out, workers=1, threads=True).ran == 0
+    assert ecnlab.read_sweep(out, "runs").collect().height == 4
+    assert len(list((out / "superseded" / "flows").glob("*.parquet"))) == 4
+    assert set(pl.scan_parquet(f"{out}/flows/*.parquet").collect()["min_th"]) == {5}
+    # Back to all points: they return without running.
+    assert sw.run_sweep(sweep_text(GRID), out, workers=1, threads=True).ran == 0
+    assert ecnlab.read_sweep(out, "runs").collect().height == 8
+    # Another build of the simulator: every run is run again, none counted twice.
+    monkeypatch.setattr(ecnlab._core, "source_hash", "0" * 16)
+    again = sw.run_sweep(sweep_text(GRID), out, workers=1, threads=True)
+    assert (again.ran, again.ok) == (8, 8)
+    runs = ecnlab.read_sweep(out, "runs").collect()
+    assert runs.height == 8 and set(runs["source_hash"]) == {"0" * 16}
+    assert ecnlab.read_sweep(out).collect().height == 16

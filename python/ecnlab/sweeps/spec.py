@@ -116,17 +116,20 @@ def _err(key: str, message: str) -> ScenarioError:
 # ------------------------------------------------------------------ key paths
 
 
+def _in_place(data: dict[str, Any]) -> Scenario:
+    """A Scenario over ``data`` itself (the constructor copies)."""
+    s = Scenario.__new__(Scenario)
+    s._data = data
+    return s
+
+
 def set_path(data: dict[str, Any], dotted: str, value: Any) -> None:
     """Sets ``dotted`` in ``data``; ``[*]`` stands for every element of a list."""
     if "[*]" not in dotted:
-        s = Scenario.__new__(Scenario)
-        s._data = data
-        s.set(dotted, value)
+        _in_place(data).set(dotted, value)
         return
     head, _, tail = dotted.partition("[*]")
-    s = Scenario.__new__(Scenario)
-    s._data = data
-    items = s.get(head)
+    items = _in_place(data).get(head)
     if not isinstance(items, list):
         raise ScenarioError(dotted, f"{head} is not a list in the base scenario, so {head}[*] sets nothing")
     if not items:

@@ -9,6 +9,8 @@ Layout of ``DIR``::
     flows/<key>.parquet         the run's tables, each row with the run's key and axis values
     ports/<key>.parquet
     timeseries/<key>.parquet
+    superseded/<table>/         runs that are not points of the sweep as last run (removed
+                                points; runs of another build of the simulator)
 
 so each table reads in one line, axis values as columns::
 
@@ -109,6 +111,8 @@ class Store:
         except OSError as e:
             raise OutputError(f"cannot write in {r}: {e.strerror or e}") from None
         self._orphans()
+        if "points" in description:
+            self._supersede({p["run_key"] for p in description["points"]})
         self._write_text(
             MARKER,
             json.dumps(dict(description, ecnlab_version=_core.__version__, source_hash=_core.source_hash), indent=2, default=str) + "\n",
@@ -127,6 +131,22 @@ class Store:
             for f in (self.root / t).glob("*.parquet"):
                 if f.stem not in committed:
                     f.unlink(missing_ok=True)
+
+    def _supersede(self, current: set[str]) -> None:
+        """Moves the runs that are not points of the current sweep (points since removed, or
+        runs of another build of the simulator) to ``superseded/``, so that a table's files
+        are exactly the current sweep's; brings back those that are points again. A run
+        leaves with its row first and comes back with its row last."""
+        old = self.root / "superseded"
+        for t in ("runs",) + TABLES:
+            for f in list((self.root / t).glob("*.parquet")):
+                if f.stem not in current:
+                    (old / t).mkdir(parents=True, exist_ok=True)
+                    os.replace(f, old / t / f.name)
+        for t in TABLES + ("runs",):
+            for f in list((old / t).glob("*.parquet")) if (old / t).is_dir() else []:
+                if f.stem in current:
+                    os.replace(f, self.root / t / f.name)
 
     def description(self) -> dict[str, Any] | None:
         try:
