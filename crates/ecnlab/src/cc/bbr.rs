@@ -992,6 +992,7 @@ mod tests {
             min_rtt: BASE,
             bytes_in_flight: inflight,
             in_recovery,
+            in_cwnd_reduction: in_recovery,
             delivery_rate: None,
             app_limited: false,
             delivered,

@@ -19,8 +19,8 @@
 //!   cwnd·(1+β)/2 when cwnd had not regained the previous W_max.
 //! - The Reno-friendly region never lowers cwnd on an ACK (cwnd = max(cwnd, W_est)).
 //! - Fast recovery, ECN and timeout handling follow [`super::newreno`]: no growth during fast
-//!   recovery, cwnd = ssthresh at its end, no growth on the ACK whose ECN signal reduced the
-//!   window, loss window of 1 SMSS after a timeout with ssthresh from β.
+//!   recovery and the connection's CWR round after an ECN reduction, cwnd = ssthresh at
+//!   their end, one reduction per window, loss window of 1 SMSS after a timeout with ssthresh from β.
 //! - Slow start is Reno's with byte counting (L = `abc_limit`), or HyStart++ (RFC 9406) when
 //!   `hystart` is set — off by default, though RFC 9438 §4.10 recommends it, so that runs
 //!   compare with ns-3's and the papers' CUBIC; HyStart++ runs only in the initial slow start
@@ -279,6 +279,7 @@ impl Controller for Cubic {
         }
         if std::mem::take(&mut self.reduced_on_this_ack)
             || self.in_fast_recovery
+            || ev.in_cwnd_reduction
             || ev.acked_bytes == 0
         {
             return;
@@ -291,7 +292,7 @@ impl Controller for Cubic {
     }
 
     fn on_signal(&mut self, ev: &AckEvent, signal: Signal) {
-        if signal != Signal::Ecn || self.in_fast_recovery {
+        if signal != Signal::Ecn || self.in_fast_recovery || ev.in_cwnd_reduction {
             return;
         }
         self.reduce(ev.bytes_in_flight, 1.0);
@@ -337,6 +338,10 @@ impl Controller for Cubic {
 
     fn ssthresh(&self) -> u64 {
         self.ssthresh
+    }
+
+    fn cwr_state(&self) -> bool {
+        true
     }
 
     fn sample(&self, out: &mut crate::net::Samples) {

@@ -12,8 +12,9 @@
 //!   that ends a window counts in it, as in the RFC's step order.
 //! - The reduction happens on the first marked ACK once the previous reduction's window has
 //!   been acknowledged (RFC 3168's once per window, as Linux's CWR state), using α after this
-//!   ACK's update: cwnd ← max(cwnd·(1 − α/2), 2·SMSS), ssthresh ← cwnd. That ACK does not grow
-//!   the window; later ACKs of the window grow it as Reno would.
+//!   ACK's update: cwnd ← max(cwnd·(1 − α/2), 2·SMSS), ssthresh ← cwnd. Neither that ACK
+//!   nor the later ACKs of the window grow it: the connection holds its CWR round (Linux's
+//!   CWR state, [`Controller::cwr_state`]), and a loss in that round is not a second cut.
 //! - α starts at `initial_alpha` = 1 (§3.3: conservative start); g = 1/16.
 
 use super::newreno::{check_mss, CaIncrease, NewRenoConfig, ReduceFrom, RenoWindow};
@@ -138,7 +139,7 @@ impl Dctcp {
             }
             self.cwr_until_delivered = None;
         }
-        if self.in_fast_recovery {
+        if self.in_fast_recovery || ev.in_cwnd_reduction {
             return false;
         }
         let cwnd = (self.w.cwnd as f64 * (1.0 - self.alpha / 2.0)) as u64;
@@ -178,7 +179,7 @@ impl Controller for Dctcp {
         if marked > 0 && self.maybe_reduce(ev) {
             return;
         }
-        if !self.in_fast_recovery {
+        if !self.in_fast_recovery && !ev.in_cwnd_reduction {
             self.w.grow(ev.acked_bytes);
         }
     }
@@ -217,6 +218,10 @@ impl Controller for Dctcp {
 
     fn ssthresh(&self) -> u64 {
         self.w.ssthresh
+    }
+
+    fn cwr_state(&self) -> bool {
+        true
     }
 
     fn sample(&self, out: &mut crate::net::Samples) {

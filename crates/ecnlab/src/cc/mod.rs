@@ -9,7 +9,9 @@
 //! [`AckEvent::delivered`] / [`AckEvent::prior_delivered`] ([`round`]), so the connection must
 //! fill them; BBR also needs the delivery-rate fields and paces with [`Controller::pacing_rate`].
 //! Controllers keep their own fast-recovery state between `on_loss` and `on_recovery_end`;
-//! [`AckEvent::in_recovery`] only tells BBR when timeout recovery is over.
+//! [`AckEvent::in_recovery`] only tells BBR when timeout recovery is over. Controllers with
+//! [`Controller::cwr_state`] read [`AckEvent::in_cwnd_reduction`] instead of their own flags
+//! to hold the window, as Linux's CWR and Recovery states do.
 
 pub mod bbr;
 pub mod cubic;
@@ -73,6 +75,10 @@ pub struct AckEvent {
     pub bytes_in_flight: u64,
     /// The connection is in fast recovery (or RTO recovery).
     pub in_recovery: bool,
+    /// The connection is bringing the window down after a reduction: the CWR state (for
+    /// controllers with [`Controller::cwr_state`]) or fast recovery. Linux grows no window
+    /// then (`tcp_may_raise_cwnd`), and answers no ECN echo.
+    pub in_cwnd_reduction: bool,
     /// Delivery-rate sample (bytes/s) for rate-based controllers, and whether the sender was
     /// application-limited when the acknowledged data was sent.
     pub delivery_rate: Option<f64>,
@@ -107,6 +113,17 @@ pub trait Controller {
     /// Pacing rate in bytes per second, if the controller paces.
     fn pacing_rate(&self) -> Option<f64> {
         None
+    }
+    /// Whether the connection runs Linux's reduction round for this controller: a signal
+    /// that lowers the window puts the connection in the CWR state until the data then in
+    /// flight is acknowledged (`AckEvent::in_cwnd_reduction` is set; a loss found in that
+    /// window is repaired without a second reduction, `on_loss` is not called), and in CWR
+    /// and SACK recovery the window comes down by PRR (RFC 6937) unless the connection's
+    /// `cwnd_reduction` says otherwise. The baselines that reduce on signals (NewReno, CUBIC,
+    /// DCTCP) do; controllers that time their own reductions (freeze periods, per-ACK laws)
+    /// do not.
+    fn cwr_state(&self) -> bool {
+        false
     }
     /// Extra values worth sampling over time (e.g. DCTCP's alpha, BBR's state).
     fn sample(&self, _out: &mut crate::net::Samples) {}

@@ -24,10 +24,11 @@
 //! recovery.
 //!
 //! ECN (RFC 3168 §6.1.2): the same reduction as a loss, without retransmission, ignored during
-//! fast recovery (the window was already reduced for this window of data); the codec limits
-//! signals to one per window. A loss detected before the data in flight at the ECN reduction
-//! has been delivered (by the delivery count) belongs to that window: recovery starts without
-//! a second halving. The ACK that carries the signal does not also grow the window.
+//! fast recovery and in the connection's CWR round (the window was already reduced for this
+//! window of data); the codec limits signals to one per window. The connection holds the
+//! window through the CWR round and repairs a loss found in it without calling `on_loss`
+//! (RFC 3168 §6.1.2, Linux's CWR state; see [`Controller::cwr_state`]). The ACK that carries
+//! the signal does not also grow the window.
 //! cwnd does not go below 2·SMSS on ECN (the loss floor); RFC 3168's further backoff below one
 //! segment is not modelled. Other signal kinds are not NewReno's and are ignored.
 //!
@@ -258,12 +259,6 @@ pub struct NewReno {
     rto_without_progress: bool,
     /// The ACK being processed carried a signal that reduced the window.
     reduced_on_this_ack: bool,
-    /// Delivery count (`AckEvent::delivered`) of the latest ACK seen.
-    delivered: u64,
-    /// An ECN reduction covers the data in flight when it happened: until the delivery count
-    /// passes this mark, a loss belongs to the same window and is not answered by a second
-    /// reduction (RFC 3168 §6.1.2).
-    ecn_window_end: u64,
 }
 
 impl NewReno {
@@ -276,8 +271,6 @@ impl NewReno {
             in_fast_recovery: false,
             rto_without_progress: false,
             reduced_on_this_ack: false,
-            delivered: 0,
-            ecn_window_end: 0,
         })
     }
 
@@ -298,24 +291,24 @@ impl Controller for NewReno {
     }
 
     fn on_ack(&mut self, ev: &AckEvent) {
-        self.delivered = self.delivered.max(ev.delivered);
         if ev.acked_bytes > 0 {
             self.rto_without_progress = false;
         }
-        if std::mem::take(&mut self.reduced_on_this_ack) || self.in_fast_recovery {
+        if std::mem::take(&mut self.reduced_on_this_ack)
+            || self.in_fast_recovery
+            || ev.in_cwnd_reduction
+        {
             return;
         }
         self.w.grow(ev.acked_bytes);
     }
 
     fn on_signal(&mut self, ev: &AckEvent, signal: Signal) {
-        self.delivered = self.delivered.max(ev.delivered);
-        if signal != Signal::Ecn || self.in_fast_recovery {
+        if signal != Signal::Ecn || self.in_fast_recovery || ev.in_cwnd_reduction {
             return;
         }
         self.reduce(ev.bytes_in_flight);
         self.reduced_on_this_ack = true;
-        self.ecn_window_end = ev.delivered + ev.bytes_in_flight;
     }
 
     fn on_loss(&mut self, _now: Time, bytes_in_flight: u64) {
@@ -323,10 +316,6 @@ impl Controller for NewReno {
             return;
         }
         self.in_fast_recovery = true;
-        // A loss in the window an ECN signal already reduced: recover without halving again.
-        if self.delivered < self.ecn_window_end {
-            return;
-        }
         self.reduce(bytes_in_flight);
     }
 
@@ -355,6 +344,10 @@ impl Controller for NewReno {
 
     fn ssthresh(&self) -> u64 {
         self.w.ssthresh
+    }
+
+    fn cwr_state(&self) -> bool {
+        true
     }
 }
 
@@ -515,36 +508,6 @@ mod tests {
         });
         cc.on_signal(&ack(MSS, 10 * MSS), Signal::Ecn);
         assert_eq!(cc.window(), 20 * MSS);
-    }
-
-    /// RFC 3168 §6.1.2: a loss in the window an ECN signal already reduced enters recovery
-    /// without a second halving; a loss in a later window halves again.
-    #[test]
-    fn loss_in_the_window_of_an_ecn_reduction_does_not_halve_again() {
-        let mut cc = reno(NewRenoConfig {
-            initial_window: Some(40),
-            ..Default::default()
-        });
-        let at = |delivered: u64, flight: u64| AckEvent {
-            acked_bytes: MSS,
-            bytes_in_flight: flight,
-            delivered,
-            ..Default::default()
-        };
-        // ECN with 40 segments in flight after 100 delivered: the window ends at 140.
-        let ev = at(100 * MSS, 40 * MSS);
-        cc.on_signal(&ev, Signal::Ecn);
-        cc.on_ack(&ev);
-        assert_eq!(cc.window(), 20 * MSS);
-        cc.on_ack(&at(110 * MSS, 30 * MSS));
-        cc.on_loss(0, 30 * MSS);
-        assert_eq!(cc.ssthresh(), 20 * MSS, "same window: no second reduction");
-        cc.on_recovery_end(0);
-        assert_eq!(cc.window(), 20 * MSS);
-        // Past the reduced window: a new loss halves.
-        cc.on_ack(&at(150 * MSS, 20 * MSS));
-        cc.on_loss(0, 20 * MSS);
-        assert_eq!(cc.ssthresh(), 10 * MSS);
     }
 
     #[test]

@@ -202,6 +202,7 @@ impl PathSim {
             min_rtt: self.min_rtt,
             bytes_in_flight: self.inflight_bytes,
             in_recovery: false,
+            in_cwnd_reduction: false,
             delivery_rate,
             app_limited: false,
             delivered: self.delivered,

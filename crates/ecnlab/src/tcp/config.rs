@@ -17,6 +17,21 @@ pub enum RtoFloor {
     Linux,
 }
 
+/// How the sending window comes down to the controller's new ssthresh after a reduction, for
+/// controllers that leave the reduction round to the connection
+/// ([`crate::cc::Controller::cwr_state`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CwndReduction {
+    /// Proportional Rate Reduction (RFC 6937) in the CWR state and SACK recovery, as Linux
+    /// and ns-3 do.
+    #[default]
+    Prr,
+    /// The window is the controller's at once: nothing is sent until the data in flight has
+    /// drained below it (RFC 5681 / RFC 6675 as written; the ns-2 era's behaviour).
+    Immediate,
+}
+
 /// Parameters of a TCP connection. Every field has a default (below); a scenario sets only
 /// what it changes, and an unknown key is an error.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -78,6 +93,8 @@ pub struct TcpConfig {
     /// `tcp_pacing_ss_ratio` = 200 % and `tcp_pacing_ca_ratio` = 120 %).
     pub pacing_ss_ratio: f64,
     pub pacing_ca_ratio: f64,
+    /// See [`CwndReduction`]. Default `prr`.
+    pub cwnd_reduction: CwndReduction,
 }
 
 impl Default for TcpConfig {
@@ -104,6 +121,7 @@ impl Default for TcpConfig {
             pace_cwnd: false,
             pacing_ss_ratio: 2.0,
             pacing_ca_ratio: 1.2,
+            cwnd_reduction: CwndReduction::Prr,
         }
     }
 }

@@ -47,14 +47,25 @@
 //!   `on_recovery_end` if the ACK ended fast recovery — so the ACK that ends recovery is
 //!   reported as inside it.
 //! - One reduction per window (RFC 3168 §6.1.2) is enforced for marks after marks and for
-//!   marks after losses (the codecs see `TcpInfo::recovery_point`); a loss detected in the
-//!   window after a mark-triggered reduction still calls `on_loss`, and whether that reduces
-//!   again is the controller's decision.
+//!   marks after losses (the codecs see `TcpInfo::recovery_point`). For controllers with
+//!   `Controller::cwr_state` (the baselines) the connection also keeps Linux's CWR state: a
+//!   signal that lowered the window starts a round that lasts until an ACK goes beyond the
+//!   data then sent (strictly, as Linux holds CWR until the CWR flag has surely arrived); in
+//!   it `AckEvent::in_cwnd_reduction` is set (no growth, no further ECN response), and a loss
+//!   found in it enters fast recovery without `on_loss` — the round's reduction stands and
+//!   recovery ends where the round would have (`tcp_enter_recovery` from CWR). For other
+//!   controllers a loss after a mark-triggered reduction calls `on_loss`, and whether that
+//!   reduces again is the controller's decision.
+//! - The window during a reduction round (CWR, and SACK fast recovery, for the same
+//!   controllers): PRR (RFC 6937, Linux's `tcp_cwnd_reduction`, see [`super::prr`]) by
+//!   default; `cwnd_reduction = "immediate"` uses the controller's reduced window at once.
+//!   Recovery without SACK keeps RFC 6582's inflation.
 //! - Client-initiated transfers: the data receiver opens; the sender starts sending when the
 //!   handshake completes (no request bytes are modelled).
 
 use super::codec::{Codec, Handshake, TcpInfo};
-use super::config::{RtoFloor, TcpConfig};
+use super::config::{CwndReduction, RtoFloor, TcpConfig};
+use super::prr::Prr;
 use super::rate::{RateSample, RateState};
 use super::recv::{Arrival, Receiver};
 use super::rtt::RttEstimator;
@@ -86,6 +97,9 @@ pub enum State {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Recovery {
     Open,
+    /// Linux's CWR state: after a signal lowered the window of a controller with
+    /// [`Controller::cwr_state`], until an ACK goes beyond the data in flight then.
+    Cwr,
     Fast,
     /// After a retransmission timeout, until the data outstanding then is acknowledged.
     Timeout,
@@ -185,6 +199,8 @@ pub struct TcpConn {
     rxt_next: u64,
     loss_reductions: u32,
     recovery_point: u64,
+    /// The reduction round under way, when PRR sets the window.
+    prr: Option<Prr>,
     rate: RateState,
     next_send_at: Time,
     pacing_wait: bool,
@@ -260,6 +276,7 @@ impl TcpConn {
             rxt_next: 0,
             loss_reductions: 0,
             recovery_point: 0,
+            prr: None,
             rate: RateState::default(),
             next_send_at: 0,
             pacing_wait: false,
@@ -416,7 +433,22 @@ impl TcpConn {
     // ------------------------------------------------------------ helpers
 
     fn cwnd(&self) -> u64 {
+        if let Some(p) = &self.prr {
+            return p.cwnd();
+        }
         self.cc.as_ref().map_or(u64::MAX / 4, |c| c.window())
+    }
+
+    fn in_fast_or_timeout_recovery(&self) -> bool {
+        matches!(self.recovery, Recovery::Fast | Recovery::Timeout)
+    }
+
+    /// Starts a reduction round from `prior_cwnd` down to the controller's window, by PRR
+    /// unless the configuration says the window drops at once.
+    fn start_prr(&mut self, prior_cwnd: u64) {
+        let target = self.cc.as_ref().map_or(0, |c| c.window());
+        self.prr = (self.cfg.cwnd_reduction == CwndReduction::Prr)
+            .then(|| Prr::new(prior_cwnd, target, self.mss));
     }
 
     fn ts_now(&self, now: Time) -> u32 {
@@ -448,7 +480,7 @@ impl TcpConn {
             cwnd: self.cwnd(),
             mss: self.mss as u32,
             acked_bytes: acked,
-            in_recovery: self.recovery != Recovery::Open,
+            in_recovery: self.in_fast_or_timeout_recovery(),
             recovery_point: self.recovery_point,
             loss_reductions: self.loss_reductions,
         }
@@ -783,6 +815,7 @@ impl TcpConn {
             self.rxt_next = self.rxt_next.max(self.sb.base());
         }
         let mut newly_sacked = 0u64;
+        let mut newly_lost = false;
         if self.sack_ok && t.sack_count > 0 {
             for &(l, r) in t.sack_blocks() {
                 let l = unwrap32(self.snd_una, l.wrapping_sub(self.iss)).max(self.snd_una);
@@ -802,7 +835,7 @@ impl TcpConn {
                 });
             }
             if newly_sacked > 0 {
-                self.sb.update_lost(self.cfg.dupack_threshold);
+                newly_lost = self.sb.update_lost(self.cfg.dupack_threshold);
             }
         }
         acked += newly_sacked;
@@ -838,11 +871,18 @@ impl TcpConn {
         // Loss recovery, entry side.
         let ends_fast_recovery = self.recovery == Recovery::Fast && ack >= self.recover;
         let mut restart_timer = ack > prior_una;
+        // Linux holds CWR until an ACK goes beyond its high_seq (so that the CWR flag has
+        // reached the receiver); a loss found before that is repaired in the same round.
+        if self.recovery == Recovery::Cwr && ack > self.recover {
+            self.recovery = Recovery::Open;
+            self.prr = None;
+        }
         match self.recovery {
-            Recovery::Open => {
+            Recovery::Open | Recovery::Cwr => {
                 let loss = self.dupacks >= self.cfg.dupack_threshold
                     || (self.sack_ok && self.sb.is_lost(self.sb.base()));
-                if loss && outstanding && ack >= self.recover && !self.sb.is_empty() {
+                let may_recover = ack >= self.recover || self.recovery == Recovery::Cwr;
+                if loss && outstanding && may_recover && !self.sb.is_empty() {
                     self.enter_fast_recovery(ctx, flight_before);
                 }
             }
@@ -876,20 +916,23 @@ impl TcpConn {
         // The controller: signal, then the ACK.
         let info = self.info(now, acked);
         let signal = self.codec.ack_in(pkt, &info);
-        let ev = AckEvent {
+        let mut ev = AckEvent {
             now,
             acked_bytes: acked,
             rtt,
             srtt: self.rtt.srtt(),
             min_rtt: self.rtt.min_rtt(),
             bytes_in_flight: self.in_flight(),
-            in_recovery: self.recovery != Recovery::Open,
+            in_recovery: self.in_fast_or_timeout_recovery(),
+            in_cwnd_reduction: matches!(self.recovery, Recovery::Cwr | Recovery::Fast),
             delivery_rate: rate_sample.map(|(_, r)| r),
             app_limited: rs.is_app_limited,
             delivered: self.rate.delivered,
             prior_delivered: rs.prior_delivered,
         };
+        let mut enters_cwr = None;
         if let Some(cc) = self.cc.as_mut() {
+            let window_before = cc.window();
             if let Some(sig) = signal {
                 match sig {
                     Signal::Ecn | Signal::Level(1) => self.stats.signals_l1 += 1,
@@ -909,16 +952,39 @@ impl TcpConn {
                 }
                 cc.on_signal(&ev, sig);
             }
+            // A signal's reduction (made in on_signal, or by DCTCP in on_ack) starts the CWR
+            // round; the ACK that carries it already counts as inside it.
+            let open = self.recovery == Recovery::Open && cc.cwr_state();
+            if open && cc.window() < window_before {
+                enters_cwr = Some(window_before);
+                ev.in_cwnd_reduction = true;
+            }
             if acked > 0 {
                 cc.on_ack(&ev);
+            }
+            if open && enters_cwr.is_none() && cc.window() < window_before {
+                enters_cwr = Some(window_before);
             }
             if ends_fast_recovery {
                 cc.on_recovery_end(now);
             }
         }
+        if let Some(prior_cwnd) = enters_cwr {
+            self.recovery = Recovery::Cwr;
+            self.recover = snd_max;
+            self.recovery_point = snd_max;
+            self.start_prr(prior_cwnd);
+        }
         if ends_fast_recovery {
             self.recovery = Recovery::Open;
             self.inflation = 0;
+            self.prr = None;
+        }
+        if acked > 0 {
+            let pipe = self.in_flight();
+            if let Some(p) = self.prr.as_mut() {
+                p.on_ack(acked, pipe, ack > prior_una, newly_lost);
+            }
         }
 
         if self.snd_una >= self.snd_max_seq() {
@@ -930,14 +996,27 @@ impl TcpConn {
 
     fn enter_fast_recovery(&mut self, ctx: &mut Ctx, flight: u64) {
         let now = ctx.now;
+        let from_cwr = self.recovery == Recovery::Cwr;
         self.recovery = Recovery::Fast;
-        self.recover = self.snd_max_seq();
-        self.recovery_point = self.recover;
-        self.loss_reductions += 1;
         self.partial_ack_seen = false;
         self.stats.fast_retransmits += 1;
-        if let Some(cc) = self.cc.as_mut() {
-            cc.on_loss(now, flight);
+        if from_cwr {
+            // RFC 3168 §6.1.2, Linux's tcp_enter_recovery from CWR: the window was already
+            // reduced for this window of data; recovery ends where the CWR round would have.
+            if !self.sack_ok {
+                self.prr = None;
+            }
+        } else {
+            self.recover = self.snd_max_seq();
+            self.recovery_point = self.recover;
+            self.loss_reductions += 1;
+            if let Some(cc) = self.cc.as_mut() {
+                let prior_cwnd = cc.window();
+                cc.on_loss(now, flight);
+                if self.sack_ok && cc.cwr_state() {
+                    self.start_prr(prior_cwnd);
+                }
+            }
         }
         if !self.sack_ok {
             self.inflation = self.cfg.dupack_threshold as i64 * self.mss as i64;
@@ -963,6 +1042,7 @@ impl TcpConn {
         self.recovery_point = self.recover;
         self.rtt.backoff();
         self.recovery = Recovery::Timeout;
+        self.prr = None;
         self.inflation = 0;
         self.dupacks = 0;
         if self.sack_ok {
@@ -1103,6 +1183,9 @@ impl TcpConn {
             let seg = self.sb.get_mut(k);
             self.rate.on_send(now, nothing_in_flight, seg);
             self.sb.on_retransmit(k);
+        }
+        if let Some(p) = self.prr.as_mut() {
+            p.on_sent((payload + fin as u32) as u64);
         }
         if retx {
             self.stats.retransmissions += 1;

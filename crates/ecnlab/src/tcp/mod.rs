@@ -12,6 +12,7 @@ pub mod codecs;
 pub mod config;
 pub mod conn;
 pub mod flow;
+pub mod prr;
 pub mod rate;
 pub mod recv;
 pub mod rtt;
@@ -19,6 +20,6 @@ pub mod scoreboard;
 pub mod seq;
 pub mod testing;
 
-pub use config::{RtoFloor, TcpConfig};
+pub use config::{CwndReduction, RtoFloor, TcpConfig};
 pub use conn::{ConnParams, Recovery, State, TcpConn};
 pub use flow::{add_tcp_flow, TcpFlowSpec};

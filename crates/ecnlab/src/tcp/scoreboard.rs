@@ -193,27 +193,30 @@ impl Scoreboard {
     }
 
     /// RFC 6675 IsLost for every segment: marks lost the un-SACKed segments that have at least
-    /// `dupthresh` SACKed segments above them.
-    pub fn update_lost(&mut self, dupthresh: u32) {
+    /// `dupthresh` SACKed segments above them. True if a segment was newly marked.
+    pub fn update_lost(&mut self, dupthresh: u32) -> bool {
         let Some(limit) = self.sacked.nth_highest(dupthresh as u64) else {
-            return;
+            return false;
         };
         let from = self.lost_scan.max(self.base);
+        let mut any = false;
         for k in from..limit.min(self.end()) {
-            self.mark_lost(k);
+            any |= self.mark_lost(k);
         }
         self.lost_scan = self.lost_scan.max(limit);
+        any
     }
 
-    fn mark_lost(&mut self, k: u64) {
+    fn mark_lost(&mut self, k: u64) -> bool {
         let s = self.get_mut(k);
         if s.has(SACKED) || s.has(LOST) {
-            return;
+            return false;
         }
         let before = s.pipe_share();
         s.flags |= LOST;
         let after = s.pipe_share();
         self.pipe = self.pipe + after - before;
+        true
     }
 
     /// Is segment `k` lost by the scoreboard's rules?

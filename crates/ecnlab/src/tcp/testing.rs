@@ -185,6 +185,9 @@ impl<C: Controller> Controller for Probe<C> {
     fn pacing_rate(&self) -> Option<f64> {
         self.inner.pacing_rate()
     }
+    fn cwr_state(&self) -> bool {
+        self.inner.cwr_state()
+    }
 }
 
 // ---------------------------------------------------------------- impairment element

@@ -1,0 +1,186 @@
+//! The reduction round as Linux runs it (net/ipv4/tcp_input.c): after an ECN reduction the
+//! connection holds the CWR state until the data then in flight is acknowledged — no window
+//! growth, no second reduction for a loss in that window (RFC 3168 §6.1.2) — and in CWR and
+//! SACK recovery the window comes down by PRR (RFC 6937) rather than stopping the sender.
+
+use ecnlab::cc::cubic::{Cubic, CubicConfig};
+use ecnlab::cc::dctcp::{Dctcp, DctcpConfig};
+use ecnlab::cc::newreno::{NewReno, NewRenoConfig};
+use ecnlab::cc::Controller;
+use ecnlab::packet::Packet;
+use ecnlab::tcp::codecs::by_name;
+use ecnlab::tcp::testing::{Call, Dir, Harness, Probe};
+use ecnlab::tcp::{CwndReduction, Recovery, TcpConfig};
+use ecnlab::time::{Time, MS, SEC};
+use ecnlab::wire::Ecn;
+
+const MSS: u64 = 1000;
+
+fn seg(k: u64) -> u64 {
+    1 + (k - 1) * MSS
+}
+
+/// (time, recovery state, controller window, controller ssthresh) after each event of `a`.
+type Trace = Vec<(Time, Recovery, u64, u64)>;
+
+/// An unlimited transfer over 10 Mbit/s and 20 ms RTT whose segment `mark` (if any) is
+/// CE-marked and whose segment `drop` is lost (first transmissions).
+fn mark_then_drop(
+    cc: Box<dyn Controller>,
+    codec: &str,
+    mark: Option<u64>,
+    drop: u64,
+    reduction: CwndReduction,
+) -> (Harness, Trace) {
+    let cfg = TcpConfig {
+        cwnd_reduction: reduction,
+        ..Default::default()
+    };
+    let mut h = Harness::new(
+        cfg,
+        None,
+        cc,
+        by_name(codec).unwrap(),
+        by_name(codec).unwrap(),
+        10 * MS,
+        false,
+    );
+    h.rate_ab = 10_000_000;
+    let mut trace = Trace::new();
+    let (mut marked, mut dropped) = (false, false);
+    h.run(2 * SEC, &mut |h: &Harness, dir, p: &mut Packet| {
+        let cc = h.a.controller().unwrap();
+        trace.push((h.now, h.a.recovery(), cc.window(), cc.ssthresh()));
+        if dir != Dir::AtoB || p.payload_len == 0 {
+            return true;
+        }
+        let s = h.rel_seq_a(p);
+        if Some(s) == mark.map(seg) && !marked {
+            marked = true;
+            p.ip.ecn = Ecn::CE;
+        }
+        if s == seg(drop) && !dropped {
+            dropped = true;
+            return false;
+        }
+        true
+    });
+    (h, trace)
+}
+
+/// A mark at segment 40 and a loss at segment 46, in the same window of data.
+fn check_one_reduction<C: Controller + 'static>(name: &str, codec: &str, cc: C) {
+    let (probe, log) = Probe::new(cc);
+    let (h, trace) = mark_then_drop(Box::new(probe), codec, Some(40), 46, CwndReduction::Prr);
+    // The mark's reduction is the only one: the loss found in its round calls no on_loss.
+    assert!(
+        !log.borrow().iter().any(|c| matches!(c, Call::Loss(..))),
+        "{name}: on_loss called for a loss in the CWR round"
+    );
+    assert_eq!(h.a.fast_retransmits(), 1, "{name}");
+    assert_eq!(h.a.retransmissions(), 1, "{name}");
+    let cwr_at = trace.iter().position(|t| t.1 == Recovery::Cwr).unwrap();
+    let fast_at = trace.iter().position(|t| t.1 == Recovery::Fast).unwrap();
+    let open_again = fast_at
+        + trace[fast_at..]
+            .iter()
+            .position(|t| t.1 == Recovery::Open)
+            .unwrap();
+    assert!(cwr_at < fast_at, "{name}: CWR then recovery");
+    let (_, _, w, ss) = trace[cwr_at];
+    assert!(w <= ss, "{name}: reduced window {w} above ssthresh {ss}");
+    for &(t, st, win, sst) in &trace[cwr_at..open_again] {
+        assert!(
+            matches!(st, Recovery::Cwr | Recovery::Fast),
+            "{name} at {t}: {st:?}"
+        );
+        assert_eq!(
+            (win, sst),
+            (w, ss),
+            "{name} at {t}: the window moved in the round"
+        );
+    }
+    // Open again, the window grows.
+    assert!(
+        trace.last().unwrap().2 > w,
+        "{name}: no growth after the round"
+    );
+}
+
+#[test]
+fn a_loss_in_the_cwr_round_is_repaired_without_a_second_reduction_or_growth() {
+    check_one_reduction(
+        "newreno",
+        "ecn",
+        NewReno::new(1000, NewRenoConfig::default()).unwrap(),
+    );
+    check_one_reduction(
+        "cubic",
+        "ecn",
+        Cubic::new(1000, CubicConfig::default()).unwrap(),
+    );
+    check_one_reduction(
+        "dctcp",
+        "dctcp",
+        Dctcp::new(1000, DctcpConfig::default()).unwrap(),
+    );
+}
+
+#[test]
+fn prr_spreads_the_cut_where_an_immediate_cut_stops_the_sender() {
+    // NewReno in congestion avoidance loses one segment: ssthresh = FlightSize / 2. PRR sends
+    // one new segment for about every two delivered from the first duplicate ACK on; the
+    // immediate cut sends nothing until half the window has drained. Both end the round with
+    // the same window and send about the same amount in it.
+    let mut sent_in_round = vec![];
+    for reduction in [CwndReduction::Prr, CwndReduction::Immediate] {
+        let cc = NewReno::new(
+            1000,
+            NewRenoConfig {
+                initial_ssthresh: Some(30 * MSS),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let (h, trace) = mark_then_drop(Box::new(cc), "none", None, 200, reduction);
+        let fast_at = trace.iter().position(|t| t.1 == Recovery::Fast).unwrap();
+        let t_fast = trace[fast_at].0;
+        let t_end = trace[fast_at..]
+            .iter()
+            .find(|t| t.1 == Recovery::Open)
+            .unwrap()
+            .0;
+        // New data segments sent during recovery, and the ACKs that arrived before the first.
+        let new_data: Vec<Time> = h
+            .sent
+            .iter()
+            .filter(|t| t.dir == Dir::AtoB && t.time > t_fast && t.time < t_end)
+            .filter(|t| t.pkt.payload_len > 0 && h.rel_seq_a(&t.pkt) != seg(200))
+            .map(|t| t.time)
+            .collect();
+        let acks_before_first = h
+            .arrived
+            .iter()
+            .filter(|t| t.dir == Dir::BtoA && t.time > t_fast && t.time <= new_data[0])
+            .count();
+        match reduction {
+            CwndReduction::Prr => assert!(
+                acks_before_first <= 3,
+                "PRR waited {acks_before_first} ACKs"
+            ),
+            CwndReduction::Immediate => {
+                assert!(
+                    acks_before_first >= 5,
+                    "immediate cut waited {acks_before_first} ACKs"
+                )
+            }
+        }
+        sent_in_round.push(new_data.len() as i64);
+    }
+    assert!(
+        (sent_in_round[0] - sent_in_round[1]).abs() <= 2,
+        "segments sent in the round: PRR {} vs immediate {}",
+        sent_in_round[0],
+        sent_in_round[1]
+    );
+}
