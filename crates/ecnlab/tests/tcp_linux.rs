@@ -184,3 +184,54 @@ fn prr_spreads_the_cut_where_an_immediate_cut_stops_the_sender() {
         sent_in_round[1]
     );
 }
+
+#[test]
+fn rtt_samples_come_from_the_first_newly_acknowledged_segment() {
+    // Delayed ACKs cover two segments: the sample runs from the earlier one's transmission,
+    // so it includes the wait for the second (Linux's seq_rtt from first_ackt).
+    let (probe, log) = Probe::new(NewReno::new(1000, NewRenoConfig::default()).unwrap());
+    let mut h = Harness::new(
+        TcpConfig::default(),
+        Some(400 * MSS),
+        Box::new(probe),
+        by_name("none").unwrap(),
+        by_name("none").unwrap(),
+        10 * MS,
+        false,
+    );
+    h.rate_ab = 10_000_000;
+    h.run_clean(5 * SEC);
+    let sent_at = |seq: u64| {
+        h.sent
+            .iter()
+            .find(|t| t.dir == Dir::AtoB && t.pkt.payload_len > 0 && h.rel_seq_a(&t.pkt) == seq)
+            .map(|t| t.time)
+            .unwrap()
+    };
+    let acks: Vec<(Time, u64)> = h
+        .arrived
+        .iter()
+        .filter(|t| t.dir == Dir::BtoA)
+        .map(|t| (t.time, h.rel_ack_b(&t.pkt)))
+        .collect();
+    let mut checked = 0;
+    let mut two_segment_acks = 0;
+    for c in log.borrow().iter() {
+        let Call::Ack(ev) = c else { continue };
+        let Some(rtt) = ev.rtt else { continue };
+        let i = acks.iter().position(|&(t, _)| t == ev.now).unwrap();
+        let (prev, this) = (acks[i - 1].1, acks[i].1);
+        assert_eq!(
+            rtt,
+            ev.now - sent_at(prev),
+            "ACK of {prev}..{this} at {}",
+            ev.now
+        );
+        two_segment_acks += (this - prev == 2 * MSS) as u32;
+        checked += 1;
+    }
+    assert!(
+        checked > 100 && two_segment_acks > 100,
+        "{checked} samples, {two_segment_acks} of two segments"
+    );
+}

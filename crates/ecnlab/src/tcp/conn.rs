@@ -34,9 +34,11 @@
 //!   fires, and FlightSize then spans several windows (five in the `red100` dumbbell).
 //! - Timer (RFC 6298 §5.1–5.3): started when data is sent and it is not running, stopped
 //!   when everything is acknowledged, restarted on an ACK of new data.
-//! - RTT samples: from TSecr on ACKs that advance the cumulative ACK when timestamps are on
-//!   (RFC 7323 §4.1, 1 µs timestamp clock); otherwise from the most recently sent segment the
-//!   ACK delivers (cumulatively or by SACK) that was never retransmitted (Karn). The SYN /
+//! - RTT samples as Linux takes them: from the first segment (in sequence order) that the ACK
+//!   newly acknowledges cumulatively, else from the first it newly SACKs, when the ACK covers
+//!   no retransmitted segment (Karn); so a delayed ACK's sample includes the delay, as the
+//!   RTO must. Only when the ACK's timing gives nothing (it covers a retransmission) and it
+//!   advances the cumulative ACK does TSecr give the sample (RFC 7323 §4.1, 1 µs clock). The SYN /
 //!   SYN-ACK exchange gives the first sample unless it was retransmitted; after a handshake
 //!   retransmission without a sample the RTO is at least 3 s (RFC 6298 §5.7).
 //! - Receiver: immediate ACK for out-of-order, duplicate or gap-filling segments, for a FIN,
@@ -790,7 +792,11 @@ impl TcpConn {
 
         let mut rs = RateSample::default();
         let mut acked = 0u64;
-        let mut karn_sent: Option<Time> = None;
+        // Linux's RTT samples (tcp_clean_rtx_queue, tcp_ack_update_rtt): from the first
+        // segment in sequence order that this ACK newly acknowledges, cumulatively if it can,
+        // else by SACK; never from a retransmitted one (Karn).
+        let mut first_acked_sent: Option<Time> = None;
+        let mut first_sacked: Option<(u64, Time)> = None;
         if ack > prior_una {
             let covered = self.segs_below(ack);
             // Karn: an ACK that covers any retransmitted segment is ambiguous as a whole (it
@@ -804,11 +810,11 @@ impl TcpConn {
                 if !seg.has(SACKED) {
                     acked += seg.len as u64;
                     self.rate.on_delivered(now, &seg, &mut rs);
-                    karn_sent = Some(karn_sent.map_or(seg.sent, |k: Time| k.max(seg.sent)));
+                    first_acked_sent = first_acked_sent.or(Some(seg.sent));
                 }
             }
             if ambiguous {
-                karn_sent = None;
+                first_acked_sent = None;
             }
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(self.sb.base());
@@ -826,11 +832,11 @@ impl TcpConn {
                 let lo = self.seg_at_or_after(l);
                 let hi = self.segs_below(r);
                 let rate = &mut self.rate;
-                self.sb.sack_range(lo, hi, |_, seg| {
+                self.sb.sack_range(lo, hi, |k, seg| {
                     newly_sacked += seg.len as u64;
                     rate.on_delivered(now, seg, &mut rs);
-                    if !seg.has(RETRANSMITTED) {
-                        karn_sent = Some(karn_sent.map_or(seg.sent, |k: Time| k.max(seg.sent)));
+                    if !seg.has(RETRANSMITTED) && first_sacked.is_none_or(|(f, _)| k < f) {
+                        first_sacked = Some((k, seg.sent));
                     }
                 });
             }
@@ -840,15 +846,16 @@ impl TcpConn {
         }
         acked += newly_sacked;
 
-        let rtt = if self.ts_ok {
-            match (ack > prior_una, t.timestamp) {
-                (true, Some((_, tsecr))) => {
+        // The timestamp echo only when the ACK's timing gave nothing (Linux prefers the
+        // timing: TSecr may echo an older segment's TSval after delayed or lost ACKs).
+        let rtt = match first_acked_sent.or(first_sacked.map(|(_, sent)| sent)) {
+            Some(sent) => self.rtt_sample(now - sent),
+            None => match (self.ts_ok && ack > prior_una, t.timestamp) {
+                (true, Some((_, tsecr))) if tsecr != 0 => {
                     self.rtt_sample(self.ts_now(now).wrapping_sub(tsecr) as Time * US)
                 }
                 _ => None,
-            }
-        } else {
-            karn_sent.and_then(|sent| self.rtt_sample(now - sent))
+            },
         };
         let rate_sample = self.rate.finish(&rs, self.rtt.min_rtt());
 
