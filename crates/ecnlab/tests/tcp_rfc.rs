@@ -7,7 +7,7 @@ use ecnlab::cc::AckEvent;
 use ecnlab::packet::Packet;
 use ecnlab::tcp::codecs::NoEcn;
 use ecnlab::tcp::testing::{Call, Dir, FixedWindow, Harness, Probe};
-use ecnlab::tcp::TcpConfig;
+use ecnlab::tcp::{RtoFloor, TcpConfig};
 use ecnlab::time::{Time, MS, SEC};
 
 const MSS: u64 = 1000;
@@ -151,11 +151,12 @@ fn rto_backoff_doubles_and_karn_takes_no_sample_from_retransmissions() {
     let cfg = TcpConfig {
         sack: false,
         delayed_ack: false,
+        rto_floor: RtoFloor::Rfc6298,
         ..Default::default()
     };
     let run = |until: Time| {
         // A small fixed window keeps the RTT constant (no queue), so the RTO is the 200 ms
-        // floor.
+        // floor of RFC 6298 §2.4.
         let (probe, log) = Probe::new(FixedWindow(4 * MSS));
         let mut h = harness(cfg.clone(), Box::new(probe));
         // Blackout of the forward path between 0.5 s and 3.5 s.
@@ -209,13 +210,9 @@ fn rto_backoff_doubles_and_karn_takes_no_sample_from_retransmissions() {
 #[test]
 fn delayed_ack_every_second_segment_or_after_the_timeout() {
     for (window, delayed) in [(MSS, true), (2 * MSS, false)] {
-        // ns-3's minimum RTO: with 200 ms the lone segment would time out before its delayed
-        // ACK (RFC 6298's floor; see `rto_floor`).
-        let cfg = TcpConfig {
-            min_rto_s: 1.0,
-            ..Default::default()
-        };
-        let mut h = harness(cfg, Box::new(FixedWindow(window)));
+        // The defaults (Linux's): 40 ms delayed-ACK timeout, RTO at least SRTT + 200 ms, so a
+        // lone segment never times out waiting for its delayed ACK.
+        let mut h = harness(TcpConfig::default(), Box::new(FixedWindow(window)));
         h.run_clean(3 * SEC);
         let data: Vec<Time> = h
             .arrived
@@ -232,10 +229,11 @@ fn delayed_ack_every_second_segment_or_after_the_timeout() {
             .take(3)
             .collect();
         if delayed {
-            // A lone segment is acknowledged when the 200 ms timer runs out.
+            // A lone segment is acknowledged when the 40 ms timer runs out.
             for i in 0..3 {
-                assert_eq!(acks[i], data[i] + 200 * MS, "segment {i}");
+                assert_eq!(acks[i], data[i] + 40 * MS, "segment {i}");
             }
+            assert_eq!(h.a.timeouts(), 0);
         } else {
             // The second of two segments is acknowledged on arrival.
             for i in 0..3 {

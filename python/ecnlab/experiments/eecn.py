@@ -147,6 +147,7 @@ TCP = {
     "delayed_ack": True,
     "delack_segments": 2,
     "delack_timeout_s": 0.2,
+    "rto_floor": "rfc6298",
     "sack": True,
     "timestamps": False,
     "window_scaling": True,

@@ -164,6 +164,7 @@ def tcp_defaults(bdp_bytes: float) -> dict[str, Any]:
         "sack": False,
         "timestamps": False,
         "min_rto_s": MIN_RTO_S,
+        "rto_floor": "rfc6298",
     }
 
 

@@ -278,6 +278,7 @@ def scenario(
             "limited_transmit": False,
             "timestamps": False,
             "min_rto_s": MIN_RTO_S,
+            "rto_floor": "rfc6298",
         },
         "measure": {"interval": sample_interval, "sample_ports": [PORT], "sample_flows": st.n <= 10},
         "flows": [_flow(st, k, scheme, readings) for k in range(st.n)],

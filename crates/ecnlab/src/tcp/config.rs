@@ -9,11 +9,11 @@ use serde::{Deserialize, Serialize};
 pub enum RtoFloor {
     /// RFC 6298 §2.4: RTO = max(min_rto, SRTT + max(G, 4·RTTVAR)). With a 200 ms floor and
     /// 200 ms delayed ACKs a lone segment can time out before its ACK comes (ns-3 avoids this
-    /// with a 1 s floor).
-    #[default]
+    /// with a 1 s floor). The ns-2 and ns-3 papers' reading.
     Rfc6298,
-    /// Linux: RTO = SRTT + max(min_rto, 4·RTTVAR) (the variance term is floored), so the RTO
-    /// always exceeds the RTT by at least min_rto.
+    /// Linux (`tcp_set_rto`): RTO = SRTT + max(min_rto, 4·RTTVAR) (the variance term is
+    /// floored), so the RTO always exceeds the RTT by at least min_rto. The default.
+    #[default]
     Linux,
 }
 
@@ -33,7 +33,11 @@ pub enum CwndReduction {
 }
 
 /// Parameters of a TCP connection. Every field has a default (below); a scenario sets only
-/// what it changes, and an unknown key is an error.
+/// what it changes, and an unknown key is an error. The timing defaults are Linux's (RTO
+/// floor on the variance term, 200 ms minimum RTO, 40 ms delayed-ACK timeout, initial window
+/// 10, PRR); the packet format is the papers' (1000-byte segments, no timestamps, so data
+/// packets are 1040 bytes and pure ACKs 40) where Linux would use 1448 bytes with timestamps.
+/// The paper experiments set their TCP in full, so they do not follow these defaults.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
@@ -51,7 +55,7 @@ pub struct TcpConfig {
     pub min_rto_s: f64,
     /// RTO before the first RTT sample (RFC 6298 §2.1: 1 s).
     pub initial_rto_s: f64,
-    /// Where the floor applies (see [`RtoFloor`]). Default `rfc6298`.
+    /// Where the floor applies (see [`RtoFloor`]). Default `linux`.
     pub rto_floor: RtoFloor,
     /// Upper bound of the RTO (RFC 6298 §2.5 allows ≥ 60 s). Default 60 s.
     pub max_rto_s: f64,
@@ -64,8 +68,9 @@ pub struct TcpConfig {
     /// With delayed ACKs: acknowledge at least every this many in-order data segments
     /// (RFC 5681: every second full-sized segment). Default 2.
     pub delack_segments: u32,
-    /// With delayed ACKs: the longest an ACK is held. Default 0.2 s (ns-3's default; Linux
-    /// uses 40 ms minimum, RFC 5681 allows at most 0.5 s).
+    /// With delayed ACKs: the longest an ACK is held. Default 0.04 s (Linux's TCP_ATO_MIN,
+    /// the delayed-ACK timeout of a bulk receiver; ns-3 uses 0.2 s, RFC 5681 allows at most
+    /// 0.5 s).
     pub delack_timeout_s: f64,
     /// Selective acknowledgments (RFC 2018) with RFC 6675 loss recovery when both ends agree;
     /// otherwise NewReno recovery (RFC 6582). Default on.
@@ -104,14 +109,14 @@ impl Default for TcpConfig {
             initial_window: 10,
             syn_loss_iw1: true,
             min_rto_s: 0.2,
-            rto_floor: RtoFloor::Rfc6298,
+            rto_floor: RtoFloor::Linux,
             initial_rto_s: 1.0,
             max_rto_s: 60.0,
             clock_granularity_s: 0.001,
             syn_retries: 6,
             delayed_ack: true,
             delack_segments: 2,
-            delack_timeout_s: 0.2,
+            delack_timeout_s: 0.04,
             sack: true,
             timestamps: false,
             window_scaling: true,
