@@ -235,3 +235,60 @@ fn rtt_samples_come_from_the_first_newly_acknowledged_segment() {
         "{checked} samples, {two_segment_acks} of two segments"
     );
 }
+
+/// A bulk NewReno transfer (window-limited to 20 segments, below the path's 25: no queue,
+/// RTO ≈ 220 ms) whose packets sent in [1 s, 1.03 s), one round trip and more, take 400 ms
+/// longer — a delay spike, nothing lost or reordered: the timer fires although nothing was
+/// lost.
+fn delay_spike(frto: bool) -> (Harness, Vec<Call>, u64) {
+    let cfg = TcpConfig {
+        frto,
+        rcv_buf: 20 * MSS,
+        ..Default::default()
+    };
+    let (probe, log) = Probe::new(NewReno::new(1000, NewRenoConfig::default()).unwrap());
+    let mut h = Harness::new(
+        cfg,
+        None,
+        Box::new(probe),
+        by_name("none").unwrap(),
+        by_name("none").unwrap(),
+        10 * MS,
+        false,
+    );
+    h.rate_ab = 10_000_000;
+    h.run_clean(SEC);
+    let window_before = h.a.controller().unwrap().window();
+    h.delay = 410 * MS;
+    h.run_clean(SEC + 30 * MS);
+    h.delay = 10 * MS;
+    h.run_clean(3 * SEC);
+    let calls = log.borrow().clone();
+    (h, calls, window_before)
+}
+
+#[test]
+fn frto_finds_a_spurious_timeout_and_undoes_it() {
+    let (h, calls, window_before) = delay_spike(true);
+    assert_eq!(h.a.timeouts(), 1);
+    assert_eq!(h.a.spurious_timeouts(), 1);
+    // Only the head was resent; the window came back to where it was.
+    assert_eq!(h.a.retransmissions(), 1);
+    let undo_at = calls
+        .iter()
+        .position(|c| matches!(c, Call::SpuriousTimeout(_)))
+        .unwrap();
+    assert!(calls[..undo_at].iter().any(|c| matches!(c, Call::Rto(..))));
+    assert!(h.a.controller().unwrap().window() >= window_before);
+
+    // Without F-RTO the same spike resends everything that was in flight.
+    let (h, calls, _) = delay_spike(false);
+    assert_eq!(h.a.timeouts(), 1);
+    assert_eq!(h.a.spurious_timeouts(), 0);
+    assert!(!calls.iter().any(|c| matches!(c, Call::SpuriousTimeout(_))));
+    assert!(
+        h.a.retransmissions() > 10,
+        "{} retransmissions",
+        h.a.retransmissions()
+    );
+}

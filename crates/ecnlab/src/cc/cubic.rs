@@ -123,6 +123,8 @@ pub struct Cubic {
     in_fast_recovery: bool,
     rto_without_progress: bool,
     reduced_on_this_ack: bool,
+    /// (cwnd, ssthresh) before the last timeout, for its undo.
+    before_timeout: Option<(f64, u64)>,
 }
 
 impl Cubic {
@@ -155,6 +157,7 @@ impl Cubic {
             in_fast_recovery: false,
             rto_without_progress: false,
             reduced_on_this_ack: false,
+            before_timeout: None,
         })
     }
 
@@ -318,6 +321,7 @@ impl Controller for Cubic {
     fn on_rto(&mut self, _now: Time, bytes_in_flight: u64) {
         self.in_fast_recovery = false;
         if !self.rto_without_progress {
+            self.before_timeout = Some((self.cwnd, self.ssthresh));
             let base = reduction_base(self.reduce_from, bytes_in_flight, self.cwnd as u64);
             self.ssthresh = (base as f64 * self.beta).max(2.0 * self.mss) as u64;
             self.cwnd_prior = self.cwnd / self.mss;
@@ -338,6 +342,17 @@ impl Controller for Cubic {
 
     fn ssthresh(&self) -> u64 {
         self.ssthresh
+    }
+
+    /// Linux's undo: cwnd and ssthresh back; W_max and the epoch stay reset by the timeout
+    /// (`bictcp_state` reset them on entering Loss, the undo does not restore them).
+    fn on_spurious_timeout(&mut self, _now: Time) {
+        if let Some((cwnd, ssthresh)) = self.before_timeout.take() {
+            self.cwnd = self.cwnd.max(cwnd);
+            self.ssthresh = self.ssthresh.max(ssthresh);
+            self.after_rto = false;
+            self.rto_without_progress = false;
+        }
     }
 
     fn cwr_state(&self) -> bool {

@@ -220,6 +220,11 @@ impl Controller for Dctcp {
         self.w.ssthresh
     }
 
+    fn on_spurious_timeout(&mut self, _now: Time) {
+        self.w.undo_timeout();
+        self.rto_without_progress = false;
+    }
+
     fn cwr_state(&self) -> bool {
         true
     }

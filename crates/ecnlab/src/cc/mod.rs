@@ -104,6 +104,11 @@ pub trait Controller {
     fn on_recovery_end(&mut self, _now: Time) {}
     /// Retransmission timeout.
     fn on_rto(&mut self, now: Time, bytes_in_flight: u64);
+    /// F-RTO (RFC 5682) found the last timeout spurious: data sent before it, never
+    /// retransmitted, was acknowledged. The baselines undo the timeout's reduction as Linux
+    /// does (`tcp_undo_cwnd_reduction`: cwnd and ssthresh back to at least their values
+    /// before it); by default the reduction stands.
+    fn on_spurious_timeout(&mut self, _now: Time) {}
     /// A data segment was sent (rate-based controllers track sending).
     fn on_send(&mut self, _now: Time, _bytes: u64, _bytes_in_flight: u64) {}
     /// Congestion window in bytes.

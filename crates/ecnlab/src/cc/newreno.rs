@@ -143,6 +143,8 @@ pub(crate) struct RenoWindow {
     ca_increase: CaIncrease,
     /// The current slow start follows a timeout.
     after_rto: bool,
+    /// (cwnd, ssthresh) before the last timeout, for its undo.
+    before_timeout: Option<(u64, u64)>,
 }
 
 impl RenoWindow {
@@ -160,6 +162,7 @@ impl RenoWindow {
             abc_limit_after_rto: cfg.abc_limit_after_rto as u64 * mss,
             ca_increase: cfg.ca_increase,
             after_rto: false,
+            before_timeout: None,
         }
     }
 
@@ -227,14 +230,27 @@ impl RenoWindow {
         self.ca_acked = self.ca_acked.min(self.cwnd - 1);
     }
 
-    /// Timeout: the loss window; `ssthresh` unchanged when `None`.
+    /// Timeout: the loss window; `ssthresh` unchanged when `None` (a repeated timeout, whose
+    /// undo restores what came before the first).
     pub fn timeout(&mut self, ssthresh: Option<u64>) {
         if let Some(s) = ssthresh {
+            self.before_timeout = Some((self.cwnd, self.ssthresh));
             self.ssthresh = s.max(2 * self.mss);
         }
         self.cwnd = self.mss;
         self.ca_acked = 0;
         self.after_rto = true;
+    }
+
+    /// The last timeout was spurious: cwnd and ssthresh back to at least their values
+    /// before it (Linux's undo).
+    pub fn undo_timeout(&mut self) {
+        if let Some((cwnd, ssthresh)) = self.before_timeout.take() {
+            self.cwnd = self.cwnd.max(cwnd);
+            self.ssthresh = self.ssthresh.max(ssthresh);
+            self.ca_acked = 0;
+            self.after_rto = false;
+        }
     }
 
     pub fn set_cwnd(&mut self, bytes: u64) {
@@ -344,6 +360,11 @@ impl Controller for NewReno {
 
     fn ssthresh(&self) -> u64 {
         self.w.ssthresh
+    }
+
+    fn on_spurious_timeout(&mut self, _now: Time) {
+        self.w.undo_timeout();
+        self.rto_without_progress = false;
     }
 
     fn cwr_state(&self) -> bool {

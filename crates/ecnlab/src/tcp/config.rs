@@ -100,6 +100,11 @@ pub struct TcpConfig {
     pub pacing_ca_ratio: f64,
     /// See [`CwndReduction`]. Default `prr`.
     pub cwnd_reduction: CwndReduction,
+    /// F-RTO (RFC 5682 §3, the SACK-enhanced form, as Linux's `tcp_frto`): after a timeout
+    /// the sender probes with new data before resending the rest, and declares the timeout
+    /// spurious — undoing its reduction — when data sent before it and never retransmitted is
+    /// acknowledged. With SACK only. Default on.
+    pub frto: bool,
 }
 
 impl Default for TcpConfig {
@@ -127,6 +132,7 @@ impl Default for TcpConfig {
             pacing_ss_ratio: 2.0,
             pacing_ca_ratio: 1.2,
             cwnd_reduction: CwndReduction::Prr,
+            frto: true,
         }
     }
 }

@@ -32,6 +32,14 @@
 //!   network. Counting it would let a timeout *raise* ssthresh: when a retransmission is lost
 //!   during SACK recovery, the sender keeps sending new data under pipe until the timer
 //!   fires, and FlightSize then spans several windows (five in the `red100` dumbbell).
+//! - F-RTO (RFC 5682 §3, SACK form, as Linux's `tcp_process_loss`; `frto`, on by default,
+//!   with SACK only, not for a timeout during fast recovery): the timeout resends the first
+//!   segment; if the next ACK advances SND.UNA below the timeout's high mark, new data goes
+//!   out instead of the presumed-lost segments and the high mark moves to it; an ACK that
+//!   newly acknowledges (cumulatively or by SACK) a segment sent before the mark and never
+//!   retransmitted makes the timeout spurious: the lost marks are cleared, recovery ends and
+//!   the controller undoes the timeout (`on_spurious_timeout`). SACK or duplicate ACKs after
+//!   the new data say the loss was real, and recovery goes on as above.
 //! - Timer (RFC 6298 §5.1–5.3): started when data is sent and it is not running, stopped
 //!   when everything is acknowledged, restarted on an ACK of new data.
 //! - RTT samples as Linux takes them: from the first segment (in sequence order) that the ACK
@@ -140,6 +148,7 @@ struct SendStats {
     retransmissions: u64,
     fast_retransmits: u64,
     rtos: u64,
+    spurious_rtos: u64,
     signals_l1: u64,
     signals_l2: u64,
     rtt_ns: Option<Histogram>,
@@ -203,6 +212,10 @@ pub struct TcpConn {
     recovery_point: u64,
     /// The reduction round under way, when PRR sets the window.
     prr: Option<Prr>,
+    /// F-RTO is watching the current timeout recovery.
+    frto: bool,
+    /// F-RTO step 2b: this ACK sends new data, not retransmissions.
+    frto_new_data: bool,
     rate: RateState,
     next_send_at: Time,
     pacing_wait: bool,
@@ -279,6 +292,8 @@ impl TcpConn {
             loss_reductions: 0,
             recovery_point: 0,
             prr: None,
+            frto: false,
+            frto_new_data: false,
             rate: RateState::default(),
             next_send_at: 0,
             pacing_wait: false,
@@ -348,6 +363,10 @@ impl TcpConn {
     }
     pub fn timeouts(&self) -> u64 {
         self.stats.rtos
+    }
+    /// Timeouts F-RTO found spurious.
+    pub fn spurious_timeouts(&self) -> u64 {
+        self.stats.spurious_rtos
     }
     pub fn rto_deadline(&self) -> Time {
         self.rto_deadline
@@ -797,6 +816,11 @@ impl TcpConn {
         // else by SACK; never from a retransmitted one (Karn).
         let mut first_acked_sent: Option<Time> = None;
         let mut first_sacked: Option<(u64, Time)> = None;
+        // F-RTO: a segment sent before the timeout's high mark and never retransmitted is
+        // newly acknowledged (Linux's FLAG_ORIG_SACK_ACKED).
+        let high_seg = self.segs_below(self.recover);
+        let mut original_acked = false;
+        self.frto_new_data = false;
         if ack > prior_una {
             let covered = self.segs_below(ack);
             // Karn: an ACK that covers any retransmitted segment is ambiguous as a whole (it
@@ -807,6 +831,7 @@ impl TcpConn {
                     break;
                 };
                 ambiguous |= seg.has(RETRANSMITTED);
+                original_acked |= !seg.has(RETRANSMITTED) && self.sb.base() <= high_seg;
                 if !seg.has(SACKED) {
                     acked += seg.len as u64;
                     self.rate.on_delivered(now, &seg, &mut rs);
@@ -835,8 +860,11 @@ impl TcpConn {
                 self.sb.sack_range(lo, hi, |k, seg| {
                     newly_sacked += seg.len as u64;
                     rate.on_delivered(now, seg, &mut rs);
-                    if !seg.has(RETRANSMITTED) && first_sacked.is_none_or(|(f, _)| k < f) {
-                        first_sacked = Some((k, seg.sent));
+                    if !seg.has(RETRANSMITTED) {
+                        original_acked |= k < high_seg;
+                        if first_sacked.is_none_or(|(f, _)| k < f) {
+                            first_sacked = Some((k, seg.sent));
+                        }
                     }
                 });
             }
@@ -914,8 +942,17 @@ impl TcpConn {
             }
             Recovery::Fast => {}
             Recovery::Timeout => {
-                if ack >= self.recover {
+                if self.frto {
+                    self.frto_step(
+                        ctx,
+                        ack > prior_una,
+                        original_acked,
+                        newly_sacked > 0 || is_dup,
+                    );
+                }
+                if self.recovery == Recovery::Timeout && ack >= self.recover {
                     self.recovery = Recovery::Open;
+                    self.frto = false;
                 }
             }
         }
@@ -1033,6 +1070,44 @@ impl TcpConn {
         self.transmit(ctx, k, true);
     }
 
+    /// F-RTO on an ACK in timeout recovery (RFC 5682 §3.1, Linux's `tcp_process_loss`).
+    fn frto_step(
+        &mut self,
+        ctx: &mut Ctx,
+        una_advanced: bool,
+        original_acked: bool,
+        sack_or_dup: bool,
+    ) {
+        let ack = self.snd_una;
+        if original_acked {
+            // Step 3b: data sent before the timeout arrived without retransmission.
+            self.frto = false;
+            self.recovery = Recovery::Open;
+            // Nothing outstanding at the timeout needs repair: fast recovery may start again.
+            self.recover = ack;
+            self.sb.unmark_lost();
+            self.rxt_next = self.sb.base();
+            self.stats.spurious_rtos += 1;
+            if let Some(cc) = self.cc.as_mut() {
+                cc.on_spurious_timeout(ctx.now);
+            }
+        } else if self.snd_max_seq() > self.recover {
+            // New data went out in step 2b; SACK or duplicate ACKs now say the loss was real.
+            if sack_or_dup {
+                self.frto = false;
+            }
+        } else if una_advanced && ack < self.recover {
+            // Step 2b: probe with new data if the application and the peer's window allow.
+            self.recover = self.snd_max_seq();
+            self.recovery_point = self.recover;
+            if self.new_segment().is_some() {
+                self.frto_new_data = true;
+            } else {
+                self.frto = false;
+            }
+        }
+    }
+
     fn on_rto(&mut self, ctx: &mut Ctx) {
         self.rto_deadline = NEVER;
         if self.sb.is_empty() {
@@ -1048,6 +1123,8 @@ impl TcpConn {
         self.recover = self.snd_max_seq();
         self.recovery_point = self.recover;
         self.rtt.backoff();
+        // Linux keeps F-RTO off for a timeout during fast recovery (`tcp_enter_loss`).
+        self.frto = self.cfg.frto && self.sack_ok && self.recovery != Recovery::Fast;
         self.recovery = Recovery::Timeout;
         self.prr = None;
         self.inflation = 0;
@@ -1103,6 +1180,9 @@ impl TcpConn {
                 let pipe = self.sb.pipe();
                 if pipe > 0 && pipe + self.mss > cwnd {
                     return None;
+                }
+                if self.frto_new_data {
+                    return self.new_segment().map(|k| (k, false));
                 }
                 if let Some(k) = self.sb.first_unsacked(self.rxt_next, self.sb.end()) {
                     if self.sb.is_lost(k) {

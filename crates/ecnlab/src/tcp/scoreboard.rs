@@ -238,6 +238,18 @@ impl Scoreboard {
         self.lost_scan = self.end();
     }
 
+    /// A timeout turned out spurious: nothing is presumed lost any more (Linux's undo clears
+    /// the lost marks); the IsLost rule may mark segments again from the next SACK on.
+    pub fn unmark_lost(&mut self) {
+        let mut pipe = 0;
+        for s in self.segs.iter_mut() {
+            s.flags &= !LOST;
+            pipe += s.pipe_share();
+        }
+        self.pipe = pipe;
+        self.lost_scan = self.base;
+    }
+
     /// The first un-SACKed segment at or after `from` and below `limit`.
     pub fn first_unsacked(&self, from: u64, limit: u64) -> Option<u64> {
         let mut k = from.max(self.base);

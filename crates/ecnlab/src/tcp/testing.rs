@@ -121,6 +121,7 @@ pub enum Call {
     Loss(Time, u64),
     RecoveryEnd(Time),
     Rto(Time, u64),
+    SpuriousTimeout(Time),
     Send(Time, u64, u64),
 }
 
@@ -169,6 +170,10 @@ impl<C: Controller> Controller for Probe<C> {
     fn on_rto(&mut self, now: Time, bytes_in_flight: u64) {
         self.log.borrow_mut().push(Call::Rto(now, bytes_in_flight));
         self.inner.on_rto(now, bytes_in_flight)
+    }
+    fn on_spurious_timeout(&mut self, now: Time) {
+        self.log.borrow_mut().push(Call::SpuriousTimeout(now));
+        self.inner.on_spurious_timeout(now)
     }
     fn on_send(&mut self, now: Time, bytes: u64, bytes_in_flight: u64) {
         self.log
@@ -273,8 +278,8 @@ pub struct Traced {
     pub delivered: bool,
 }
 
-/// Two connection endpoints joined by a link with a one-way delay and an optional rate per
-/// direction, driven event by event; a filter sees (and may change or drop) every packet.
+/// Two connection endpoints joined by a FIFO link with a one-way delay (which a test may
+/// change between runs) and an optional rate per direction, driven event by event; a filter sees (and may change or drop) every packet.
 /// Every packet sent and every arrival is traced.
 pub struct Harness {
     pub now: Time,
@@ -286,6 +291,8 @@ pub struct Harness {
     pub rate_ba: u64,
     busy_ab: Time,
     busy_ba: Time,
+    /// Latest arrival scheduled per direction: the link is FIFO even when `delay` changes.
+    last_arrival: [Time; 2],
     wire: BinaryHeap<Reverse<(Time, u64, usize)>>,
     seq: u64,
     /// Every packet sent, in order.
@@ -354,6 +361,7 @@ impl Harness {
             rate_ba: 0,
             busy_ab: 0,
             busy_ba: 0,
+            last_arrival: [0; 2],
             wire: BinaryHeap::new(),
             seq: 0,
             sent: Vec::new(),
@@ -390,7 +398,9 @@ impl Harness {
             };
             let idx = self.sent.len() - 1;
             self.seq += 1;
-            self.wire.push(Reverse((leave + self.delay, self.seq, idx)));
+            let last = &mut self.last_arrival[(dir == Dir::BtoA) as usize];
+            *last = (*last).max(leave + self.delay);
+            self.wire.push(Reverse((*last, self.seq, idx)));
         }
         self.out = pkts;
         self.out.clear();
