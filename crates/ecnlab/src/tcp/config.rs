@@ -32,6 +32,20 @@ pub enum CwndReduction {
     Immediate,
 }
 
+/// Which newly acknowledged segment an ACK's RTT sample is taken from (never a retransmitted
+/// one).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RttSampleFrom {
+    /// The first in sequence order (Linux's `first_ackt`, ns-3's oldest history entry): a
+    /// delayed ACK's sample includes the delay.
+    #[default]
+    First,
+    /// The most recently sent (the smallest sample; this simulator's rule before it followed
+    /// Linux, kept for the experiments reproduced under it).
+    Last,
+}
+
 /// Parameters of a TCP connection. Every field has a default (below); a scenario sets only
 /// what it changes, and an unknown key is an error. The timing defaults are Linux's (RTO
 /// floor on the variance term, 200 ms minimum RTO, 40 ms delayed-ACK timeout, initial window
@@ -100,6 +114,8 @@ pub struct TcpConfig {
     pub pacing_ca_ratio: f64,
     /// See [`CwndReduction`]. Default `prr`.
     pub cwnd_reduction: CwndReduction,
+    /// See [`RttSampleFrom`]. Default `first`.
+    pub rtt_sample_from: RttSampleFrom,
     /// F-RTO (RFC 5682 §3, the SACK-enhanced form, as Linux's `tcp_frto`): after a timeout
     /// the sender probes with new data before resending the rest, and declares the timeout
     /// spurious — undoing its reduction — when data sent before it and never retransmitted is
@@ -132,6 +148,7 @@ impl Default for TcpConfig {
             pacing_ss_ratio: 2.0,
             pacing_ca_ratio: 1.2,
             cwnd_reduction: CwndReduction::Prr,
+            rtt_sample_from: RttSampleFrom::First,
             frto: true,
         }
     }

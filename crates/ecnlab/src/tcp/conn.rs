@@ -45,7 +45,7 @@
 //! - RTT samples as Linux takes them: from the first segment (in sequence order) that the ACK
 //!   newly acknowledges cumulatively, else from the first it newly SACKs, when the ACK covers
 //!   no retransmitted segment (Karn); so a delayed ACK's sample includes the delay, as the
-//!   RTO must. Only when the ACK's timing gives nothing (it covers a retransmission) and it
+//!   RTO must (`rtt_sample_from = "last"`: the most recently sent of them instead). Only when the ACK's timing gives nothing (it covers a retransmission) and it
 //!   advances the cumulative ACK does TSecr give the sample (RFC 7323 §4.1, 1 µs clock). The SYN /
 //!   SYN-ACK exchange gives the first sample unless it was retransmitted; after a handshake
 //!   retransmission without a sample the RTO is at least 3 s (RFC 6298 §5.7).
@@ -74,7 +74,7 @@
 //!   handshake completes (no request bytes are modelled).
 
 use super::codec::{Codec, Handshake, TcpInfo};
-use super::config::{CwndReduction, RtoFloor, TcpConfig};
+use super::config::{CwndReduction, RtoFloor, RttSampleFrom, TcpConfig};
 use super::prr::Prr;
 use super::rate::{RateSample, RateState};
 use super::recv::{Arrival, Receiver};
@@ -835,7 +835,10 @@ impl TcpConn {
                 if !seg.has(SACKED) {
                     acked += seg.len as u64;
                     self.rate.on_delivered(now, &seg, &mut rs);
-                    first_acked_sent = first_acked_sent.or(Some(seg.sent));
+                    first_acked_sent = match (self.cfg.rtt_sample_from, first_acked_sent) {
+                        (RttSampleFrom::Last, Some(t)) => Some(t.max(seg.sent)),
+                        (_, t) => t.or(Some(seg.sent)),
+                    };
                 }
             }
             if ambiguous {
@@ -857,12 +860,18 @@ impl TcpConn {
                 let lo = self.seg_at_or_after(l);
                 let hi = self.segs_below(r);
                 let rate = &mut self.rate;
+                let last = self.cfg.rtt_sample_from == RttSampleFrom::Last;
                 self.sb.sack_range(lo, hi, |k, seg| {
                     newly_sacked += seg.len as u64;
                     rate.on_delivered(now, seg, &mut rs);
                     if !seg.has(RETRANSMITTED) {
                         original_acked |= k < high_seg;
-                        if first_sacked.is_none_or(|(f, _)| k < f) {
+                        let better = match (last, first_sacked) {
+                            (_, None) => true,
+                            (false, Some((f, _))) => k < f,
+                            (true, Some((_, t))) => seg.sent > t,
+                        };
+                        if better {
                             first_sacked = Some((k, seg.sent));
                         }
                     }
@@ -876,7 +885,12 @@ impl TcpConn {
 
         // The timestamp echo only when the ACK's timing gave nothing (Linux prefers the
         // timing: TSecr may echo an older segment's TSval after delayed or lost ACKs).
-        let rtt = match first_acked_sent.or(first_sacked.map(|(_, sent)| sent)) {
+        let sacked_sent = first_sacked.map(|(_, sent)| sent);
+        let sample_sent = match self.cfg.rtt_sample_from {
+            RttSampleFrom::First => first_acked_sent.or(sacked_sent),
+            RttSampleFrom::Last => first_acked_sent.max(sacked_sent),
+        };
+        let rtt = match sample_sent {
             Some(sent) => self.rtt_sample(now - sent),
             None => match (self.ts_ok && ack > prior_una, t.timestamp) {
                 (true, Some((_, tsecr))) if tsecr != 0 => {
