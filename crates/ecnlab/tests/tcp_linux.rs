@@ -20,6 +20,21 @@ fn seg(k: u64) -> u64 {
     1 + (k - 1) * MSS
 }
 
+/// `a` sends `size` bytes (None: unlimited) to `b` over 10 Mbit/s and a 20 ms RTT.
+fn path(cfg: TcpConfig, size: Option<u64>, cc: Box<dyn Controller>, codec: &str) -> Harness {
+    let mut h = Harness::new(
+        cfg,
+        size,
+        cc,
+        by_name(codec).unwrap(),
+        by_name(codec).unwrap(),
+        10 * MS,
+        false,
+    );
+    h.rate_ab = 10_000_000;
+    h
+}
+
 /// (time, recovery state, controller window, controller ssthresh) after each event of `a`.
 type Trace = Vec<(Time, Recovery, u64, u64)>;
 
@@ -36,16 +51,7 @@ fn mark_then_drop(
         cwnd_reduction: reduction,
         ..Default::default()
     };
-    let mut h = Harness::new(
-        cfg,
-        None,
-        cc,
-        by_name(codec).unwrap(),
-        by_name(codec).unwrap(),
-        10 * MS,
-        false,
-    );
-    h.rate_ab = 10_000_000;
+    let mut h = path(cfg, None, cc, codec);
     let mut trace = Trace::new();
     let (mut marked, mut dropped) = (false, false);
     h.run(2 * SEC, &mut |h: &Harness, dir, p: &mut Packet| {
@@ -190,16 +196,12 @@ fn rtt_samples_come_from_the_first_newly_acknowledged_segment() {
     // Delayed ACKs cover two segments: the sample runs from the earlier one's transmission,
     // so it includes the wait for the second (Linux's seq_rtt from first_ackt).
     let (probe, log) = Probe::new(NewReno::new(1000, NewRenoConfig::default()).unwrap());
-    let mut h = Harness::new(
+    let mut h = path(
         TcpConfig::default(),
         Some(400 * MSS),
         Box::new(probe),
-        by_name("none").unwrap(),
-        by_name("none").unwrap(),
-        10 * MS,
-        false,
+        "none",
     );
-    h.rate_ab = 10_000_000;
     h.run_clean(5 * SEC);
     let sent_at = |seq: u64| {
         h.sent
@@ -247,16 +249,7 @@ fn delay_spike(frto: bool) -> (Harness, Vec<Call>, u64) {
         ..Default::default()
     };
     let (probe, log) = Probe::new(NewReno::new(1000, NewRenoConfig::default()).unwrap());
-    let mut h = Harness::new(
-        cfg,
-        None,
-        Box::new(probe),
-        by_name("none").unwrap(),
-        by_name("none").unwrap(),
-        10 * MS,
-        false,
-    );
-    h.rate_ab = 10_000_000;
+    let mut h = path(cfg, None, Box::new(probe), "none");
     h.run_clean(SEC);
     let window_before = h.a.controller().unwrap().window();
     h.delay = 410 * MS;
