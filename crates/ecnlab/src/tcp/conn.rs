@@ -45,8 +45,9 @@
 //! - RTT samples as Linux takes them: from the first segment (in sequence order) that the ACK
 //!   newly acknowledges cumulatively, else from the first it newly SACKs, when the ACK covers
 //!   no retransmitted segment (Karn); so a delayed ACK's sample includes the delay, as the
-//!   RTO must (`rtt_sample_from = "last"`: the most recently sent of them instead). Only when the ACK's timing gives nothing (it covers a retransmission) and it
-//!   advances the cumulative ACK does TSecr give the sample (RFC 7323 §4.1, 1 µs clock). The SYN /
+//!   RTO must (`rtt_sample_from = "last"`: the most recently sent of them instead). Only
+//!   when the ACK's timing gives nothing (it covers a retransmission) and it advances the
+//!   cumulative ACK does TSecr give the sample (RFC 7323 §4.1, 1 µs clock). The SYN /
 //!   SYN-ACK exchange gives the first sample unless it was retransmitted; after a handshake
 //!   retransmission without a sample the RTO is at least 3 s (RFC 6298 §5.7).
 //! - Receiver: immediate ACK for out-of-order, duplicate or gap-filling segments, for a FIN,
