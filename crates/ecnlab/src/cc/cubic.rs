@@ -20,7 +20,8 @@
 //! - The Reno-friendly region never lowers cwnd on an ACK (cwnd = max(cwnd, W_est)).
 //! - Fast recovery, ECN and timeout handling follow [`super::newreno`]: no growth during fast
 //!   recovery and the connection's CWR round after an ECN reduction, cwnd = ssthresh at
-//!   their end, one reduction per window, loss window of 1 SMSS after a timeout with ssthresh from β.
+//!   their end, one reduction per window, loss window of 1 SMSS after a timeout with
+//!   ssthresh from β.
 //! - Slow start is Reno's with byte counting (L = `abc_limit`), or HyStart++ (RFC 9406) when
 //!   `hystart` is set — off by default, though RFC 9438 §4.10 recommends it, so that runs
 //!   compare with ns-3's and the papers' CUBIC; HyStart++ runs only in the initial slow start

@@ -279,7 +279,8 @@ pub struct Traced {
 }
 
 /// Two connection endpoints joined by a FIFO link with a one-way delay (which a test may
-/// change between runs) and an optional rate per direction, driven event by event; a filter sees (and may change or drop) every packet.
+/// change between runs) and an optional rate per direction, driven event by event; a filter
+/// sees (and may change or drop) every packet.
 /// Every packet sent and every arrival is traced.
 pub struct Harness {
     pub now: Time,
