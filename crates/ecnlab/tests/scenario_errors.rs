@@ -143,6 +143,30 @@ fn errors_name_the_key_and_what_is_allowed() {
     }
 }
 
+/// The load-factor markers share one meter; each names its interval by its own key.
+#[test]
+fn load_factor_markers_name_their_own_interval_key() {
+    for (kind, key) in [
+        ("vcp", "t_rho_s"),
+        ("uno", "t_rho_s"),
+        ("hfcc", "t_p_s"),
+        ("mlcp", "t_p_s"),
+        ("bmcc", "t_p_s"),
+    ] {
+        for (value, path, msg) in [
+            ("-1", key, "must be positive".to_string()),
+            ("0.005", "t_q_s", format!("at most {key} (0.005)")),
+        ] {
+            let marker = format!(
+                "[[ports]]\nport = \"rl->rr\"\nmarker = {{ kind = \"{kind}\", {key} = {value} }}\n"
+            );
+            let (p, m) = error_of(("[[flows]]\nkind", &format!("{marker}[[flows]]\nkind")));
+            assert_eq!(p, format!("ports[0].marker.{path}"), "{kind}: {m}");
+            assert!(m.contains(&msg), "{kind}: {m:?} lacks {msg:?}");
+        }
+    }
+}
+
 #[test]
 fn unconnected_hosts_have_no_route() {
     let text = r#"

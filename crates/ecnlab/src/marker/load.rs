@@ -20,6 +20,8 @@ use crate::time::{from_secs, to_secs, Time, MS};
 /// Parameters of a [`LoadMeter`]; schemes expose them under their own names.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LoadMeterConfig {
+    /// The scheme's key for the interval (`t_rho_s`, `t_p_s`), named in errors.
+    pub interval_key: &'static str,
     /// Load-factor interval t_ρ in seconds.
     pub t_rho_s: f64,
     /// Queue sampling interval t_q in seconds.
@@ -32,15 +34,32 @@ pub struct LoadMeterConfig {
     pub queue_weight: f64,
 }
 
+/// The [`LoadMeterConfig`] of a scheme's marker configuration that holds the meter's fields
+/// under their usual names and the interval under `$interval`.
+macro_rules! load_meter_config {
+    ($cfg:expr, $interval:ident) => {
+        $crate::marker::load::LoadMeterConfig {
+            interval_key: stringify!($interval),
+            t_rho_s: $cfg.$interval,
+            t_q_s: $cfg.t_q_s,
+            kappa_q: $cfg.kappa_q,
+            target_utilization: $cfg.target_utilization,
+            queue_weight: $cfg.queue_weight,
+        }
+    };
+}
+pub(crate) use load_meter_config;
+
 impl LoadMeterConfig {
     /// "field: why" for the first bad value.
     pub fn validate(&self) -> Result<(), String> {
+        let key = self.interval_key;
         if !(self.t_rho_s.is_finite() && self.t_rho_s > 0.0) {
-            return Err(format!("t_rho_s: {} must be positive", self.t_rho_s));
+            return Err(format!("{key}: {} must be positive", self.t_rho_s));
         }
         if !(self.t_q_s > 0.0 && self.t_q_s <= self.t_rho_s) {
             return Err(format!(
-                "t_q_s: {} must be positive and at most t_rho_s ({})",
+                "t_q_s: {} must be positive and at most {key} ({})",
                 self.t_q_s, self.t_rho_s
             ));
         }

@@ -2,7 +2,7 @@
 //! threshold.
 
 use super::{load_units, probe_threshold};
-use crate::marker::load::{LoadMeter, LoadMeterConfig};
+use crate::marker::load::{load_meter_config, LoadMeter, LoadMeterConfig};
 use crate::marker::{Marker, PortView};
 use crate::packet::Packet;
 use crate::time::Time;
@@ -38,13 +38,7 @@ impl Default for BmccMarkerConfig {
 
 impl BmccMarkerConfig {
     fn meter(&self) -> LoadMeterConfig {
-        LoadMeterConfig {
-            t_rho_s: self.t_p_s,
-            t_q_s: self.t_q_s,
-            kappa_q: self.kappa_q,
-            target_utilization: self.target_utilization,
-            queue_weight: self.queue_weight,
-        }
+        load_meter_config!(self, t_p_s)
     }
 }
 

@@ -7,7 +7,7 @@ use crate::aqm::DropReason;
 use crate::engine::rng::Rng;
 use crate::marker::flows::{FlowKey, FlowTable};
 use crate::marker::load::{
-    interval_at_or_above, validate_bands, LoadMeter, LoadMeterConfig, MeanRtt,
+    interval_at_or_above, load_meter_config, validate_bands, LoadMeter, LoadMeterConfig, MeanRtt,
 };
 use crate::marker::{Marker, PortView};
 use crate::packet::Packet;
@@ -86,19 +86,11 @@ impl Default for HfccMarkerConfig {
 
 impl HfccMarkerConfig {
     pub fn meter(&self) -> LoadMeterConfig {
-        LoadMeterConfig {
-            t_rho_s: self.t_p_s,
-            t_q_s: self.t_q_s,
-            kappa_q: self.kappa_q,
-            target_utilization: self.target_utilization,
-            queue_weight: self.queue_weight,
-        }
+        load_meter_config!(self, t_p_s)
     }
 
     pub fn validate(&self) -> Result<(), String> {
-        self.meter()
-            .validate()
-            .map_err(|e| e.replacen("t_rho_s", "t_p_s", 1))?;
+        self.meter().validate()?;
         validate_bands(self.low_load, self.overload)?;
         if !(self.u_th >= self.low_load && self.u_th <= self.overload) {
             return Err(format!(

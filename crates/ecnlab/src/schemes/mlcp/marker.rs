@@ -1,7 +1,9 @@
 //! MLCP's router: VCP's load factor in 15 levels, and `t_p` from the flows' mean RTT.
 
 use super::{code_of, TOP_CODE};
-use crate::marker::load::{AdaptiveInterval, LoadMeter, LoadMeterConfig, INTERVAL_SET_MS};
+use crate::marker::load::{
+    load_meter_config, AdaptiveInterval, LoadMeter, LoadMeterConfig, INTERVAL_SET_MS,
+};
 use crate::marker::{Marker, PortView};
 use crate::packet::Packet;
 use crate::time::Time;
@@ -42,13 +44,7 @@ impl Default for MlcpMarkerConfig {
 
 impl MlcpMarkerConfig {
     fn meter(&self) -> LoadMeterConfig {
-        LoadMeterConfig {
-            t_rho_s: self.t_p_s,
-            t_q_s: self.t_q_s,
-            kappa_q: self.kappa_q,
-            target_utilization: self.target_utilization,
-            queue_weight: self.queue_weight,
-        }
+        load_meter_config!(self, t_p_s)
     }
 
     pub fn validate(&self) -> Result<(), String> {

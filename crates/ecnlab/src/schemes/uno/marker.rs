@@ -3,7 +3,9 @@
 //! RTT in, and the router's `t_ρ` code out (§II-B).
 
 use super::{level_of, Encoding, StampRule, HIGH, T_RHO_SET_MS};
-use crate::marker::load::{validate_bands, AdaptiveInterval, LoadMeter, LoadMeterConfig};
+use crate::marker::load::{
+    load_meter_config, validate_bands, AdaptiveInterval, LoadMeter, LoadMeterConfig,
+};
 use crate::marker::{Marker, PortView};
 use crate::packet::Packet;
 use crate::time::Time;
@@ -55,13 +57,7 @@ impl Default for UnoMarkerConfig {
 
 impl UnoMarkerConfig {
     pub fn meter(&self) -> LoadMeterConfig {
-        LoadMeterConfig {
-            t_rho_s: self.t_rho_s,
-            t_q_s: self.t_q_s,
-            kappa_q: self.kappa_q,
-            target_utilization: self.target_utilization,
-            queue_weight: self.queue_weight,
-        }
+        load_meter_config!(self, t_rho_s)
     }
 
     pub fn validate(&self) -> Result<(), String> {

@@ -3,7 +3,7 @@
 //! (raised only).
 
 use super::LoadCode;
-use crate::marker::load::{validate_bands, LoadMeter, LoadMeterConfig};
+use crate::marker::load::{load_meter_config, validate_bands, LoadMeter, LoadMeterConfig};
 use crate::marker::{Marker, PortView};
 use crate::packet::Packet;
 use crate::time::Time;
@@ -48,13 +48,7 @@ impl Default for VcpMarkerConfig {
 impl VcpMarkerConfig {
     /// The measurement part of the configuration.
     pub fn meter(&self) -> LoadMeterConfig {
-        LoadMeterConfig {
-            t_rho_s: self.t_rho_s,
-            t_q_s: self.t_q_s,
-            kappa_q: self.kappa_q,
-            target_utilization: self.target_utilization,
-            queue_weight: self.queue_weight,
-        }
+        load_meter_config!(self, t_rho_s)
     }
 
     pub fn validate(&self) -> Result<(), String> {
