@@ -123,7 +123,6 @@ pub struct Cubic {
     after_rto: bool,
     in_fast_recovery: bool,
     rto_without_progress: bool,
-    reduced_on_this_ack: bool,
     /// (cwnd, ssthresh) before the last timeout, for its undo.
     before_timeout: Option<(f64, u64)>,
 }
@@ -157,7 +156,6 @@ impl Cubic {
             after_rto: false,
             in_fast_recovery: false,
             rto_without_progress: false,
-            reduced_on_this_ack: false,
             before_timeout: None,
         })
     }
@@ -281,11 +279,7 @@ impl Controller for Cubic {
         if ev.acked_bytes > 0 {
             self.rto_without_progress = false;
         }
-        if std::mem::take(&mut self.reduced_on_this_ack)
-            || self.in_fast_recovery
-            || ev.in_cwnd_reduction
-            || ev.acked_bytes == 0
-        {
+        if self.in_fast_recovery || ev.in_cwnd_reduction || ev.acked_bytes == 0 {
             return;
         }
         if self.in_slow_start() {
@@ -300,7 +294,6 @@ impl Controller for Cubic {
             return;
         }
         self.reduce(ev.bytes_in_flight, 1.0);
-        self.reduced_on_this_ack = true;
     }
 
     fn on_loss(&mut self, _now: Time, bytes_in_flight: u64) {
@@ -502,7 +495,11 @@ mod tests {
             ..Default::default()
         };
         cc.on_signal(&ev, Signal::Ecn);
-        cc.on_ack(&ev);
+        // The connection starts its CWR round with this ACK: no growth on it.
+        cc.on_ack(&AckEvent {
+            in_cwnd_reduction: true,
+            ..ev
+        });
         assert_eq!(cc.window(), 70 * MSS);
         assert_eq!(cc.ssthresh(), 70 * MSS);
         let mut cc = cubic_at(2, CubicConfig::default());

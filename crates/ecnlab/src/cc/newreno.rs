@@ -27,8 +27,8 @@
 //! fast recovery and in the connection's CWR round (the window was already reduced for this
 //! window of data); the codec limits signals to one per window. The connection holds the
 //! window through the CWR round and repairs a loss found in it without calling `on_loss`
-//! (RFC 3168 §6.1.2, Linux's CWR state; see [`Controller::cwr_state`]). The ACK that carries
-//! the signal does not also grow the window.
+//! (RFC 3168 §6.1.2, Linux's CWR state; see [`Controller::cwr_state`]); the round starts
+//! with the ACK that carries the signal, so that ACK does not grow the window either.
 //! cwnd does not go below 2·SMSS on ECN (the loss floor); RFC 3168's further backoff below one
 //! segment is not modelled. Other signal kinds are not NewReno's and are ignored.
 //!
@@ -273,8 +273,6 @@ pub struct NewReno {
     in_fast_recovery: bool,
     /// The last event was a timeout and no new data has been acknowledged since.
     rto_without_progress: bool,
-    /// The ACK being processed carried a signal that reduced the window.
-    reduced_on_this_ack: bool,
 }
 
 impl NewReno {
@@ -286,7 +284,6 @@ impl NewReno {
             reduce_from: cfg.reduce_from,
             in_fast_recovery: false,
             rto_without_progress: false,
-            reduced_on_this_ack: false,
         })
     }
 
@@ -310,10 +307,7 @@ impl Controller for NewReno {
         if ev.acked_bytes > 0 {
             self.rto_without_progress = false;
         }
-        if std::mem::take(&mut self.reduced_on_this_ack)
-            || self.in_fast_recovery
-            || ev.in_cwnd_reduction
-        {
+        if self.in_fast_recovery || ev.in_cwnd_reduction {
             return;
         }
         self.w.grow(ev.acked_bytes);
@@ -324,7 +318,6 @@ impl Controller for NewReno {
             return;
         }
         self.reduce(ev.bytes_in_flight);
-        self.reduced_on_this_ack = true;
     }
 
     fn on_loss(&mut self, _now: Time, bytes_in_flight: u64) {
@@ -512,10 +505,14 @@ mod tests {
         });
         let ev = ack(MSS, 40 * MSS);
         cc.on_signal(&ev, Signal::Ecn);
-        cc.on_ack(&ev);
+        // The connection starts its CWR round with this ACK.
+        cc.on_ack(&AckEvent {
+            in_cwnd_reduction: true,
+            ..ev
+        });
         assert_eq!(cc.window(), 20 * MSS);
         assert_eq!(cc.ssthresh(), 20 * MSS);
-        // Not a recovery: growth resumes on the next ACK (CA now).
+        // Past the round: growth resumes (CA now).
         round(&mut cc, 1);
         assert_eq!(cc.window(), 21 * MSS);
         // Multilevel signals are not NewReno's.

@@ -819,7 +819,11 @@ impl TcpConn {
         let mut first_sacked: Option<(u64, Time)> = None;
         // F-RTO: a segment sent before the timeout's high mark and never retransmitted is
         // newly acknowledged (Linux's FLAG_ORIG_SACK_ACKED).
-        let high_seg = self.segs_below(self.recover);
+        let high_seg = if self.frto {
+            self.segs_below(self.recover)
+        } else {
+            0
+        };
         let mut original_acked = false;
         self.frto_new_data = false;
         if ack > prior_una {
