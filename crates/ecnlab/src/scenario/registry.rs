@@ -256,6 +256,21 @@ pub fn default_codec(cc: &str) -> &'static str {
     }
 }
 
+/// A scheme's controller from its parameter table (`ppath` names it in errors) and `new`.
+fn scheme_controller<C, T>(
+    ppath: &str,
+    p: &Params,
+    mss: u32,
+    new: impl FnOnce(C, u32) -> Result<T, String>,
+) -> Result<Box<dyn crate::cc::Controller>, ScenarioError>
+where
+    C: DeserializeOwned + Serialize,
+    T: crate::cc::Controller + 'static,
+{
+    let cfg: C = params(ppath, p)?;
+    Ok(Box::new(new(cfg, mss).map_err(|m| field_error(ppath, &m))?))
+}
+
 /// Builds a congestion controller; `path` names the flow's `cc` key.
 pub fn controller(
     path: &str,
@@ -281,55 +296,21 @@ pub fn controller(
                 }
             })
         }
-        "eecn" => {
-            let cfg: crate::schemes::eecn::ControllerConfig = params(&ppath, p)?;
-            Ok(Box::new(
-                crate::schemes::eecn::Controller::new(cfg, mss)
-                    .map_err(|m| field_error(&ppath, &m))?,
-            ))
-        }
-        "mecn" => {
-            let cfg: crate::schemes::mecn::MecnRenoConfig = params(&ppath, p)?;
-            Ok(Box::new(
-                crate::schemes::mecn::MecnReno::new(cfg, mss)
-                    .map_err(|m| field_error(&ppath, &m))?,
-            ))
-        }
-        "vcp" => {
-            let cfg: crate::schemes::vcp::VcpConfig = params(&ppath, p)?;
-            Ok(Box::new(
-                crate::schemes::vcp::Vcp::new(cfg, mss).map_err(|m| field_error(&ppath, &m))?,
-            ))
-        }
-        "hfcc" => {
-            let cfg: crate::schemes::hfcc::HfccConfig = params(&ppath, p)?;
-            Ok(Box::new(
-                crate::schemes::hfcc::Hfcc::new(cfg, mss).map_err(|m| field_error(&ppath, &m))?,
-            ))
-        }
-        "mlcp" => {
-            let cfg: crate::schemes::mlcp::MlcpConfig = params(&ppath, p)?;
-            Ok(Box::new(
-                crate::schemes::mlcp::Mlcp::new(cfg, mss).map_err(|m| field_error(&ppath, &m))?,
-            ))
-        }
-        "bmcc" => {
-            let cfg: crate::schemes::bmcc::BmccConfig = params(&ppath, p)?;
-            Ok(Box::new(
-                crate::schemes::bmcc::Bmcc::new(cfg, mss).map_err(|m| field_error(&ppath, &m))?,
-            ))
-        }
+        "eecn" => scheme_controller(&ppath, p, mss, crate::schemes::eecn::Controller::new),
+        "mecn" => scheme_controller(&ppath, p, mss, crate::schemes::mecn::MecnReno::new),
+        "vcp" => scheme_controller(&ppath, p, mss, crate::schemes::vcp::Vcp::new),
+        "hfcc" => scheme_controller(&ppath, p, mss, crate::schemes::hfcc::Hfcc::new),
+        "mlcp" => scheme_controller(&ppath, p, mss, crate::schemes::mlcp::Mlcp::new),
+        "bmcc" => scheme_controller(&ppath, p, mss, crate::schemes::bmcc::Bmcc::new),
         "ucp1" | "ucp2" | "vcp3" => {
-            let cfg: crate::schemes::uno::UcpConfig = params(&ppath, p)?;
             let name = match name {
                 "ucp1" => "ucp1",
                 "ucp2" => "ucp2",
                 _ => "vcp3",
             };
-            Ok(Box::new(
+            scheme_controller(&ppath, p, mss, |cfg, mss| {
                 crate::schemes::uno::Ucp::new(name, cfg, mss)
-                    .map_err(|m| field_error(&ppath, &m))?,
-            ))
+            })
         }
         other => Err(ScenarioError::new(
             path,
