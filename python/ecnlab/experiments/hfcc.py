@@ -109,6 +109,7 @@ AXES = (
     ReadingAxis("t_p", ("adaptive", "fixed"), "t_p from the flows' RTT (eqs. 11–12) or VCP's fixed 200 ms"),
     ReadingAxis("ri_bandwidth", (True, False), "eq. 8's bandwidth term RTT_min·B_n/P_s in RI, or RI's multiplicative step alone"),
     ReadingAxis("mlcp_ii", ("inverse", "ai"), "MLCP's inversely-proportional increase as 1/cwnd per RTT, or AI in its place"),
+    ReadingAxis("amd_freeze", ("rtt", "interval"), "the window frozen one RTT after AMD (§IV-C1), or one t_p as VCP freezes for one t_ρ: the router repeats its decrease code for a whole t_p"),
     ReadingAxis("ack_priority", ("hfcc", "family"), "ACKs served first at HFCC's routers only (§IV-C2), or at every load-factor scheme's routers"),
 )
 
@@ -134,7 +135,7 @@ def marker(scheme: Scheme, rd: Reading) -> dict[str, Any] | None:
 
 def cc_params(scheme: Scheme, rd: Reading) -> dict[str, Any] | None:
     if scheme.key == "hfcc":
-        return {"t_p": rd.t_p, "ri_bandwidth": bool(rd.ri_bandwidth)}
+        return {"t_p": rd.t_p, "ri_bandwidth": bool(rd.ri_bandwidth), "freeze": rd.amd_freeze}
     if scheme.key == "mlcp":
         return {"ii": rd.mlcp_ii == "inverse"}
     return None

@@ -24,6 +24,19 @@ pub enum TpMode {
     Fixed,
 }
 
+/// How long the window stays frozen after a decrease.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FreezeMode {
+    /// One RTT, as §IV-C1 says.
+    #[default]
+    Rtt,
+    /// One `t_p` (at least one RTT), as VCP freezes for one `t_ρ`: a router repeats the same
+    /// decrease code for a whole interval, and with `t_p` above the RTT a one-RTT freeze lets
+    /// that one overload be answered by two or three decreases.
+    Interval,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct HfccConfig {
@@ -46,6 +59,7 @@ pub struct HfccConfig {
     pub t_p: TpMode,
     /// `t_p` in seconds when fixed.
     pub t_p_s: f64,
+    pub freeze: FreezeMode,
     /// RTT assumed before the first sample, in seconds.
     pub initial_rtt_s: f64,
     /// Cap on the window in segments; `None` for none.
@@ -66,6 +80,7 @@ impl Default for HfccConfig {
             pi_min: 0.25,
             t_p: TpMode::Adaptive,
             t_p_s: 0.2,
+            freeze: FreezeMode::Rtt,
             initial_rtt_s: 0.1,
             max_window: None,
         }
@@ -240,6 +255,14 @@ impl Hfcc {
         }
     }
 
+    /// How long a decrease freezes the window.
+    pub fn freeze_time(&self) -> Time {
+        match self.cfg.freeze {
+            FreezeMode::Rtt => self.rtt(),
+            FreezeMode::Interval => self.rtt().max(from_secs(self.t_p_s())),
+        }
+    }
+
     /// α_s of eq. 2 per acknowledged segment.
     pub fn ri_increment(&self) -> f64 {
         let ratio = (to_secs(self.rtt()) / self.t_p_s()).min(self.cfg.max_rtt_ratio);
@@ -352,7 +375,7 @@ impl Controller for Hfcc {
             OverlayCode::Decrease if !decrease => {}
             OverlayCode::Decrease => {
                 self.cwnd = (self.gamma() * self.cwnd).max(1.0);
-                self.frozen_until = ev.now + self.rtt();
+                self.frozen_until = ev.now + self.freeze_time();
                 self.amds += 1;
             }
         }
@@ -493,6 +516,32 @@ mod tests {
         h.cwnd = 10.0;
         let d = ack(&mut h, &ev(0, rtt), OverlayCode::Low);
         assert!((d - (1.0625f64.powf(0.4) - 1.0)).abs() < 1e-12);
+    }
+
+    /// With `freeze = interval` a decrease holds the window for one `t_p`: an RTT of 85 ms
+    /// snaps to 200 ms, so a second decrease code 100 ms later is ignored (the paper's one-RTT
+    /// freeze would have applied it).
+    #[test]
+    fn interval_freeze_spans_the_routers_interval() {
+        let rtt = 85 * MS;
+        for (freeze, second_cut) in [(FreezeMode::Rtt, true), (FreezeMode::Interval, false)] {
+            let mut h = Hfcc::new(
+                HfccConfig {
+                    freeze,
+                    ..Default::default()
+                },
+                MSS,
+            )
+            .unwrap();
+            h.cwnd = 100.0;
+            assert_eq!(h.t_p_s(), 0.2);
+            ack(&mut h, &ev(0, rtt), OverlayCode::Decrease);
+            assert_eq!(h.amds, 1);
+            ack(&mut h, &ev(100 * MS, rtt), OverlayCode::Decrease);
+            assert_eq!(h.amds, if second_cut { 2 } else { 1 }, "{freeze:?}");
+            ack(&mut h, &ev(201 * MS, rtt), OverlayCode::Decrease);
+            assert_eq!(h.amds, if second_cut { 3 } else { 2 }, "{freeze:?}");
+        }
     }
 
     /// After a decrease the estimate still reflects the old window: RI jumps back to
