@@ -64,6 +64,10 @@ pub struct Node {
     pub name: String,
     pub addr: u32,
     pub is_host: bool,
+    /// A host outside the simulation (emulation: a real network stack): packets addressed to
+    /// it are handed out through [`Sim::take_egress`] instead of to endpoints, and its
+    /// packets come in through [`Sim::inject`].
+    pub external: bool,
     pub ports: Vec<PortId>,
     /// Egress port by destination node (only for nodes with more than one port).
     routes: Vec<PortId>,
@@ -121,7 +125,9 @@ pub struct Sim {
     out: Vec<Packet>,
     dropped_scratch: Vec<(PktId, DropReason)>,
     views_scratch: Vec<PortView>,
-    /// Packets handed to endpoints / dropped anywhere.
+    /// Packets that reached an external host, in delivery order, until the driver takes them.
+    egress: Vec<(NodeId, PktId)>,
+    /// Packets handed to endpoints or external hosts / dropped anywhere.
     pub delivered: u64,
     pub dropped: u64,
     ip_id_mode: IpIdMode,
@@ -171,6 +177,7 @@ impl Sim {
             out: Vec::with_capacity(64),
             dropped_scratch: Vec::new(),
             views_scratch: Vec::new(),
+            egress: Vec::new(),
             delivered: 0,
             dropped: 0,
             ip_id_mode: IpIdMode::Sequential,
@@ -200,6 +207,7 @@ impl Sim {
             name: name.to_string(),
             addr: node_addr(id),
             is_host,
+            external: false,
             ports: Vec::new(),
             routes: Vec::new(),
             ipid: IpIdGen::new(
@@ -220,6 +228,12 @@ impl Sim {
 
     pub fn add_router(&mut self, name: &str) -> NodeId {
         self.add_node(name, false)
+    }
+
+    /// Makes a host external (see [`Node::external`]); it must have no endpoints.
+    pub fn set_external(&mut self, node: NodeId) {
+        debug_assert!(self.nodes[node as usize].is_host);
+        self.nodes[node as usize].external = true;
     }
 
     pub fn node_by_name(&self, name: &str) -> Option<NodeId> {
@@ -534,6 +548,21 @@ impl Sim {
         self.arm_endpoint(ep);
     }
 
+    /// A packet from an external host enters the network at the current time, as if the
+    /// host's own stack had sent it: it is routed out of `node` like an endpoint's packet.
+    /// The caller allocated it in [`Sim::pool`] (so it can keep data keyed by its slot).
+    pub fn inject(&mut self, node: NodeId, id: PktId) {
+        self.start();
+        self.pool.get_mut(id).meta.sent_at = self.now();
+        self.forward(node, id);
+    }
+
+    /// Moves the packets delivered to external hosts since the last call into `out`, in
+    /// delivery order. They stay allocated until the caller frees them ([`PacketPool::free`]).
+    pub fn take_egress(&mut self, out: &mut Vec<(NodeId, PktId)>) {
+        out.append(&mut self.egress);
+    }
+
     /// Sends the packets an endpoint produced.
     fn flush(&mut self, node: NodeId, out: &mut Vec<Packet>) {
         let now = self.now();
@@ -725,6 +754,10 @@ impl Sim {
         let pkt = self.pool.get_mut(id);
         if pkt.ip.dst == self.nodes[node as usize].addr {
             self.delivered += 1;
+            if self.nodes[node as usize].external {
+                self.egress.push((node, id));
+                return;
+            }
             let ep = pkt.meta.dst_ep;
             if (ep as usize) < self.endpoints.len() && self.ep_node[ep as usize] == node {
                 let now = self.now();
@@ -847,8 +880,12 @@ impl Sim {
         for n in &self.nodes {
             in_net += n.held.len() as u64;
         }
+        // Delivered to an external host but not yet taken and freed by the driver.
+        let awaiting = self.egress.len() as u64;
         let created = self.pool.allocated;
-        if created != self.delivered + self.dropped + in_net || self.pool.live() != in_net {
+        if created != self.delivered + self.dropped + in_net
+            || self.pool.live() != in_net + awaiting
+        {
             return Err(format!(
                 "packet conservation violated: created {created}, delivered {}, dropped {}, in network {in_net}, live in pool {}",
                 self.delivered, self.dropped, self.pool.live()

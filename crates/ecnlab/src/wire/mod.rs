@@ -7,6 +7,7 @@ pub mod checksum;
 pub mod ecn;
 pub mod ipv4;
 pub mod pcap;
+pub mod rewrite;
 pub mod tcp;
 pub mod udp;
 

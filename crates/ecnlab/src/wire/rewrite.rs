@@ -119,8 +119,8 @@ pub fn rewrite(bytes: &mut [u8], before: &Packet, after: &Packet) -> Result<(), 
     set_word(bytes, 8, ((a.ttl as u16) << 8) | a.protocol as u16, IP_CSUM);
     if let Some(t) = tcp {
         let (flags, window, csum) = (ihl + 12, ihl + 14, ihl + 16);
-        let offset_and_flags =
-            (word(bytes, flags) & !crate::wire::TcpFlags::ALL) | (t.flags.0 & crate::wire::TcpFlags::ALL);
+        let offset_and_flags = (word(bytes, flags) & !crate::wire::TcpFlags::ALL)
+            | (t.flags.0 & crate::wire::TcpFlags::ALL);
         set_word(bytes, flags, offset_and_flags, csum);
         set_word(bytes, window, t.window, csum);
     }
@@ -262,7 +262,14 @@ mod tests {
             ttl: 9,
             ..Default::default()
         };
-        let before = Packet::new_udp(ip, UdpRepr { src_port: 1, dst_port: 2 }, 100);
+        let before = Packet::new_udp(
+            ip,
+            UdpRepr {
+                src_port: 1,
+                dst_port: 2,
+            },
+            100,
+        );
         let mut after = before;
         after.ip.ecn = Ecn::CE;
         after.ip.ident = 42;
@@ -281,6 +288,9 @@ mod tests {
         let mut raw = Vec::new();
         emit_packet(&before, &mut raw);
         raw.truncate(30);
-        assert_eq!(rewrite(&mut raw, &before, &after), Err(RewriteError::Mismatch));
+        assert_eq!(
+            rewrite(&mut raw, &before, &after),
+            Err(RewriteError::Mismatch)
+        );
     }
 }
