@@ -11,6 +11,7 @@
 pub mod app;
 pub mod aqm;
 pub mod cc;
+pub mod emu;
 pub mod engine;
 pub mod marker;
 pub mod net;

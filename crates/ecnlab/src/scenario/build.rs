@@ -10,6 +10,7 @@ use crate::net::{topology, LinkSpec, NodeId, PortId, RateSchedule, Sim};
 use crate::time::{Time, NEVER};
 use crate::wire::Ecn;
 use rand_distr::Distribution;
+use serde::Serialize;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -18,6 +19,30 @@ pub struct Built {
     pub sim: Sim,
     /// Legitimate but probably unintended choices, said once per run (and kept in run.json).
     pub warnings: Vec<String>,
+}
+
+/// A TCP flow as the scenario asks for it, for a driver that runs it on a real stack
+/// (emulation) instead of the simulator's TCP.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PlannedFlow {
+    /// Key path of the flow or workload that made it (for errors).
+    pub path: String,
+    pub name: String,
+    pub src: String,
+    pub dst: String,
+    pub src_addr: std::net::Ipv4Addr,
+    pub dst_addr: std::net::Ipv4Addr,
+    pub start_s: f64,
+    /// Bytes to send; None: until `stop_s` or the end of the run.
+    pub size: Option<u64>,
+    pub stop_s: Option<f64>,
+    /// The scenario's controller and feedback codec names.
+    pub cc: String,
+    pub ecn: String,
+    pub client_initiated: bool,
+    pub mss: u32,
+    pub sack: bool,
+    pub timestamps: bool,
 }
 
 /// Upper bounds that keep a run from exhausting memory; beyond them the scenario is refused
@@ -64,6 +89,8 @@ struct Ctx<'a> {
     flow_names: std::collections::HashSet<String>,
     warnings: Vec<String>,
     scenario: &'a Scenario,
+    /// Emulation: TCP flows are planned here instead of being given simulated endpoints.
+    planned: Option<Vec<PlannedFlow>>,
 }
 
 impl Ctx<'_> {
@@ -115,6 +142,32 @@ impl Ctx<'_> {
 }
 
 pub fn build(s: &Scenario, seed: u64, pcap_dir: Option<&Path>) -> Result<Built, ScenarioError> {
+    build_inner(s, seed, pcap_dir, false).map(|(b, _)| b)
+}
+
+/// Builds the network of a scenario for emulation: every host is external (a real stack
+/// sends and receives its packets) and the TCP flows are returned as a plan, checked as
+/// [`build`] checks them, instead of being simulated. UDP flows are refused.
+pub fn build_for_emulation(
+    s: &Scenario,
+    seed: u64,
+    pcap_dir: Option<&Path>,
+) -> Result<(Built, Vec<PlannedFlow>), ScenarioError> {
+    let (mut built, planned) = build_inner(s, seed, pcap_dir, true)?;
+    for n in 0..built.sim.nodes.len() {
+        if built.sim.nodes[n].is_host {
+            built.sim.set_external(n as NodeId);
+        }
+    }
+    Ok((built, planned.unwrap_or_default()))
+}
+
+fn build_inner(
+    s: &Scenario,
+    seed: u64,
+    pcap_dir: Option<&Path>,
+    emulation: bool,
+) -> Result<(Built, Option<Vec<PlannedFlow>>), ScenarioError> {
     if s.duration.0 == 0 {
         return Err(err("duration", "must be positive"));
     }
@@ -126,6 +179,7 @@ pub fn build(s: &Scenario, seed: u64, pcap_dir: Option<&Path>) -> Result<Built, 
         flow_names: Default::default(),
         warnings: Vec::new(),
         scenario: s,
+        planned: emulation.then(Vec::new),
     };
     c.sim.set_ip_id_mode(s.hosts.ip_id);
     // The scenario-wide TCP defaults, resolved even when no flow uses them alone.
@@ -243,10 +297,13 @@ pub fn build(s: &Scenario, seed: u64, pcap_dir: Option<&Path>) -> Result<Built, 
         c.sim.disable_flow_sampling();
     }
     c.sim.set_sample_interval(m.interval.0);
-    Ok(Built {
-        sim: c.sim,
-        warnings: c.warnings,
-    })
+    Ok((
+        Built {
+            sim: c.sim,
+            warnings: c.warnings,
+        },
+        c.planned,
+    ))
 }
 
 /// Puts a marker on a port whose buffer lets its thresholds be reached.
@@ -590,6 +647,12 @@ fn add_flow_spec(c: &mut Ctx, path: &str, f: &FlowSpec, index: usize) -> Result<
     let start = f.start.map_or(0, |d| d.0);
     let stagger = f.stagger.map_or(0, |d| d.0);
     match f.kind {
+        FlowKind::Udp if c.planned.is_some() => {
+            return Err(err(
+                format!("{path}.kind"),
+                "UDP flows are not supported in emulation (TCP flows only)",
+            ))
+        }
         FlowKind::Udp => {
             for (field, set) in [
                 ("size", f.size.is_some()),
@@ -799,6 +862,27 @@ fn add_tcp_flow(
             format!("{path}.size"),
             "must be at least 1 byte (omit it for an unlimited transfer)",
         ));
+    }
+    if let Some(plan) = c.planned.as_mut() {
+        let addr = |n: NodeId| std::net::Ipv4Addr::from(c.sim.nodes[n as usize].addr);
+        plan.push(PlannedFlow {
+            path: path.to_string(),
+            name: name.to_string(),
+            src: c.sim.nodes[src as usize].name.clone(),
+            dst: c.sim.nodes[dst as usize].name.clone(),
+            src_addr: addr(src),
+            dst_addr: addr(dst),
+            start_s: crate::time::to_secs(start),
+            size,
+            stop_s: a.stop.map(crate::time::to_secs),
+            cc: cc_name.to_string(),
+            ecn: codec_name.to_string(),
+            client_initiated: a.client_initiated,
+            mss: config.mss,
+            sack: config.sack,
+            timestamps: config.timestamps,
+        });
+        return Ok(());
     }
     let spec = crate::tcp::flow::TcpFlowSpec {
         name: name.to_string(),

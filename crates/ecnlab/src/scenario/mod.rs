@@ -6,7 +6,7 @@ pub mod registry;
 pub mod schema;
 pub mod units;
 
-pub use build::{build, Built, SizeSampler};
+pub use build::{build, build_for_emulation, Built, PlannedFlow, SizeSampler};
 pub use schema::*;
 pub use units::{Duration, Rate, Size};
 
