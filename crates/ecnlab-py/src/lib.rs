@@ -6,6 +6,9 @@
 //! panic or a failed internal check raises `ecnlab.errors.InternalError` with the message;
 //! an interrupted run raises `KeyboardInterrupt` (or whatever the progress callback raised).
 
+#[cfg(target_os = "linux")]
+mod emulate;
+
 use ecnlab::scenario::{self, Progress, RunError, RunOptions, Scenario, ScenarioError};
 use ecnlab::stats::{ColumnData, Table};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyValueError};
@@ -327,5 +330,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
+    #[cfg(target_os = "linux")]
+    {
+        m.add_function(wrap_pyfunction!(emulate::emulation_plan, m)?)?;
+        m.add_function(wrap_pyfunction!(emulate::emulate, m)?)?;
+    }
     Ok(())
 }
