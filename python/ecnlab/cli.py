@@ -17,7 +17,7 @@ import traceback
 from pathlib import Path
 from typing import Any, Sequence
 
-from .errors import ExperimentError, InternalError, OutputError, ScenarioError
+from .errors import EmulationError, ExperimentError, InternalError, OutputError, ScenarioError
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -83,6 +83,49 @@ def cmd_run(args: argparse.Namespace) -> int:
             f"wrote {args.out}: {res.flows.height} flows, {res.ports.height} ports, "
             f"{res.timeseries.height} samples; {m['events']} events in {m['wall_s']:.2f} s "
             f"({m['events'] / wall / 1e6:.2f} M events/s)"
+        )
+    return EXIT_OK
+
+
+def cmd_emulate(args: argparse.Namespace) -> int:
+    from . import results
+    from .emulate import emulate, netns, plan
+    from .fsutil import atomic_dir, check_replaceable
+
+    if args.cleanup:
+        netns.check_host()
+        gone = netns.cleanup_stale()
+        if not args.quiet:
+            print(f"removed {len(gone)} namespace(s)" + (f": {', '.join(gone)}" if gone else ""))
+        return EXIT_OK
+    if not args.scenario or not args.out:
+        raise _UsageError("emulate needs SCENARIO and --out DIR (or --cleanup)")
+    plan(Path(args.scenario), args.seed, force=args.force)
+    check_replaceable(args.out)
+    netns.check_host()
+    show = _show_progress(args.quiet)
+
+    def progress(elapsed: float) -> None:
+        if show:
+            print(f"\r{elapsed:6.1f} s", end="", file=sys.stderr, flush=True)
+
+    with atomic_dir(args.out) as tmp:
+        res = emulate(Path(args.scenario), seed=args.seed, pcap_dir=tmp / "pcap", progress=progress, force=args.force)
+        if show:
+            print(file=sys.stderr)
+        results._write_into(res, tmp, {"mode": "emulation", "emulation": {k: v for k, v in res.meta.items() if k != "warnings"}})
+    for w in res.meta.get("warnings") or []:
+        print(f"warning: {w}", file=sys.stderr)
+    if args.report:
+        from .report import write_run_report
+
+        write_run_report(args.out)
+    if not args.quiet:
+        m = res.meta
+        print(
+            f"wrote {args.out}: {res.flows.height} flows on Linux TCP, {res.ports.height} ports; "
+            f"{m['rx_pkts']} packets forwarded in {m['wall_s']:.1f} s, forwarder CPU {m['forwarder_cpu_s']:.1f} s, "
+            f"events late by {(m['lateness_p99_s'] or 0) * 1e6:.0f} µs at the 99th percentile"
         )
     return EXIT_OK
 
@@ -235,6 +278,23 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--report", action="store_true", help="also write DIR/report.html")
     r.set_defaults(func=cmd_run)
 
+    e = sub.add_parser(
+        "emulate",
+        help="run a scenario's network on real Linux TCP (root)",
+        description="Build one network namespace per host, forward their packets through the "
+        "scenario's routers (the simulator's ports, queues, markers and links on the wall "
+        "clock) and run the flows as real Linux TCP (reno, cubic, bbr). Writes DIR in the "
+        "layout of `ecnlab run`. Needs root; every namespace it makes is removed at the end.",
+    )
+    e.add_argument("scenario", nargs="?", metavar="SCENARIO", help="scenario file (.toml or .json)")
+    e.add_argument("--out", "-o", metavar="DIR", help="result directory")
+    e.add_argument("--seed", type=_nonneg_int, metavar="N", help="override the scenario's seed")
+    e.add_argument("--quiet", "-q", action="store_true", help="no progress, no summary line")
+    e.add_argument("--report", action="store_true", help="also write DIR/report.html")
+    e.add_argument("--force", action="store_true", help="run even where the flows could ask for more than the forwarder holds on this machine")
+    e.add_argument("--cleanup", action="store_true", help="remove the namespaces of ecnlab emulations whose process is gone, and exit")
+    e.set_defaults(func=cmd_emulate)
+
     v = sub.add_parser(
         "validate",
         help="check a scenario without running it",
@@ -367,6 +427,9 @@ def _dispatch(args: argparse.Namespace, debug: bool) -> int:
         return EXIT_FAILURE
     except KeyboardInterrupt:
         print("error: interrupted; no results were written", file=sys.stderr)
+        return EXIT_FAILURE
+    except EmulationError as e:
+        print(f"error: {e}", file=sys.stderr)
         return EXIT_FAILURE
     except InternalError as e:
         if debug:

@@ -28,3 +28,8 @@ class ExperimentError(ValueError):
 class OutputError(ValueError):
     """An output directory that cannot be written or would overwrite something that is not
     an ecnlab result."""
+
+
+class EmulationError(RuntimeError):
+    """Emulation cannot run here (no root, no namespaces, a missing tool) or failed to set
+    up; the message says what to do."""

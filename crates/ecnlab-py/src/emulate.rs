@@ -48,7 +48,33 @@ pub fn emulation_plan(
                     serde_json::json!({"name": p.name, "max_rate_bps": max})
                 })
                 .collect();
+            // The most data the forwarder can be asked to carry: each flow at most at the
+            // slowest port on its path, flows sharing that port counted once.
+            let mut narrowest: Vec<u32> = flows
+                .iter()
+                .filter_map(|f| {
+                    let (a, b) = (sim.node_by_name(&f.src)?, sim.node_by_name(&f.dst)?);
+                    sim.path_ports(a, b).into_iter().min_by_key(|&p| {
+                        sim.ports[p as usize].rate.steps().iter().map(|s| s.1).max()
+                    })
+                })
+                .collect();
+            narrowest.sort_unstable();
+            narrowest.dedup();
+            let max_load: u64 = narrowest
+                .iter()
+                .map(|&p| {
+                    sim.ports[p as usize]
+                        .rate
+                        .steps()
+                        .iter()
+                        .map(|s| s.1)
+                        .max()
+                        .unwrap_or(0)
+                })
+                .sum();
             Ok(serde_json::json!({
+                "max_load_bps": max_load,
                 "seed": seed,
                 "duration_s": s.duration.secs(),
                 "sample_interval_s": s.measure.interval.secs(),

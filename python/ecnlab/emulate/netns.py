@@ -13,12 +13,9 @@ import shutil
 import signal
 import subprocess
 
+from ..errors import EmulationError
+
 PREFIX = "ecnlab-"
-
-
-class EmulationError(RuntimeError):
-    """Emulation cannot run here (no root, no namespaces, a missing tool) or failed to set
-    up; the message says what to do."""
 
 
 def check_host() -> None:

@@ -217,11 +217,12 @@ impl<I: Io> Forwarder<I> {
             if now >= end {
                 break;
             }
-            let got = self.receive_all(now);
+            let got = self.receive_all(end);
             if self.sim.pool.allocated != self.injected {
                 return Err(EmuError::Duplicated);
             }
             if got > 0 {
+                self.send_egress()?;
                 continue;
             }
             let next = self.sim.events.peek_time().unwrap_or(end).min(end);
@@ -237,9 +238,9 @@ impl<I: Io> Forwarder<I> {
         Ok(())
     }
 
-    /// Reads what the taps hold (up to a budget each) and injects it at simulated time
-    /// `now`; returns how many packets were read.
-    fn receive_all(&mut self, now: Time) -> usize {
+    /// Reads what the taps hold (up to a budget each) and injects each packet at the
+    /// simulated time it is read (never past `end`); returns how many packets were read.
+    fn receive_all(&mut self, end: Time) -> usize {
         let mut got = 0;
         for tap in 0..self.taps.len() {
             for _ in 0..RX_BUDGET {
@@ -248,13 +249,21 @@ impl<I: Io> Forwarder<I> {
                     Ok(None) | Err(_) => break,
                 };
                 got += 1;
-                self.receive(tap, n, now);
+                // The clock has moved while earlier packets and events were handled: a packet
+                // enters at the time it is read, after every event due before then, never
+                // in the past (it would then leave early).
+                let now_ns = self.io.now_ns();
+                let now = self.sim_time(now_ns).min(end);
+                if now > self.sim.now() {
+                    self.sim.run_until(now);
+                }
+                self.receive(tap, n);
             }
         }
         got
     }
 
-    fn receive(&mut self, tap: usize, n: usize, _now: Time) {
+    fn receive(&mut self, tap: usize, n: usize) {
         self.stats.rx_pkts += 1;
         self.stats.rx_bytes += n as u64;
         let node = self.taps[tap];

@@ -67,6 +67,9 @@ impl Tun {
 pub struct TunIo {
     pub tuns: Vec<Tun>,
     polls: Vec<libc::pollfd>,
+    /// Taps that may hold a packet: set by a poll, cleared when a read finds none, so a
+    /// turn of the forwarder's loop costs one system call, not one per tap.
+    ready: Vec<bool>,
 }
 
 impl TunIo {
@@ -79,7 +82,29 @@ impl TunIo {
                 revents: 0,
             })
             .collect();
-        TunIo { tuns, polls }
+        let ready = vec![true; tuns.len()];
+        TunIo { tuns, polls, ready }
+    }
+
+    /// Polls every tap, waiting at most `timeout`, and notes which are readable.
+    fn poll(&mut self, timeout: &libc::timespec) {
+        for p in &mut self.polls {
+            p.revents = 0;
+        }
+        // SAFETY: an array of valid pollfds and a timespec; no signal mask change.
+        let n = unsafe {
+            libc::ppoll(
+                self.polls.as_mut_ptr(),
+                self.polls.len() as libc::nfds_t,
+                timeout,
+                std::ptr::null(),
+            )
+        };
+        if n > 0 {
+            for (r, p) in self.ready.iter_mut().zip(&self.polls) {
+                *r |= p.revents & libc::POLLIN != 0;
+            }
+        }
     }
 }
 
@@ -106,6 +131,15 @@ pub fn set_timer_slack_ns(ns: u64) -> u64 {
 
 impl Io for TunIo {
     fn recv(&mut self, tap: usize, buf: &mut [u8]) -> io::Result<Option<usize>> {
+        if tap == 0 && !self.ready.iter().any(|&r| r) {
+            self.poll(&libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            });
+        }
+        if !self.ready[tap] {
+            return Ok(None);
+        }
         let fd = self.tuns[tap].fd.as_raw_fd();
         // SAFETY: reads at most `buf.len()` bytes into `buf`.
         let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
@@ -114,6 +148,7 @@ impl Io for TunIo {
         }
         let e = io::Error::last_os_error();
         if e.kind() == io::ErrorKind::WouldBlock {
+            self.ready[tap] = false;
             Ok(None)
         } else {
             Err(e)
@@ -147,18 +182,7 @@ impl Io for TunIo {
             tv_sec: (d / 1_000_000_000) as libc::time_t,
             tv_nsec: (d % 1_000_000_000) as libc::c_long,
         };
-        for p in &mut self.polls {
-            p.revents = 0;
-        }
-        // SAFETY: an array of valid pollfds and a timespec; no signal mask change.
-        unsafe {
-            libc::ppoll(
-                self.polls.as_mut_ptr(),
-                self.polls.len() as libc::nfds_t,
-                &ts,
-                std::ptr::null(),
-            )
-        };
+        self.poll(&ts);
     }
 }
 

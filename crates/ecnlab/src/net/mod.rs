@@ -434,6 +434,26 @@ impl Sim {
         false
     }
 
+    /// The egress ports a packet from `a` to host `b` crosses, in order (empty without a
+    /// route).
+    pub fn path_ports(&self, a: NodeId, b: NodeId) -> Vec<PortId> {
+        let mut out = Vec::new();
+        let mut cur = a;
+        for _ in 0..=self.nodes.len() {
+            if cur == b {
+                return out;
+            }
+            match self.route(cur, b) {
+                Some(p) => {
+                    out.push(p);
+                    cur = self.pipes[self.ports[p as usize].link as usize].to;
+                }
+                None => break,
+            }
+        }
+        Vec::new()
+    }
+
     #[inline]
     fn route(&self, node: NodeId, dst: NodeId) -> Option<PortId> {
         let n = &self.nodes[node as usize];

@@ -1,0 +1,190 @@
+"""Emulation: the scenario's routers forwarding real Linux TCP between network namespaces.
+
+The plan checks run anywhere; the runs need root, /dev/net/tun and iproute2 and skip with a
+plain message without them."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import ecnlab
+from ecnlab.emulate import emulate, netns, plan
+from ecnlab.errors import EmulationError, ScenarioError
+
+
+def can_emulate() -> str | None:
+    if os.geteuid() != 0:
+        return "emulation tests need root (network namespaces, TUN devices)"
+    if shutil.which("ip") is None:
+        return "emulation tests need iproute2's ip command"
+    if not os.path.exists("/dev/net/tun"):
+        return "emulation tests need /dev/net/tun"
+    r = subprocess.run(["ip", "netns", "add", "ecnlab-probe"], capture_output=True)
+    subprocess.run(["ip", "netns", "del", "ecnlab-probe"], capture_output=True)
+    if r.returncode != 0:
+        return "emulation tests need network namespaces (ip netns add failed)"
+    return None
+
+
+needs_root = pytest.mark.skipif(can_emulate() is not None, reason=can_emulate() or "")
+
+
+def dumbbell(flows: list[dict], *, rate: str = "20Mbps", duration: str = "4s", queue: dict | None = None) -> ecnlab.Scenario:
+    n = max(2, len(flows))
+    return ecnlab.Scenario(
+        {
+            "name": "emulation test",
+            "duration": duration,
+            "seed": 1,
+            "topology": {
+                "kind": "dumbbell",
+                "left": n,
+                "right": n,
+                "access": {"rate": "1Gbps", "delay": "1ms"},
+                "bottleneck": {"rate": rate, "delay": "10ms"},
+                "bottleneck_queue": queue or {"kind": "red", "limit": 100, "min_th": 5, "max_th": 15, "ecn": True},
+            },
+            "flows": flows,
+            "measure": {"interval": "100ms", "sample_ports": ["rl->rr"]},
+        }
+    )
+
+
+def ns_left() -> list[str]:
+    return [n for n in netns.namespaces() if n.startswith(netns.PREFIX)]
+
+
+# ----------------------------------------------------------------------- plans (anywhere)
+
+
+@pytest.mark.parametrize(
+    "flow, path, says",
+    [
+        ({"cc": "dctcp", "ecn": "dctcp"}, "flows[0].cc", "not a Linux congestion control"),
+        ({"cc": "newreno", "ecn": "mecn"}, "flows[0].ecn", "not something a Linux stack speaks"),
+        ({"kind": "udp", "rate": "1Mbps"}, "flows[0].kind", "UDP flows are not supported"),
+    ],
+)
+def test_what_linux_cannot_run_is_refused_by_key(flow, path, says):
+    f = {"name": "a", "src": "l0", "dst": "r0", **flow}
+    with pytest.raises(ScenarioError) as e:
+        plan(dumbbell([f]))
+    assert e.value.path == path
+    assert says in e.value.message
+
+
+def test_more_load_than_the_forwarder_holds_is_refused_unless_forced():
+    s = dumbbell([{"name": "a", "src": "l0", "dst": "r0", "cc": "cubic"}], rate="900Mbps")
+    with pytest.raises(ScenarioError) as e:
+        plan(s)
+    assert e.value.path == "topology" and "900 Mb/s" in e.value.message
+    assert "forced" in plan(s, force=True)["warnings"][0]
+
+
+def test_plan_maps_controllers_and_counts_shared_bottlenecks_once():
+    p = plan(
+        dumbbell(
+            [
+                {"name": "a", "src": "l0", "dst": "r0", "cc": "newreno", "ecn": "ecn"},
+                {"name": "b", "src": "l1", "dst": "r1", "cc": "bbr"},
+            ]
+        )
+    )
+    assert [f["linux_cc"] for f in p["flows"]] == ["reno", "bbr"]
+    assert [f["ecn_on"] for f in p["flows"]] == [True, False]
+    assert p["max_load_bps"] == 20_000_000
+
+
+def test_without_root_emulation_says_so(monkeypatch):
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    with pytest.raises(EmulationError, match="needs root"):
+        emulate(dumbbell([{"name": "a", "src": "l0", "dst": "r0", "cc": "cubic"}]))
+
+
+# ----------------------------------------------------------------------- runs (root)
+
+
+@needs_root
+def test_linux_cubic_through_red_ecn_sees_marks_and_fills_the_link():
+    r = emulate(dumbbell([{"name": "a", "src": "l0", "dst": "r0", "cc": "cubic", "ecn": "ecn", "tcp": {"mss": 1448}}]))
+    f = r.flow("a")
+    port = r.port("rl->rr")
+    # Marks written by the forwarder reached a real receiver, which echoed them: the sender
+    # counts CE-echoed deliveries. Its packets were rewritten with valid checksums, or the
+    # receiving kernel would have dropped them and nothing would be delivered.
+    assert port["marked_ce"] > 0
+    assert f["ce_acked_pkts"] > 0
+    assert f["bytes_delivered"] > 0.7 * 20e6 / 8 * 4
+    assert port["utilization"] > 0.85
+    # No packet was refused, malformed or lost between the taps.
+    m = r.meta
+    assert m["tx_refused"] == 0 and m["tx_failed"] == 0 and m["rx_dropped_checksum"] == 0
+    assert f["rtt_min_s"] >= 0.024, "no packet may leave the emulated path before its propagation delay"
+    assert r.series("cwnd_bytes", "a").height > 10
+    assert r.series("queue_pkts", "rl->rr").height > 10
+    assert ns_left() == []
+
+
+@needs_root
+def test_two_linux_controllers_share_the_link_and_a_finite_flow_finishes():
+    r = emulate(
+        dumbbell(
+            [
+                {"name": "bulk", "src": "l0", "dst": "r0", "cc": "newreno", "ecn": "ecn"},
+                {"name": "short", "src": "l1", "dst": "r1", "cc": "cubic", "ecn": "ecn", "size": "200KB", "start": "1s"},
+            ]
+        )
+    )
+    short = r.flow("short")
+    assert short["bytes_delivered"] == 200_000
+    assert short["fct_s"] is not None and 0.05 < short["fct_s"] < 2.5
+    assert r.flow("bulk")["goodput_bps"] > 5e6
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "ecnlab", *args]
+
+
+@needs_root
+def test_ctrl_c_leaves_no_namespace_and_no_result(tmp_path: Path):
+    scen = tmp_path / "s.toml"
+    scen.write_text(dumbbell([{"name": "a", "src": "l0", "dst": "r0", "cc": "cubic"}], duration="30s").to_toml())
+    out = tmp_path / "out"
+    p = subprocess.Popen(_cli("emulate", str(scen), "--out", str(out), "-q"), stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 20
+    while not ns_left() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert ns_left(), "the emulation never built its namespaces"
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=20)
+    assert p.returncode != 0
+    assert "interrupted" in err
+    assert ns_left() == []
+    assert not out.exists()
+
+
+@needs_root
+def test_a_killed_run_is_cleaned_up_by_the_next(tmp_path: Path):
+    scen = tmp_path / "s.toml"
+    scen.write_text(dumbbell([{"name": "a", "src": "l0", "dst": "r0", "cc": "cubic"}], duration="30s").to_toml())
+    p = subprocess.Popen(_cli("emulate", str(scen), "--out", str(tmp_path / "out"), "-q"))
+    deadline = time.monotonic() + 20
+    while len(ns_left()) < 4 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.5)
+    p.kill()
+    p.wait()
+    left = ns_left()
+    assert left, "a killed run leaves its namespaces behind"
+    r = subprocess.run(_cli("emulate", "--cleanup"), capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert ns_left() == []
