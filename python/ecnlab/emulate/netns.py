@@ -8,6 +8,7 @@ forwarder's file descriptors, wherever they were moved.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -80,6 +81,7 @@ class Lab:
     def __init__(self) -> None:
         self.prefix = f"{PREFIX}{os.getpid()}-"
         self.made: list[str] = []
+        self.devices: dict[str, str] = {}
 
     def ns(self, host: str) -> str:
         return self.prefix + host
@@ -105,11 +107,26 @@ class Lab:
             },
         )
         _ip("-n", ns, "link", "set", "lo", "up")
-        _ip("-n", ns, "link", "set", tun, "mtu", "1500", "up")
+        # A long device queue: a packet the host sends while the forwarder is busy waits (its
+        # delay shows in the forwarder's lateness) rather than being lost where the scenario
+        # has no queue; what is still lost there is counted (device_drops).
+        _ip("-n", ns, "link", "set", tun, "mtu", "1500", "txqueuelen", "10000", "up")
+        self.devices[host] = tun
         _ip("-n", ns, "addr", "add", f"{addr}/8", "dev", tun)
         for dst in ecn_to:
             _ip("-n", ns, "route", "add", f"{dst}/32", "dev", tun, "features", "ecn")
         return ns
+
+    def device_drops(self) -> dict[str, int]:
+        """Packets each host's device dropped before the forwarder read them."""
+        out = {}
+        for host, tun in self.devices.items():
+            r = _ip("-n", self.ns(host), "-j", "-s", "link", "show", "dev", tun, check=False)
+            try:
+                out[host] = int(json.loads(r.stdout)[0]["stats64"]["tx"]["dropped"])
+            except (ValueError, LookupError, TypeError):
+                out[host] = -1
+        return out
 
     @staticmethod
     def sysctl(ns: str, values: dict[str, int]) -> None:
