@@ -188,3 +188,18 @@ def test_a_killed_run_is_cleaned_up_by_the_next(tmp_path: Path):
     r = subprocess.run(_cli("emulate", "--cleanup"), capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert ns_left() == []
+
+
+@needs_root
+def test_compare_sim_writes_both_runs_and_the_table(tmp_path: Path):
+    from ecnlab.emulate.compare import compare
+
+    s = dumbbell([{"name": "a", "src": "l0", "dst": "r0", "cc": "newreno", "ecn": "ecn"}], duration="3s")
+    rows = compare(s, tmp_path / "cmp")
+    for d in ("sim", "emulation"):
+        assert (tmp_path / "cmp" / d / "flows.parquet").is_file()
+    md = (tmp_path / "cmp" / "compare.md").read_text()
+    assert "| flow a | goodput Mb/s |" in md and "| port rl->rr | CE marks |" in md
+    good = next(r for r in rows if r["what"] == "flow a" and r["metric"] == "goodput Mb/s")
+    # Both TCPs fill most of a 20 Mb/s link in 3 s.
+    assert good["sim"] > 12 and good["emulation"] > 12, good

@@ -104,6 +104,13 @@ def cmd_emulate(args: argparse.Namespace) -> int:
     check_replaceable(args.out)
     netns.check_host()
     show = _show_progress(args.quiet)
+    if args.compare_sim:
+        from .emulate.compare import compare
+
+        compare(Path(args.scenario), args.out, seed=args.seed, force=args.force)
+        if not args.quiet:
+            sys.stdout.write((Path(args.out) / "compare.md").read_text(encoding="utf-8"))
+        return EXIT_OK
 
     def progress(elapsed: float) -> None:
         if show:
@@ -291,6 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--seed", type=_nonneg_int, metavar="N", help="override the scenario's seed")
     e.add_argument("--quiet", "-q", action="store_true", help="no progress, no summary line")
     e.add_argument("--report", action="store_true", help="also write DIR/report.html")
+    e.add_argument("--compare-sim", action="store_true", help="also simulate the scenario and write DIR/sim, DIR/emulation and DIR/compare.md side by side")
     e.add_argument("--force", action="store_true", help="run even where the flows could ask for more than the forwarder holds on this machine")
     e.add_argument("--cleanup", action="store_true", help="remove the namespaces of ecnlab emulations whose process is gone, and exit")
     e.set_defaults(func=cmd_emulate)
