@@ -94,6 +94,11 @@ def _owner_alive(d: Path) -> bool:
         return True
     if boot != _boot_id():
         return False
+    return pid_alive(pid)
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this id exists (one we may not signal counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

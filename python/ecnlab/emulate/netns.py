@@ -15,6 +15,7 @@ import signal
 import subprocess
 
 from ..errors import EmulationError
+from ..fsutil import pid_alive
 
 PREFIX = "ecnlab-"
 
@@ -46,13 +47,7 @@ def _owner_alive(name: str) -> bool:
         pid = int(name[len(PREFIX) :].split("-", 1)[0])
     except ValueError:
         return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return pid_alive(pid)
 
 
 def delete(name: str) -> None:

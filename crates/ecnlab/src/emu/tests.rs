@@ -37,7 +37,7 @@ impl Io for ScriptIo {
     }
     fn send(&mut self, tap: usize, bytes: &[u8]) -> std::io::Result<()> {
         if self.fail_sends {
-            return Err(std::io::Error::new(std::io::ErrorKind::Other, "full"));
+            return Err(std::io::Error::other("full"));
         }
         self.sent.push((self.now, tap, bytes.to_vec()));
         Ok(())

@@ -167,7 +167,8 @@ mod tests {
     #[test]
     fn rewritten_bytes_equal_a_fresh_emit() {
         let before = tcp_packet();
-        let changes: Vec<Box<dyn Fn(&mut Packet)>> = vec![
+        type Change = Box<dyn Fn(&mut Packet)>;
+        let changes: Vec<Change> = vec![
             Box::new(|p| p.ip.ecn = Ecn::CE),
             Box::new(|p| p.ip.ecn = Ecn::ECT1),
             Box::new(|p| p.ip.dscp = 0x2e),
