@@ -56,6 +56,16 @@ def _show_progress(quiet: bool) -> bool:
 # --------------------------------------------------------------------------- run
 
 
+def _warn_and_report(res: Any, args: argparse.Namespace) -> None:
+    """After a run directory is written: its warnings on stderr, and its report if asked."""
+    for w in res.meta.get("warnings") or []:
+        print(f"warning: {w}", file=sys.stderr)
+    if args.report:
+        from .report import write_run_report
+
+        write_run_report(args.out)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from . import results
     from .fsutil import check_replaceable
@@ -70,12 +80,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     finally:
         if bar:
             bar.close()
-    for w in res.meta.get("warnings") or []:
-        print(f"warning: {w}", file=sys.stderr)
-    if args.report:
-        from .report import write_run_report
-
-        write_run_report(args.out)
+    _warn_and_report(res, args)
     if not args.quiet:
         m = res.meta
         wall = m["wall_s"] or 1e-9
@@ -121,12 +126,7 @@ def cmd_emulate(args: argparse.Namespace) -> int:
         if show:
             print(file=sys.stderr)
         results._write_into(res, tmp, {"mode": "emulation", "emulation": {k: v for k, v in res.meta.items() if k != "warnings"}})
-    for w in res.meta.get("warnings") or []:
-        print(f"warning: {w}", file=sys.stderr)
-    if args.report:
-        from .report import write_run_report
-
-        write_run_report(args.out)
+    _warn_and_report(res, args)
     if not args.quiet:
         m = res.meta
         print(

@@ -13,8 +13,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::path::PathBuf;
 
-/// The hosts (name, address), ports (name, first rate) and TCP flows of a scenario built
-/// for emulation, as JSON; a scenario error if it cannot be emulated.
+/// A scenario built for emulation, as JSON: its hosts (name, address), its TCP flows and the
+/// most data they can put through the forwarder; a scenario error if it cannot be emulated.
 #[pyfunction]
 #[pyo3(signature = (text, fmt = "toml", seed = None))]
 pub fn emulation_plan(
@@ -40,46 +40,25 @@ pub fn emulation_plan(
                     })
                 })
                 .collect();
-            let ports: Vec<_> = sim
-                .ports
-                .iter()
-                .map(|p| {
-                    let max = p.rate.steps().iter().map(|s| s.1).max().unwrap_or(0);
-                    serde_json::json!({"name": p.name, "max_rate_bps": max})
-                })
-                .collect();
             // The most data the forwarder can be asked to carry: each flow at most at the
             // slowest port on its path, flows sharing that port counted once.
+            let peak = |p: u32| sim.ports[p as usize].rate.peak_bps();
             let mut narrowest: Vec<u32> = flows
                 .iter()
                 .filter_map(|f| {
                     let (a, b) = (sim.node_by_name(&f.src)?, sim.node_by_name(&f.dst)?);
-                    sim.path_ports(a, b).into_iter().min_by_key(|&p| {
-                        sim.ports[p as usize].rate.steps().iter().map(|s| s.1).max()
-                    })
+                    sim.path_ports(a, b)?.into_iter().min_by_key(|&p| peak(p))
                 })
                 .collect();
             narrowest.sort_unstable();
             narrowest.dedup();
-            let max_load: u64 = narrowest
-                .iter()
-                .map(|&p| {
-                    sim.ports[p as usize]
-                        .rate
-                        .steps()
-                        .iter()
-                        .map(|s| s.1)
-                        .max()
-                        .unwrap_or(0)
-                })
-                .sum();
+            let max_load: u64 = narrowest.iter().map(|&p| peak(p)).sum();
             Ok(serde_json::json!({
                 "max_load_bps": max_load,
                 "seed": seed,
                 "duration_s": s.duration.secs(),
                 "sample_interval_s": s.measure.interval.secs(),
                 "hosts": hosts,
-                "ports": ports,
                 "flows": flows,
                 "warnings": built.warnings,
             })

@@ -212,7 +212,7 @@ fn hostile_bytes_never_panic_and_parsed_packets_rewrite_exactly() {
                     !valid,
                     "a well-formed packet was refused ({why:?}): {b:02x?}"
                 );
-                refused[RxDrop::ALL.iter().position(|&w| w == why).unwrap()] += 1;
+                refused[why as usize] += 1;
                 continue;
             }
         };

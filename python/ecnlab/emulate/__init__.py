@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import subprocess
 import sys
 import time
@@ -119,12 +120,16 @@ class _Agents:
         p.stdin.flush()
 
     def wait_ready(self, timeout_s: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout_s
         for host, p in self.procs.items():
             assert p.stdout is not None
-            line = p.stdout.readline().strip()
+            ready, _, _ = select.select([p.stdout], [], [], max(0.0, deadline - time.monotonic()))
+            line = p.stdout.readline().strip() if ready else ""
             if line != "ready":
+                # Its error output, once it has surely ended.
+                p.kill()
                 err = p.stderr.read() if p.stderr else ""
-                raise EmulationError(f"traffic on host {host} did not start: {err.strip() or line or 'no answer'}")
+                raise EmulationError(f"traffic on host {host} did not start: {err.strip() or line or f'no answer in {timeout_s:g} s'}")
 
     def go(self, t0_ns: int) -> None:
         for p in self.procs.values():

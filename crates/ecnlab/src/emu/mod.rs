@@ -26,6 +26,9 @@ use crate::wire::{self, WireError};
 pub trait Io {
     /// Reads one waiting packet of tap `tap` into `buf`; `Ok(None)` when none is waiting.
     fn recv(&mut self, tap: usize, buf: &mut [u8]) -> std::io::Result<Option<usize>>;
+    /// Called once per turn of the forwarder's loop, before the taps are read: an `Io` that
+    /// learns which taps hold packets in one call (a poll) does it here.
+    fn refresh(&mut self) {}
     /// Hands a packet to tap `tap`'s host.
     fn send(&mut self, tap: usize, bytes: &[u8]) -> std::io::Result<()>;
     /// Monotonic time in nanoseconds.
@@ -34,7 +37,7 @@ pub trait Io {
     fn wait(&mut self, until_ns: u64);
 }
 
-/// Why a packet from a host was not forwarded.
+/// Why a packet from a host was not forwarded (its value indexes [`EmuStats::rx_dropped`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RxDrop {
     /// Not IPv4 (IPv6 neighbour discovery, for instance).
@@ -80,7 +83,7 @@ pub struct EmuStats {
     pub rx_pkts: u64,
     pub rx_bytes: u64,
     /// Packets from hosts not forwarded, by [`RxDrop`] (indexed like `RxDrop::ALL`).
-    pub rx_dropped: [u64; 7],
+    pub rx_dropped: [u64; RxDrop::ALL.len()],
     pub tx_pkts: u64,
     pub tx_bytes: u64,
     /// Packets whose routers' changes could not be written back (dropped whole).
@@ -98,7 +101,7 @@ pub struct EmuStats {
 
 impl EmuStats {
     pub fn rx_dropped(&self, why: RxDrop) -> u64 {
-        self.rx_dropped[RxDrop::ALL.iter().position(|&w| w == why).unwrap()]
+        self.rx_dropped[why as usize]
     }
 }
 
@@ -242,6 +245,7 @@ impl<I: Io> Forwarder<I> {
     /// simulated time it is read (never past `end`); returns how many packets were read.
     fn receive_all(&mut self, end: Time) -> usize {
         let mut got = 0;
+        self.io.refresh();
         for tap in 0..self.taps.len() {
             for _ in 0..RX_BUDGET {
                 let n = match self.io.recv(tap, &mut self.buf) {
@@ -296,8 +300,7 @@ impl<I: Io> Forwarder<I> {
     }
 
     fn count_rx_drop(&mut self, why: RxDrop) {
-        let i = RxDrop::ALL.iter().position(|&w| w == why).unwrap();
-        self.stats.rx_dropped[i] += 1;
+        self.stats.rx_dropped[why as usize] += 1;
     }
 
     fn send_egress(&mut self) -> Result<(), EmuError> {
@@ -336,10 +339,15 @@ pub fn parse_real(bytes: &[u8]) -> Result<Packet, RxDrop> {
     if bytes.first().map(|b| b >> 4) != Some(4) {
         return Err(RxDrop::NotIpv4);
     }
+    if bytes
+        .get(9)
+        .is_some_and(|&p| p != wire::ipv4::PROTO_TCP && p != wire::ipv4::PROTO_UDP)
+    {
+        return Err(RxDrop::Protocol);
+    }
     let mut p = wire::parse_packet(bytes).map_err(|e| match e {
         WireError::Truncated => RxDrop::Truncated,
         WireError::Checksum => RxDrop::Checksum,
-        WireError::Malformed("unsupported protocol") => RxDrop::Protocol,
         WireError::Malformed(_) => RxDrop::Malformed,
     })?;
     let ihl = (bytes[0] & 0x0f) as usize * 4;

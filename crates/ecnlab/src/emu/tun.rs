@@ -134,13 +134,16 @@ pub fn set_timer_slack_ns(ns: u64) -> u64 {
 }
 
 impl Io for TunIo {
-    fn recv(&mut self, tap: usize, buf: &mut [u8]) -> io::Result<Option<usize>> {
-        if tap == 0 && !self.ready.iter().any(|&r| r) {
+    fn refresh(&mut self) {
+        if !self.ready.iter().any(|&r| r) {
             self.poll(&libc::timespec {
                 tv_sec: 0,
                 tv_nsec: 0,
             });
         }
+    }
+
+    fn recv(&mut self, tap: usize, buf: &mut [u8]) -> io::Result<Option<usize>> {
         if !self.ready[tap] {
             return Ok(None);
         }

@@ -421,37 +421,23 @@ impl Sim {
 
     /// Is there a path from `a` to host `b`?
     pub fn has_route(&self, a: NodeId, b: NodeId) -> bool {
-        let mut cur = a;
-        for _ in 0..=self.nodes.len() {
-            if cur == b {
-                return true;
-            }
-            match self.route(cur, b) {
-                Some(p) => cur = self.pipes[self.ports[p as usize].link as usize].to,
-                None => return false,
-            }
-        }
-        false
+        self.path_ports(a, b).is_some()
     }
 
-    /// The egress ports a packet from `a` to host `b` crosses, in order (empty without a
-    /// route).
-    pub fn path_ports(&self, a: NodeId, b: NodeId) -> Vec<PortId> {
+    /// The egress ports a packet from `a` to host `b` crosses, in order; None without a
+    /// route.
+    pub fn path_ports(&self, a: NodeId, b: NodeId) -> Option<Vec<PortId>> {
         let mut out = Vec::new();
         let mut cur = a;
         for _ in 0..=self.nodes.len() {
             if cur == b {
-                return out;
+                return Some(out);
             }
-            match self.route(cur, b) {
-                Some(p) => {
-                    out.push(p);
-                    cur = self.pipes[self.ports[p as usize].link as usize].to;
-                }
-                None => break,
-            }
+            let p = self.route(cur, b)?;
+            out.push(p);
+            cur = self.pipes[self.ports[p as usize].link as usize].to;
         }
-        Vec::new()
+        None
     }
 
     #[inline]

@@ -41,6 +41,11 @@ impl RateSchedule {
         &self.steps
     }
 
+    /// The highest rate of any step.
+    pub fn peak_bps(&self) -> u64 {
+        self.steps.iter().map(|s| s.1).max().unwrap_or(0)
+    }
+
     /// Bits the link could carry over [0, `until`).
     pub fn capacity_bits(&self, until: Time) -> f64 {
         let mut bits = 0.0;

@@ -30,8 +30,6 @@ pub struct PlannedFlow {
     pub name: String,
     pub src: String,
     pub dst: String,
-    pub src_addr: std::net::Ipv4Addr,
-    pub dst_addr: std::net::Ipv4Addr,
     pub start_s: f64,
     /// Bytes to send; None: until `stop_s` or the end of the run.
     pub size: Option<u64>,
@@ -864,14 +862,11 @@ fn add_tcp_flow(
         ));
     }
     if let Some(plan) = c.planned.as_mut() {
-        let addr = |n: NodeId| std::net::Ipv4Addr::from(c.sim.nodes[n as usize].addr);
         plan.push(PlannedFlow {
             path: path.to_string(),
             name: name.to_string(),
             src: c.sim.nodes[src as usize].name.clone(),
             dst: c.sim.nodes[dst as usize].name.clone(),
-            src_addr: addr(src),
-            dst_addr: addr(dst),
             start_s: crate::time::to_secs(start),
             size,
             stop_s: a.stop.map(crate::time::to_secs),
