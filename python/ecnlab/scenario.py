@@ -119,9 +119,9 @@ class Scenario:
             raise ScenarioError("", f"{p} is a directory, not a scenario file") from None
         except (OSError, UnicodeDecodeError) as e:
             raise ScenarioError("", f"cannot read {p}: {e}") from None
-        if p.suffix.lower() == ".json":
-            return cls.from_json(text)
-        return cls.from_toml(text)
+        s = cls.from_json(text) if p.suffix.lower() == ".json" else cls.from_toml(text)
+        _anchor_trace_files(s._data, p.resolve().parent)
+        return s
 
     def to_dict(self) -> dict[str, Any]:
         return copy.deepcopy(self._data)
@@ -277,6 +277,19 @@ class Scenario:
         if name:
             data["name"] = name
         return cls(data)
+
+
+def _anchor_trace_files(node: Any, base: Path) -> None:
+    """Relative ``trace.file`` paths of links are taken from the scenario file's folder."""
+    if isinstance(node, dict):
+        tr = node.get("trace")
+        if isinstance(tr, dict) and isinstance(tr.get("file"), str) and not os.path.isabs(tr["file"]):
+            tr["file"] = str(base / tr["file"])
+        for v in node.values():
+            _anchor_trace_files(v, base)
+    elif isinstance(node, list):
+        for v in node:
+            _anchor_trace_files(v, base)
 
 
 def load_scenario(scenario: Any) -> Scenario:

@@ -283,3 +283,117 @@ fn framing_bytes_add_to_serialisation() {
     assert_eq!(log.borrow()[0].1, 83_360 * 1000 + 10 * MS);
     sim.conservation().unwrap();
 }
+
+/// Batched service (802.11 aggregation): a packet that finds the link idle goes alone after
+/// the per-batch overhead; what queues behind it leaves as one batch of at most `max_pkts`,
+/// every packet of a batch arriving when the batch ends.
+#[test]
+fn batched_service_sends_what_is_queued_as_one_transmission() {
+    use ecnlab::net::Batch;
+    let mut sim = Sim::new(1);
+    let h0 = sim.add_host("h0");
+    let h1 = sim.add_host("h1");
+    let spec = LinkSpec {
+        batch: Some(Batch {
+            max_pkts: 4,
+            max_bytes: 1 << 20,
+            max_airtime: 0,
+            overhead: 100 * US,
+        }),
+        ..LinkSpec::new(100_000_000, MS)
+    };
+    sim.connect(h0, h1, &spec, fifo(100), fifo(100));
+    let log = Rc::new(RefCell::new(Vec::new()));
+    let (a0, a1) = (sim.nodes[h0 as usize].addr, sim.nodes[h1 as usize].addr);
+    let rec = sim.next_endpoint_id() + 1;
+    // Six 1000-byte packets at t = 0 (80 us each at 100 Mb/s).
+    let s = sim.add_endpoint(
+        h0,
+        Box::new(Burst {
+            times: vec![0; 6],
+            next: 0,
+            src: a0,
+            dst: a1,
+            dst_ep: rec,
+            size: 1000,
+        }),
+    );
+    let r = sim.add_endpoint(h1, Box::new(Recorder(log.clone())));
+    sim.add_flow("f", s, r);
+    sim.run_until(SEC);
+    let at: Vec<Time> = log.borrow().iter().map(|x| x.1).collect();
+    // The first packet finds the link idle: 100 + 80 us. Then four together: 100 + 4·80 us
+    // later. Then the last one: 100 + 80 us.
+    let b1 = 180 * US;
+    let b2 = b1 + 420 * US;
+    let b3 = b2 + 180 * US;
+    assert_eq!(at, vec![b1 + MS, b2 + MS, b2 + MS, b2 + MS, b2 + MS, b3 + MS]);
+    let c = &sim.ports[0].counters;
+    assert_eq!(c.transmissions, 3);
+    assert_eq!(c.busy_time, b3);
+    sim.conservation().unwrap();
+}
+
+/// A byte budget closes a batch at the packet that reaches it; an airtime budget likewise.
+#[test]
+fn batch_budgets_in_bytes_and_airtime() {
+    use ecnlab::net::Batch;
+    for (budget, expect) in [
+        // 2500 bytes: the third 1000-byte packet crosses it and is the batch's last.
+        (
+            Batch {
+                max_pkts: 64,
+                max_bytes: 2500,
+                max_airtime: 0,
+                overhead: 0,
+            },
+            vec![1, 3, 2],
+        ),
+        // 200 us at 100 Mb/s: the third packet brings the batch to 240 us.
+        (
+            Batch {
+                max_pkts: 64,
+                max_bytes: u64::MAX,
+                max_airtime: 200 * US,
+                overhead: 0,
+            },
+            vec![1, 3, 2],
+        ),
+    ] {
+        let mut sim = Sim::new(1);
+        let h0 = sim.add_host("h0");
+        let h1 = sim.add_host("h1");
+        let spec = LinkSpec {
+            batch: Some(budget),
+            ..LinkSpec::new(100_000_000, MS)
+        };
+        sim.connect(h0, h1, &spec, fifo(100), fifo(100));
+        let log = Rc::new(RefCell::new(Vec::new()));
+        let (a0, a1) = (sim.nodes[h0 as usize].addr, sim.nodes[h1 as usize].addr);
+        let rec = sim.next_endpoint_id() + 1;
+        let s = sim.add_endpoint(
+            h0,
+            Box::new(Burst {
+                times: vec![0; 6],
+                next: 0,
+                src: a0,
+                dst: a1,
+                dst_ep: rec,
+                size: 1000,
+            }),
+        );
+        let r = sim.add_endpoint(h1, Box::new(Recorder(log.clone())));
+        sim.add_flow("f", s, r);
+        sim.run_until(SEC);
+        let mut sizes: Vec<usize> = Vec::new();
+        let mut last = 0;
+        for &(_, t) in log.borrow().iter() {
+            if t != last {
+                sizes.push(0);
+                last = t;
+            }
+            *sizes.last_mut().unwrap() += 1;
+        }
+        assert_eq!(sizes, expect, "{budget:?}");
+    }
+}

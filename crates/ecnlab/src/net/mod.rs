@@ -7,10 +7,11 @@ pub mod port;
 #[cfg(test)]
 pub(crate) mod test_line;
 pub mod topology;
+pub mod trace;
 
 pub use endpoint::{Ctx, Endpoint, IpIdGen, IpIdMode, Samples};
 pub use link::Pipe;
-pub use port::{PortCounters, RateSchedule};
+pub use port::{Batch, PortCounters, RateSchedule};
 
 use crate::aqm::{DropReason, Qdisc, Verdict};
 use crate::engine::{rng, Ev, EventQueue, TimerSlot};
@@ -86,6 +87,8 @@ pub struct LinkSpec {
     /// Link-layer bytes added to every packet's transmission (e.g. 2 for PPP, 38 for
     /// Ethernet with preamble and inter-frame gap); queues still count IP bytes.
     pub framing: u32,
+    /// Batched service (aggregation), if any.
+    pub batch: Option<Batch>,
 }
 
 impl LinkSpec {
@@ -94,6 +97,7 @@ impl LinkSpec {
             rate: RateSchedule::constant(bps),
             delay,
             framing: 0,
+            batch: None,
         }
     }
 }
@@ -276,6 +280,8 @@ impl Sim {
             rate,
             framing: spec.framing,
             busy: None,
+            batch: spec.batch,
+            batch_rest: Vec::with_capacity(spec.batch.map_or(0, |b| b.max_pkts as usize)),
             busy_since: 0,
             marker_timer: TimerSlot::default(),
             counters: PortCounters::default(),
@@ -684,12 +690,60 @@ impl Sim {
         self.arm_marker(p);
     }
 
-    /// Takes the next packet from the discipline and puts it on the wire.
+    /// Takes the next packet (or batch) from the discipline and puts it on the wire.
     fn start_tx(&mut self, p: PortId) {
         let now = self.now();
         let port = &mut self.ports[p as usize];
         debug_assert!(port.busy.is_none());
         port.integrate_backlog(now);
+        let Some((id, len)) = self.dequeue_one(p, now) else {
+            return;
+        };
+        let port = &mut self.ports[p as usize];
+        let framing = port.framing;
+        let mut bytes = len + framing;
+        let mut start = now;
+        if let Some(b) = port.batch {
+            start = now + b.overhead;
+            let rate = port.rate.rate_at(now);
+            let airtime = |bytes: u32| {
+                if rate == 0 {
+                    0
+                } else {
+                    crate::time::tx_time(bytes, rate)
+                }
+            };
+            let mut pkts = 1;
+            let full = |pkts: u32, bytes: u32| {
+                pkts >= b.max_pkts
+                    || bytes as u64 >= b.max_bytes
+                    || (b.max_airtime > 0 && airtime(bytes) >= b.max_airtime)
+            };
+            while !full(pkts, bytes) {
+                let Some((next, l)) = self.dequeue_one(p, now) else {
+                    break;
+                };
+                self.ports[p as usize].batch_rest.push(next);
+                pkts += 1;
+                bytes += l + framing;
+            }
+        }
+        let port = &mut self.ports[p as usize];
+        let done = port.rate.finish_time(start, bytes);
+        port.busy = Some(id);
+        port.busy_since = now;
+        port.counters.transmissions += 1;
+        if done != NEVER {
+            self.events.schedule(done, Ev::TxDone(p));
+        }
+    }
+
+    /// Releases one packet from the port's discipline for transmission, with the per-packet
+    /// accounting (drops at dequeue, dequeue marks, sojourn, capture). Returns it and its
+    /// length.
+    #[inline]
+    fn dequeue_one(&mut self, p: PortId, now: Time) -> Option<(PktId, u32)> {
+        let port = &mut self.ports[p as usize];
         let next = port
             .qdisc
             .dequeue(now, &mut self.pool, &mut self.dropped_scratch);
@@ -699,7 +753,7 @@ impl Sim {
             self.dropped += 1;
             self.pool.free(d);
         }
-        let Some(id) = next else { return };
+        let id = next?;
         let pkt = self.pool.get_mut(id);
         let ecn_before = pkt.ip.ecn;
         port.with_marker(now, |m, v| m.on_dequeue(v, pkt));
@@ -720,12 +774,7 @@ impl Sim {
             // A pcap write error must not stop a run; it is reported at the end.
             w.write(now, pkt);
         }
-        let done = port.rate.finish_time(now, len + port.framing);
-        port.busy = Some(id);
-        port.busy_since = now;
-        if done != NEVER {
-            self.events.schedule(done, Ev::TxDone(p));
-        }
+        Some((id, len))
     }
 
     fn tx_done(&mut self, p: PortId) {
@@ -736,6 +785,15 @@ impl Sim {
         let link = port.link as usize;
         if let Some(at) = self.pipes[link].push(now, id) {
             self.events.schedule(at, Ev::Deliver(link as u32));
+        }
+        let port = &mut self.ports[p as usize];
+        if !port.batch_rest.is_empty() {
+            // Every packet of a batch arrives with the batch's end; the pipe's one pending
+            // event is the head's.
+            for &rest in &port.batch_rest {
+                self.pipes[link].push(now, rest);
+            }
+            port.batch_rest.clear();
         }
         self.start_tx(p);
         self.arm_marker(p);
@@ -878,7 +936,7 @@ impl Sim {
     pub fn conservation(&self) -> Result<(), String> {
         let mut in_net: u64 = 0;
         for p in &self.ports {
-            in_net += p.qdisc.len() as u64 + p.busy.is_some() as u64;
+            in_net += p.qdisc.len() as u64 + p.busy.is_some() as u64 + p.batch_rest.len() as u64;
         }
         for l in &self.pipes {
             in_net += l.in_flight.len() as u64;

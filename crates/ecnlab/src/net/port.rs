@@ -119,6 +119,22 @@ impl RateSchedule {
     }
 }
 
+/// Batched service: at each transmission opportunity the transmitter takes what is queued,
+/// up to a budget, and sends it as one transmission (802.11's aggregated frames): the batch
+/// occupies the link for `overhead` plus its bits at the current rate, and all its packets
+/// reach the far end together when it ends. A batch closes at the first packet that brings
+/// it to `max_pkts`, to `max_bytes` or to `max_airtime` (so at least one packet is always
+/// sent, and the packet that crosses a byte or airtime budget is still part of it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Batch {
+    pub max_pkts: u32,
+    pub max_bytes: u64,
+    /// Airtime budget (bits at the rate in force when the batch starts), 0 = none.
+    pub max_airtime: Time,
+    /// Channel access, preamble and block acknowledgement per batch.
+    pub overhead: Time,
+}
+
 /// Per-port counters. "Marked" counts packets whose ECN field left the port with a different
 /// value than it arrived with, by the value written.
 #[derive(Clone, Debug, Default)]
@@ -139,6 +155,8 @@ pub struct PortCounters {
     /// Time-weighted sum of the backlog in packets (for the exact mean queue length).
     pub backlog_integral: u128,
     pub max_backlog: u32,
+    /// Transmissions (batches on a batched port; packets otherwise).
+    pub transmissions: u64,
 }
 
 impl PortCounters {
@@ -159,8 +177,11 @@ pub struct Port {
     pub rate: RateSchedule,
     /// Link-layer bytes added to each transmission.
     pub framing: u32,
-    /// Packet on the wire, if any.
+    /// Packet on the wire, if any (the first of a batch).
     pub busy: Option<PktId>,
+    pub batch: Option<Batch>,
+    /// The rest of the batch on the wire, in order (capacity kept between batches).
+    pub batch_rest: Vec<PktId>,
     pub busy_since: Time,
     pub marker_timer: TimerSlot,
     pub counters: PortCounters,

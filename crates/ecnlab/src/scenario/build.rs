@@ -53,29 +53,89 @@ fn err(path: impl Into<String>, msg: impl Into<String>) -> ScenarioError {
     ScenarioError::new(path, msg)
 }
 
-fn schedule(path: &str, l: &LinkParams) -> Result<LinkSpec, ScenarioError> {
-    let mut steps = vec![(0, l.rate.0)];
-    let mut last = 0;
-    for (i, s) in l.schedule.iter().enumerate() {
-        if s.at.0 <= last && !(i == 0 && s.at.0 == 0) {
+/// The link a scenario's parameters describe; `until` is how far a trace is unrolled.
+fn schedule(path: &str, l: &LinkParams, until: Time) -> Result<LinkSpec, ScenarioError> {
+    let rate = match (&l.trace, l.rate) {
+        (Some(_), Some(_)) => {
             return Err(err(
-                format!("{path}.schedule[{i}].at"),
-                "times must be strictly increasing and after 0",
-            ));
+                format!("{path}.trace"),
+                "a link's capacity comes from rate (and schedule) or from a trace, not both",
+            ))
         }
-        if s.at.0 == 0 {
-            steps[0].1 = s.rate.0;
-        } else {
-            steps.push((s.at.0, s.rate.0));
+        (Some(t), None) => {
+            if !l.schedule.is_empty() {
+                return Err(err(
+                    format!("{path}.schedule"),
+                    "a link with a trace takes its rate changes from the trace",
+                ));
+            }
+            trace_schedule(&format!("{path}.trace"), t, until)?
         }
-        last = s.at.0;
-    }
-    let rate = RateSchedule::new(steps).map_err(|m| err(format!("{path}.schedule"), m))?;
+        (None, None) => {
+            return Err(err(
+                format!("{path}.rate"),
+                "missing: give the link a rate (e.g. \"100Mbps\") or a trace",
+            ))
+        }
+        (None, Some(r)) => {
+            let mut steps = vec![(0, r.0)];
+            let mut last = 0;
+            for (i, s) in l.schedule.iter().enumerate() {
+                if s.at.0 <= last && !(i == 0 && s.at.0 == 0) {
+                    return Err(err(
+                        format!("{path}.schedule[{i}].at"),
+                        "times must be strictly increasing and after 0",
+                    ));
+                }
+                if s.at.0 == 0 {
+                    steps[0].1 = s.rate.0;
+                } else {
+                    steps.push((s.at.0, s.rate.0));
+                }
+                last = s.at.0;
+            }
+            RateSchedule::new(steps).map_err(|m| err(format!("{path}.schedule"), m))?
+        }
+    };
+    let batch = match &l.batch {
+        None => None,
+        Some(b) => {
+            if b.max_pkts == 0 {
+                return Err(err(format!("{path}.batch.max_pkts"), "must be at least 1"));
+            }
+            if b.max_bytes.is_some_and(|s| s.0 == 0) {
+                return Err(err(format!("{path}.batch.max_bytes"), "must be positive"));
+            }
+            Some(crate::net::Batch {
+                max_pkts: b.max_pkts,
+                max_bytes: b.max_bytes.map_or(u64::MAX, |s| s.0),
+                max_airtime: b.max_airtime.0,
+                overhead: b.overhead.0,
+            })
+        }
+    };
     Ok(LinkSpec {
         rate,
         delay: l.delay.0,
         framing: l.framing,
+        batch,
     })
+}
+
+fn trace_schedule(
+    path: &str,
+    t: &crate::scenario::schema::TraceSpec,
+    until: Time,
+) -> Result<RateSchedule, ScenarioError> {
+    if t.mtu == 0 {
+        return Err(err(format!("{path}.mtu"), "must be positive"));
+    }
+    let text = std::fs::read_to_string(&t.file)
+        .map_err(|e| err(format!("{path}.file"), format!("cannot read \"{}\": {e}", t.file)))?;
+    let tr = crate::net::trace::MahimahiTrace::parse(&text)
+        .map_err(|m| err(format!("{path}.file"), format!("\"{}\" {m}", t.file)))?;
+    tr.schedule(t.bin.0, t.mtu, until.max(1))
+        .map_err(|m| registry::field_error(path, &m))
 }
 
 struct Ctx<'a> {
@@ -370,6 +430,7 @@ fn memory_available() -> Option<f64> {
 
 fn build_topology(c: &mut Ctx) -> Result<(), ScenarioError> {
     let s = c.scenario;
+    let until = s.duration.0;
     match &s.topology {
         Topology::Dumbbell(DumbbellSpec {
             left,
@@ -394,8 +455,8 @@ fn build_topology(c: &mut Ctx) -> Result<(), ScenarioError> {
             if left + right > MAX_NODES {
                 return Err(err("topology.left", format!("more than {MAX_NODES} hosts")));
             }
-            let acc = schedule("topology.access", access)?;
-            let bn = schedule("topology.bottleneck", bottleneck)?;
+            let acc = schedule("topology.access", access, until)?;
+            let bn = schedule("topology.bottleneck", bottleneck, until)?;
             let fwd = c.queue("topology.bottleneck_queue", bottleneck_queue)?;
             let rev = c.queue(
                 "topology.reverse_queue",
@@ -442,8 +503,8 @@ fn build_topology(c: &mut Ctx) -> Result<(), ScenarioError> {
                     format!("more than {MAX_NODES} nodes"),
                 ));
             }
-            let l = schedule("topology.link", link)?;
-            let acc = schedule("topology.access", access)?;
+            let l = schedule("topology.link", link, until)?;
+            let acc = schedule("topology.access", access, until)?;
             c.queue("topology.queue", queue)?;
             c.queue("topology.access_queue", access_queue)?;
             if let Some(m) = marker {
@@ -541,7 +602,10 @@ fn build_topology(c: &mut Ctx) -> Result<(), ScenarioError> {
                         delay: l.delay,
                         framing: l.framing,
                         schedule: l.schedule.clone(),
+                        trace: l.trace.clone(),
+                        batch: l.batch.clone(),
                     },
+                    until,
                 )?;
                 let qa = c.queue(&format!("{path}.queue"), &l.queue)?;
                 let qb = c.queue(

@@ -53,11 +53,13 @@ pub struct HostSpec {
     pub ip_id: IpIdMode,
 }
 
-/// Rate and propagation delay of a link, optionally a piecewise-constant rate schedule.
+/// Rate and propagation delay of a link: a constant `rate`, optionally changed by a
+/// piecewise-constant `schedule`, or a mahimahi `trace`; optionally batched service.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinkParams {
-    pub rate: Rate,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
     pub delay: Duration,
     /// Link-layer bytes added to each packet's transmission time (2 for PPP as ns-3's
     /// point-to-point links); default 0.
@@ -66,6 +68,58 @@ pub struct LinkParams {
     /// Rate changes: `[{at = "4s", rate = "180Mbps"}, ...]`, times increasing.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub schedule: Vec<RateStep>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<BatchSpec>,
+}
+
+/// Capacity from a mahimahi trace file (one line per MTU-sized delivery opportunity, in
+/// milliseconds, repeating), counted per `bin` into a rate schedule.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceSpec {
+    /// Path of the trace; a relative path is taken from the scenario file's folder.
+    pub file: String,
+    #[serde(default = "default_trace_bin")]
+    pub bin: Duration,
+    /// Bytes per delivery opportunity.
+    #[serde(default = "default_trace_mtu")]
+    pub mtu: u32,
+}
+
+fn default_trace_bin() -> Duration {
+    Duration(crate::time::MS)
+}
+fn default_trace_mtu() -> u32 {
+    1500
+}
+
+/// Batched service, as 802.11ax aggregates frames per transmission opportunity: each
+/// transmission takes what is queued up to a budget and costs `overhead` on top of its bits.
+/// Defaults: 64 packets, no byte budget, 5.484 ms of airtime (802.11ax's longest PPDU),
+/// 100 us of overhead (contention, preamble, block acknowledgement).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BatchSpec {
+    #[serde(default = "default_batch_pkts")]
+    pub max_pkts: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_bytes: Option<Size>,
+    #[serde(default = "default_batch_airtime")]
+    pub max_airtime: Duration,
+    #[serde(default = "default_batch_overhead")]
+    pub overhead: Duration,
+}
+
+fn default_batch_pkts() -> u32 {
+    64
+}
+fn default_batch_airtime() -> Duration {
+    Duration(5_484 * crate::time::US)
+}
+fn default_batch_overhead() -> Duration {
+    Duration(100 * crate::time::US)
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -254,12 +308,17 @@ pub struct NodeSpec {
 pub struct LinkSpecToml {
     pub a: String,
     pub b: String,
-    pub rate: Rate,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
     pub delay: Duration,
     #[serde(default, skip_serializing_if = "is_default")]
     pub framing: u32,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub schedule: Vec<RateStep>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<BatchSpec>,
     /// Queue of the a→b port (default: DropTail 1000 packets).
     #[serde(default = "default_access_queue")]
     pub queue: Component,
