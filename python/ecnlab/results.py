@@ -119,6 +119,7 @@ class Results:
             },
             "rows": {"flows": self.flows.height, "ports": self.ports.height, "timeseries": self.timeseries.height},
             "warnings": list(m.get("warnings") or []),
+            "elements": dict(m.get("elements") or {}),
             "scenario": Scenario.from_toml(self.scenario_toml).to_dict(),
             "scenario_toml": self.scenario_toml,
             "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -238,5 +239,6 @@ def read_run_dir(directory: str | os.PathLike[str]) -> Results:
         "packets_delivered": pk.get("delivered"),
         "packets_dropped": pk.get("dropped"),
         "peak_packets": pk.get("peak_in_flight"),
+        "elements": info.get("elements", {}),
     }
     return Results(frames["flows"], frames["ports"], frames["timeseries"], meta, info.get("scenario_toml", ""))

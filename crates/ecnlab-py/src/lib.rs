@@ -195,6 +195,15 @@ fn run(
     m.set_item("packets_dropped", meta.packets_dropped)?;
     m.set_item("peak_packets", meta.peak_packets)?;
     m.set_item("warnings", meta.warnings.clone())?;
+    let els = PyDict::new(py);
+    for (node, counters) in &meta.elements {
+        let c = PyDict::new(py);
+        for (k, v) in counters {
+            c.set_item(*k, *v)?;
+        }
+        els.set_item(node, c)?;
+    }
+    m.set_item("elements", els)?;
     d.set_item("meta", m)?;
     d.set_item("scenario_toml", out.scenario_toml)?;
     Ok(d.unbind())

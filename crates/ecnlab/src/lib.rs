@@ -8,6 +8,7 @@
 //! [`stats`] (measurement), [`scenario`] (the TOML schema), [`schemes`] (one folder per
 //! network-assisted scheme).
 
+pub mod ap;
 pub mod app;
 pub mod aqm;
 pub mod cc;

@@ -327,7 +327,10 @@ fn batched_service_sends_what_is_queued_as_one_transmission() {
     let b1 = 180 * US;
     let b2 = b1 + 420 * US;
     let b3 = b2 + 180 * US;
-    assert_eq!(at, vec![b1 + MS, b2 + MS, b2 + MS, b2 + MS, b2 + MS, b3 + MS]);
+    assert_eq!(
+        at,
+        vec![b1 + MS, b2 + MS, b2 + MS, b2 + MS, b2 + MS, b3 + MS]
+    );
     let c = &sim.ports[0].counters;
     assert_eq!(c.transmissions, 3);
     assert_eq!(c.busy_time, b3);

@@ -59,6 +59,11 @@ pub trait NodeElement {
         pkt: &mut Packet,
         ports: &[PortView],
     ) -> Forward;
+
+    /// What the element did, by name, for the run's report.
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
 }
 
 pub struct Node {

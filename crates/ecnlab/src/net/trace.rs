@@ -135,8 +135,12 @@ mod tests {
 
     #[test]
     fn bad_traces_say_which_line() {
-        assert!(MahimahiTrace::parse("").unwrap_err().contains("no delivery"));
-        assert!(MahimahiTrace::parse("0\n0\n").unwrap_err().contains("period"));
+        assert!(MahimahiTrace::parse("")
+            .unwrap_err()
+            .contains("no delivery"));
+        assert!(MahimahiTrace::parse("0\n0\n")
+            .unwrap_err()
+            .contains("period"));
         let e = MahimahiTrace::parse("1\n3\n2\n").unwrap_err();
         assert!(e.starts_with("line 3"), "{e}");
         let e = MahimahiTrace::parse("1\nx\n").unwrap_err();

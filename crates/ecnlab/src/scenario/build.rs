@@ -130,8 +130,12 @@ fn trace_schedule(
     if t.mtu == 0 {
         return Err(err(format!("{path}.mtu"), "must be positive"));
     }
-    let text = std::fs::read_to_string(&t.file)
-        .map_err(|e| err(format!("{path}.file"), format!("cannot read \"{}\": {e}", t.file)))?;
+    let text = std::fs::read_to_string(&t.file).map_err(|e| {
+        err(
+            format!("{path}.file"),
+            format!("cannot read \"{}\": {e}", t.file),
+        )
+    })?;
     let tr = crate::net::trace::MahimahiTrace::parse(&text)
         .map_err(|m| err(format!("{path}.file"), format!("\"{}\" {m}", t.file)))?;
     tr.schedule(t.bin.0, t.mtu, until.max(1))
@@ -247,6 +251,7 @@ fn build_inner(
         c.names.insert(n.name.clone(), i as NodeId);
     }
     c.sim.compute_routes();
+    build_elements(&mut c)?;
 
     // Per-port overrides.
     for (i, ps) in s.ports.iter().enumerate() {
@@ -554,6 +559,7 @@ fn build_topology(c: &mut Ctx) -> Result<(), ScenarioError> {
                 }
             }
         }
+        Topology::Campus(cs) => build_campus(c, cs, until)?,
         Topology::Explicit(ExplicitSpec { nodes, links }) => {
             if nodes.len() > MAX_NODES {
                 return Err(err(
@@ -615,6 +621,100 @@ fn build_topology(c: &mut Ctx) -> Result<(), ScenarioError> {
                 c.sim.connect(a, b, &spec, qa, qb);
             }
         }
+    }
+    Ok(())
+}
+
+fn build_campus(c: &mut Ctx, cs: &CampusSpec, until: Time) -> Result<(), ScenarioError> {
+    if cs.clients == 0 {
+        return Err(err("topology.clients", "must be at least 1"));
+    }
+    if cs.servers == 0 {
+        return Err(err("topology.servers", "must be at least 1"));
+    }
+    if cs.clients + cs.servers + 5 > MAX_NODES {
+        return Err(err(
+            "topology.clients",
+            format!("more than {MAX_NODES} nodes"),
+        ));
+    }
+    if cs.buffer.0 == 0 {
+        return Err(err("topology.buffer", "must be positive"));
+    }
+    let air = schedule("topology.wireless", &cs.wireless, until)?;
+    let buffer = Component {
+        kind: "droptail".into(),
+        params: serde_json::json!({"limit": cs.buffer.0, "bytes": true})
+            .as_object()
+            .unwrap()
+            .clone(),
+    };
+    let ap_queue = cs.ap_queue.as_ref().unwrap_or(&buffer);
+    let wired = |gbps: u64, delay: Time| LinkSpec::new(gbps * 1_000_000_000, delay);
+    let lan = cs.lan_delay.0;
+    let core = c.sim.add_router("core");
+    let agg = c.sim.add_router("agg");
+    let access = c.sim.add_router("access");
+    let ap = c.sim.add_router("ap");
+    let wlan = c.sim.add_router("wlan");
+    let link = |c: &mut Ctx, a: NodeId, b: NodeId, spec: &LinkSpec, qa: &Component| {
+        let qa = c.queue("topology.buffer", qa)?;
+        let qb = c.queue("topology.buffer", &buffer)?;
+        c.sim.connect(a, b, spec, qa, qb);
+        Ok::<(), ScenarioError>(())
+    };
+    for i in 0..cs.servers {
+        let s = c.sim.add_host(&format!("s{i}"));
+        link(c, s, core, &wired(100, cs.wan_delay.0), &buffer)?;
+    }
+    link(c, core, agg, &wired(40, lan), &buffer)?;
+    link(c, agg, access, &wired(10, lan), &buffer)?;
+    link(c, access, ap, &wired(1, lan), &buffer)?;
+    let q_ap = c.queue("topology.ap_queue", ap_queue)?;
+    let q_up = c.queue("topology.buffer", &buffer)?;
+    c.sim.connect(ap, wlan, &air, q_ap, q_up);
+    for i in 0..cs.clients {
+        let h = c.sim.add_host(&format!("c{i}"));
+        link(c, wlan, h, &wired(100, 0), &buffer)?;
+    }
+    Ok(())
+}
+
+/// Builds the scenario's node elements (after the topology, before the flows).
+fn build_elements(c: &mut Ctx) -> Result<(), ScenarioError> {
+    for (i, e) in c.scenario.elements.iter().enumerate() {
+        let path = format!("elements[{i}]");
+        let node = c.node(&format!("{path}.node"), &e.node)?;
+        if c.sim.nodes[node as usize].element.is_some() {
+            return Err(err(
+                format!("{path}.node"),
+                format!("\"{}\" already has an element; a node carries one", e.node),
+            ));
+        }
+        let sim = &c.sim;
+        let port_index = |ppath: &str, name: &str| -> Result<usize, ScenarioError> {
+            let n = &sim.nodes[node as usize];
+            n.ports
+                .iter()
+                .position(|&p| sim.ports[p as usize].name == name)
+                .ok_or_else(|| {
+                    let own: Vec<&str> = n
+                        .ports
+                        .iter()
+                        .map(|&p| sim.ports[p as usize].name.as_str())
+                        .collect();
+                    err(
+                        ppath,
+                        format!(
+                            "\"{name}\" is not a port of \"{}\"; its ports are {}",
+                            e.node,
+                            own.join(", ")
+                        ),
+                    )
+                })
+        };
+        let el = registry::element(&path, &e.component, c.seed, i as u64, &port_index)?;
+        c.sim.set_element(node, el);
     }
     Ok(())
 }

@@ -71,6 +71,8 @@ pub struct RunMeta {
     pub peak_packets: u64,
     /// What the scenario does that is allowed but probably not meant.
     pub warnings: Vec<String>,
+    /// Each node element's counters, by node name.
+    pub elements: Vec<(String, Vec<(&'static str, u64)>)>,
 }
 
 pub struct RunOutput {
@@ -389,6 +391,11 @@ fn run_inner(
             packets_dropped: sim.dropped,
             peak_packets: sim.pool.capacity_used() as u64,
             warnings: std::mem::take(&mut built.warnings),
+            elements: sim
+                .nodes
+                .iter()
+                .filter_map(|n| n.element.as_ref().map(|e| (n.name.clone(), e.counters())))
+                .collect(),
         },
         scenario_toml: render_resolved(&resolved, &resolved_params),
     })

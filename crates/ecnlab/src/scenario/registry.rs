@@ -228,6 +228,29 @@ fn marker_of_kind(path: &str, c: &Component, rng: Rng) -> Result<Box<dyn Marker>
     }
 }
 
+pub const ELEMENTS: &[&str] = &["apcc"];
+
+/// Builds a node element; `port_index` finds one of the node's ports by name (a key path
+/// for its error).
+pub fn element(
+    path: &str,
+    c: &Component,
+    _seed: u64,
+    _index: u64,
+    port_index: &dyn Fn(&str, &str) -> Result<usize, ScenarioError>,
+) -> Result<Box<dyn crate::net::NodeElement>, ScenarioError> {
+    let e: Box<dyn crate::net::NodeElement> = match c.kind.as_str() {
+        "apcc" => {
+            let cfg: crate::schemes::apcc::ApccConfig = params(path, &c.params)?;
+            let port = port_index(&format!("{path}.port"), &cfg.port)?;
+            Box::new(crate::schemes::apcc::Apcc::new(cfg, port).map_err(|m| field_error(path, &m))?)
+        }
+        other => return Err(unknown(path, "node element", other, ELEMENTS)),
+    };
+    record_kind(path, &c.kind);
+    Ok(e)
+}
+
 /// Congestion controllers a flow's `cc` may name.
 pub const CONTROLLERS: &[&str] = &[
     "newreno", "cubic", "dctcp", "bbr", "eecn", "mecn", "vcp", "ucp1", "ucp2", "vcp3", "hfcc",

@@ -40,6 +40,10 @@ pub struct Scenario {
     pub measure: Measure,
     #[serde(default)]
     pub hosts: HostSpec,
+    /// Code on nodes that sees every packet they forward (an access point's APCC, Zhuge,
+    /// CLEAN): `[{node = "ap", kind = "apcc", port = "ap->wlan"}]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub elements: Vec<ElementSpec>,
     /// TCP options applied to every TCP flow (a flow's own `tcp` table overrides them).
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub tcp: Params,
@@ -129,6 +133,14 @@ pub struct RateStep {
     pub rate: Rate,
 }
 
+/// A node element: the node it sits on, its kind and its parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ElementSpec {
+    pub node: String,
+    #[serde(flatten)]
+    pub component: Component,
+}
+
 /// A component chosen by `kind` with its parameters alongside: `{kind = "red", min_th = 30}`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Component {
@@ -164,7 +176,44 @@ fn default_bottleneck_queue() -> Component {
 pub enum Topology {
     Dumbbell(DumbbellSpec),
     Chain(ChainSpec),
+    Campus(CampusSpec),
     Explicit(ExplicitSpec),
+}
+
+/// The campus tree of an AP study: servers s0.. —100 Gb/s, `wan_delay`— core —40 Gb/s—
+/// agg —10 Gb/s— access —1 Gb/s— ap —`wireless`— wlan — clients c0.. (`lan_delay` on each
+/// campus link). `wlan` is the shared medium: the AP's one wireless queue is the port
+/// "ap->wlan"; the medium reaches every client at 100 Gb/s with no delay. Every queue holds
+/// `buffer` bytes (DropTail) unless `ap_queue` says otherwise for the AP's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CampusSpec {
+    #[serde(default = "default_servers")]
+    pub servers: usize,
+    pub clients: usize,
+    /// The wireless hop, both ways (its rate, schedule or trace, and batched service).
+    pub wireless: LinkParams,
+    #[serde(default = "default_wan_delay")]
+    pub wan_delay: Duration,
+    #[serde(default = "default_lan_delay")]
+    pub lan_delay: Duration,
+    #[serde(default = "default_campus_buffer")]
+    pub buffer: Size,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ap_queue: Option<Component>,
+}
+
+fn default_servers() -> usize {
+    1
+}
+fn default_wan_delay() -> Duration {
+    Duration(10 * crate::time::MS)
+}
+fn default_lan_delay() -> Duration {
+    Duration(50 * crate::time::US)
+}
+fn default_campus_buffer() -> Size {
+    Size(12_000_000)
 }
 
 /// `left` hosts l0.. — access — router rl — bottleneck — router rr — access — `right`
@@ -278,10 +327,11 @@ impl<'de> Deserialize<'de> for Topology {
         tagged(
             d,
             "kind",
-            &["dumbbell", "chain", "explicit"],
+            &["dumbbell", "chain", "campus", "explicit"],
             |k, v| match k {
                 "dumbbell" => Some(sub(v).map(Topology::Dumbbell)),
                 "chain" => Some(sub(v).map(Topology::Chain)),
+                "campus" => Some(sub(v).map(Topology::Campus)),
                 "explicit" => Some(sub(v).map(Topology::Explicit)),
                 _ => None,
             },

@@ -1,6 +1,7 @@
 //! Network-assisted congestion-control schemes, one folder each: the router marker, the
 //! feedback codec and the sender controller of one paper.
 
+pub mod apcc;
 pub mod bmcc;
 pub mod eecn;
 pub mod hfcc;
