@@ -82,7 +82,7 @@ CASES: list[tuple] = [
     ("bad_rate_unit", HEAD + dumbbell(access='{ rate = "1 furlong", delay = "1ms" }') + UDP, "topology.access.rate", "furlong"),
     ("negative_link_rate", HEAD + dumbbell(bottleneck='{ rate = "-10Mbps", delay = "10ms" }') + UDP, "topology.bottleneck.rate", "must be positive"),
     ("negative_flow_rate", HEAD + DUMBBELL + udp(rate='"-4Mbps"'), "flows[0].rate"),
-    ("unknown_topology_kind", HEAD + '[topology]\nkind = "ring"\n' + UDP, "topology.kind", "dumbbell, chain, explicit"),
+    ("unknown_topology_kind", HEAD + '[topology]\nkind = "ring"\n' + UDP, "topology.kind", "dumbbell, chain, campus, explicit"),
     ("zero_left_hosts", HEAD + dumbbell(left="0") + UDP, "topology.left"),
     ("text_for_a_number", HEAD + dumbbell(left='"three"') + UDP, "topology.left", '"three"'),
     ("unknown_queue_kind", HEAD + dumbbell(bottleneck_queue='{ kind = "fifo" }') + UDP, "topology.bottleneck_queue.kind"),

@@ -89,9 +89,65 @@ fn errors_name_the_key_and_what_is_allowed() {
         (
             ("kind = \"dumbbell\"", "kind = \"dumbell\""),
             "topology.kind",
-            "expected one of dumbbell, chain, explicit",
+            "expected one of dumbbell, chain, campus, explicit",
         ),
         (("left = 2", "left = 0"), "topology.left", "at least 1"),
+        (
+            (
+                "bottleneck = { rate = \"100Mbps\", delay = \"10ms\" }",
+                "bottleneck = { delay = \"10ms\" }",
+            ),
+            "topology.bottleneck.rate",
+            "give the link a rate",
+        ),
+        (
+            (
+                "bottleneck = { rate = \"100Mbps\", delay = \"10ms\" }",
+                "bottleneck = { delay = \"10ms\", trace = { file = \"/nonexistent.trace\" } }",
+            ),
+            "topology.bottleneck.trace.file",
+            "cannot read \"/nonexistent.trace\"",
+        ),
+        (
+            (
+                "bottleneck = { rate = \"100Mbps\", delay = \"10ms\" }",
+                "bottleneck = { rate = \"100Mbps\", delay = \"10ms\", trace = { file = \"x\" } }",
+            ),
+            "topology.bottleneck.trace",
+            "not both",
+        ),
+        (
+            (
+                "bottleneck = { rate = \"100Mbps\", delay = \"10ms\" }",
+                "bottleneck = { rate = \"100Mbps\", delay = \"10ms\", batch = { max_pkts = 0 } }",
+            ),
+            "topology.bottleneck.batch.max_pkts",
+            "at least 1",
+        ),
+        (
+            (
+                "[[flows]]\nsrc = \"l0\"",
+                "[[elements]]\nnode = \"rl\"\nkind = \"apc\"\n[[flows]]\nsrc = \"l0\"",
+            ),
+            "elements[0].kind",
+            "expected one of apcc",
+        ),
+        (
+            (
+                "[[flows]]\nsrc = \"l0\"",
+                "[[elements]]\nnode = \"rl\"\nkind = \"apcc\"\nport = \"rr->r0\"\n[[flows]]\nsrc = \"l0\"",
+            ),
+            "elements[0].port",
+            "is not a port of \"rl\"; its ports are rl->rr",
+        ),
+        (
+            (
+                "[[flows]]\nsrc = \"l0\"",
+                "[[elements]]\nnode = \"rl\"\nkind = \"apcc\"\nport = \"rl->rr\"\neta = 1.5\n[[flows]]\nsrc = \"l0\"",
+            ),
+            "elements[0].eta",
+            "(0, 1]",
+        ),
         (
             ("dst = \"r0\"", "dst = \"r9\""),
             "flows[0].dst",
