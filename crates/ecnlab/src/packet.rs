@@ -45,6 +45,9 @@ pub struct Meta {
     /// for this packet at this port (e.g. EECN over RED): the queue discipline then only
     /// enforces its buffer limit. Cleared when the packet leaves the port.
     pub marker_owned: bool,
+    /// The ECN codepoint the packet was queued with at its current port, so a mark written
+    /// while it leaves (by the discipline or the marker) is counted once.
+    pub ecn_queued: crate::wire::Ecn,
 }
 
 impl Default for Meta {
@@ -58,6 +61,7 @@ impl Default for Meta {
             ideal_load: 0,
             ideal_interval: 0,
             marker_owned: false,
+            ecn_queued: crate::wire::Ecn::NOT_ECT,
         }
     }
 }

@@ -3,11 +3,15 @@
 //! A discipline sees `now` and the packet and returns a verdict; it never touches the event
 //! engine, so the same code can run on real packets with a wall clock.
 
+pub mod codel;
 pub mod droptail;
+pub mod fq_codel;
 pub mod prio;
 pub mod red;
 
+pub use codel::{Codel, CodelConfig};
 pub use droptail::DropTail;
+pub use fq_codel::{FqCodel, FqCodelConfig};
 pub use prio::PrioQueue;
 pub use red::{Red, RedConfig};
 
@@ -115,4 +119,9 @@ pub trait Qdisc {
     }
     /// Visits every packet held (conservation checks, end-of-run accounting).
     fn for_each(&self, f: &mut dyn FnMut(PktId));
+    /// A packet already held that the last [`Qdisc::enqueue`] pushed out to make room
+    /// (FQ-CoDel drops from the fattest flow's head); the caller counts and frees it.
+    fn evicted(&mut self) -> Option<(PktId, DropReason)> {
+        None
+    }
 }

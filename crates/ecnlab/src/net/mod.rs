@@ -675,7 +675,15 @@ impl Sim {
                 if pkt.ip.ecn != ecn_in {
                     port.counters.marked[pkt.ip.ecn.bits() as usize] += 1;
                 }
+                pkt.meta.ecn_queued = pkt.ip.ecn;
                 port.with_marker(now, |m, v| m.on_enqueued(v, pkt));
+                while let Some((d, why)) = port.qdisc.evicted() {
+                    port.counters.drops[why.index()] += 1;
+                    port.counters.drop_bytes += self.pool.get(d).wire_len() as u64;
+                    self.dropped += 1;
+                    self.pool.free(d);
+                }
+                let port = &mut self.ports[p as usize];
                 if port.busy.is_none() {
                     self.start_tx(p);
                 }
@@ -760,9 +768,8 @@ impl Sim {
         }
         let id = next?;
         let pkt = self.pool.get_mut(id);
-        let ecn_before = pkt.ip.ecn;
         port.with_marker(now, |m, v| m.on_dequeue(v, pkt));
-        if pkt.ip.ecn != ecn_before {
+        if pkt.ip.ecn != pkt.meta.ecn_queued {
             port.counters.marked[pkt.ip.ecn.bits() as usize] += 1;
         }
         pkt.meta.marker_owned = false;

@@ -51,7 +51,7 @@ fn record_kind(path: &str, kind: &str) {
     });
 }
 
-pub const QUEUES: &[&str] = &["droptail", "red", "mecn", "prio"];
+pub const QUEUES: &[&str] = &["droptail", "red", "codel", "fq_codel", "mecn", "prio"];
 pub const MARKERS: &[&str] = &["step", "eecn", "vcp", "uno", "hfcc", "mlcp", "bmcc"];
 
 /// Deserialises a component's parameters into its config type; errors carry `path`.
@@ -130,6 +130,19 @@ fn queue_of_kind(path: &str, c: &Component, rng: Rng) -> Result<Box<dyn Qdisc>, 
             let cfg: RedConfig = params(path, &c.params)?;
             cfg.validate().map_err(|m| field_error(path, &m))?;
             Ok(Box::new(Red::new(cfg, rng)))
+        }
+        "codel" => {
+            let cfg: crate::aqm::CodelConfig = params(path, &c.params)?;
+            Ok(Box::new(
+                crate::aqm::Codel::new(&cfg).map_err(|m| field_error(path, &m))?,
+            ))
+        }
+        "fq_codel" => {
+            let cfg: crate::aqm::FqCodelConfig = params(path, &c.params)?;
+            let perturbation: u64 = rand::Rng::gen(&mut rng.clone());
+            Ok(Box::new(
+                crate::aqm::FqCodel::new(&cfg, perturbation).map_err(|m| field_error(path, &m))?,
+            ))
         }
         "mecn" => {
             let cfg: crate::schemes::mecn::MecnRedConfig = params(path, &c.params)?;
