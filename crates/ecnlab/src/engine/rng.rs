@@ -27,6 +27,7 @@ pub mod kind {
     pub const HOST: u64 = 4;
     pub const LINK: u64 = 5;
     pub const WORKLOAD: u64 = 6;
+    pub const ELEMENT: u64 = 7;
 }
 
 #[cfg(test)]

@@ -27,6 +27,9 @@ pub struct PortView {
     pub rate_bps: u64,
     /// The discipline's buffer limit.
     pub limit: Limit,
+    /// Bytes the port has released for transmission since the start (a departure counter,
+    /// for schemes that measure the dequeue rate).
+    pub dequeued_bytes: u64,
 }
 
 pub trait Marker {
@@ -69,6 +72,7 @@ pub(crate) mod testing {
     /// An empty 10 Mb/s port with a 1000-packet buffer (γ·C·t_ρ = 245 kB at 200 ms, γ 0.98).
     pub(crate) fn view(now: Time) -> PortView {
         PortView {
+            dequeued_bytes: 0,
             now,
             backlog_pkts: 0,
             backlog_bytes: 0,

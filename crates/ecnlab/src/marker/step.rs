@@ -74,6 +74,7 @@ mod tests {
             bytes: false,
         });
         let view = |q| PortView {
+            dequeued_bytes: 0,
             now: 0,
             backlog_pkts: q,
             backlog_bytes: q as u64 * 1000,

@@ -197,6 +197,7 @@ impl Port {
     #[inline]
     pub fn view(&mut self, now: Time) -> PortView {
         PortView {
+            dequeued_bytes: self.counters.deq_bytes,
             now,
             backlog_pkts: self.qdisc.len() as u32,
             backlog_bytes: self.qdisc.bytes(),

@@ -241,15 +241,15 @@ fn marker_of_kind(path: &str, c: &Component, rng: Rng) -> Result<Box<dyn Marker>
     }
 }
 
-pub const ELEMENTS: &[&str] = &["apcc"];
+pub const ELEMENTS: &[&str] = &["apcc", "zhuge"];
 
 /// Builds a node element; `port_index` finds one of the node's ports by name (a key path
 /// for its error).
 pub fn element(
     path: &str,
     c: &Component,
-    _seed: u64,
-    _index: u64,
+    seed: u64,
+    index: u64,
     port_index: &dyn Fn(&str, &str) -> Result<usize, ScenarioError>,
 ) -> Result<Box<dyn crate::net::NodeElement>, ScenarioError> {
     let e: Box<dyn crate::net::NodeElement> = match c.kind.as_str() {
@@ -257,6 +257,15 @@ pub fn element(
             let cfg: crate::schemes::apcc::ApccConfig = params(path, &c.params)?;
             let port = port_index(&format!("{path}.port"), &cfg.port)?;
             Box::new(crate::schemes::apcc::Apcc::new(cfg, port).map_err(|m| field_error(path, &m))?)
+        }
+        "zhuge" => {
+            let cfg: crate::schemes::zhuge::ZhugeConfig = params(path, &c.params)?;
+            let port = port_index(&format!("{path}.port"), &cfg.port)?;
+            let rng = rng::stream(seed, rng::kind::ELEMENT, index);
+            Box::new(
+                crate::schemes::zhuge::Zhuge::new(cfg, port, rng)
+                    .map_err(|m| field_error(path, &m))?,
+            )
         }
         other => return Err(unknown(path, "node element", other, ELEMENTS)),
     };

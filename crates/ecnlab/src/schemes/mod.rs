@@ -9,3 +9,4 @@ pub mod mecn;
 pub mod mlcp;
 pub mod uno;
 pub mod vcp;
+pub mod zhuge;

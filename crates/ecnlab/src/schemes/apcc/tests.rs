@@ -53,6 +53,7 @@ fn pkt(src: u32, dst: u32, flags: u16, payload: u32, window: u16) -> Packet {
 
 fn views(now: Time, backlog_pkts: u32) -> [PortView; 2] {
     let air = PortView {
+        dequeued_bytes: 0,
         now,
         backlog_pkts,
         backlog_bytes: backlog_pkts as u64 * 1500,
@@ -61,6 +62,7 @@ fn views(now: Time, backlog_pkts: u32) -> [PortView; 2] {
     };
     [
         PortView {
+            dequeued_bytes: 0,
             rate_bps: 1_000_000_000,
             backlog_pkts: 0,
             backlog_bytes: 0,

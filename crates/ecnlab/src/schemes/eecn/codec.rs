@@ -377,6 +377,7 @@ mod tests {
         .unwrap();
         move |p: &mut Packet| {
             let v = PortView {
+                dequeued_bytes: 0,
                 now: 0,
                 backlog_pkts: q,
                 backlog_bytes: 0,

@@ -211,6 +211,7 @@ mod tests {
 
     fn view(now: Time, q: u32) -> PortView {
         PortView {
+            dequeued_bytes: 0,
             now,
             backlog_pkts: q,
             backlog_bytes: q as u64 * 1040,
@@ -434,6 +435,7 @@ mod tests {
         })
         .unwrap();
         let v = PortView {
+            dequeued_bytes: 0,
             now: 0,
             backlog_pkts: 40,
             backlog_bytes: 40_000,

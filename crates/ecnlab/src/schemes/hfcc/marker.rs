@@ -383,6 +383,7 @@ mod tests {
 
     fn view(now: Time, backlog_pkts: u32) -> PortView {
         PortView {
+            dequeued_bytes: 0,
             now,
             backlog_pkts,
             backlog_bytes: backlog_pkts as u64 * 1000,

@@ -150,6 +150,7 @@ mod tests {
 
     fn view(now: Time, backlog: u64) -> PortView {
         PortView {
+            dequeued_bytes: 0,
             now,
             backlog_pkts: (backlog / 1000) as u32,
             backlog_bytes: backlog,

@@ -1,0 +1,121 @@
+use super::*;
+use crate::aqm::Limit;
+use crate::time::US;
+use crate::wire::{Ipv4Repr, TcpRepr};
+
+const WIRED: usize = 0;
+const AIR: usize = 1;
+
+fn cfg() -> ZhugeConfig {
+    let mut c: ZhugeConfig = serde_json::from_str(r#"{"port": "ap->wlan"}"#).unwrap();
+    c.aggregation_wait = Duration(0);
+    c
+}
+
+fn pkt(from_server: bool, flags: u16, payload: u32) -> Packet {
+    let (src, dst) = if from_server { (1, 2) } else { (2, 1) };
+    Packet::new_tcp(
+        Ipv4Repr {
+            src,
+            dst,
+            ..Default::default()
+        },
+        TcpRepr {
+            src_port: if from_server { 80 } else { 5000 },
+            dst_port: if from_server { 5000 } else { 80 },
+            flags: TcpFlags(flags),
+            window: 1000,
+            ..Default::default()
+        },
+        payload,
+    )
+}
+
+/// The AP's ports at `now`: the air port has released 75 000 bytes per ms so far (600 Mb/s)
+/// and holds `backlog` bytes.
+fn views(now: Time, backlog: u64) -> [PortView; 2] {
+    let air = PortView {
+        now,
+        backlog_pkts: (backlog / 1500) as u32,
+        backlog_bytes: backlog,
+        rate_bps: 600_000_000,
+        limit: Limit::Bytes(12_000_000),
+        dequeued_bytes: 75_000 * (now / MS),
+    };
+    [air, air]
+}
+
+fn forward(z: &mut Zhuge, now: Time, out: usize, p: &mut Packet, backlog: u64) -> Forward {
+    z.on_forward(now, out, p, &views(now, backlog))
+}
+
+#[test]
+fn acks_are_delayed_by_the_growth_of_the_predicted_queueing_delay() {
+    let mut z = Zhuge::new(cfg(), AIR, crate::engine::rng::stream(1, 7, 0)).unwrap();
+    // Ten busy milliseconds teach the fortune teller the 600 Mb/s dequeue rate.
+    for ms in 0..=10 {
+        forward(
+            &mut z,
+            ms * MS,
+            WIRED,
+            &mut pkt(false, TcpFlags::SYN, 0),
+            1500,
+        );
+    }
+    assert!((z.rate.rate_bps - 600e6).abs() < 1.0, "{}", z.rate.rate_bps);
+    // Two data packets find 15 000 then 30 000 bytes queued: the prediction grows by
+    // 15 000·8 bits / 600 Mb/s = 200 µs.
+    let t = 10 * MS + 100 * US;
+    let data = |z: &mut Zhuge, at, q| forward(z, at, AIR, &mut pkt(true, TcpFlags::ACK, 1448), q);
+    data(&mut z, t, 15_000);
+    data(&mut z, t + 10 * US, 30_000);
+    let ack = |z: &mut Zhuge, at| forward(z, at, WIRED, &mut pkt(false, TcpFlags::ACK, 0), 30_000);
+    // The flow's first ACK sets its clock and passes.
+    assert_eq!(ack(&mut z, t + 20 * US), Forward::Pass);
+    // A later ACK (a new burst) is held for the 200 µs growth.
+    let a = t + 100 * US;
+    assert_eq!(ack(&mut z, a), Forward::HoldUntil(a + 200 * US));
+    // One that comes 50 µs later, while the previous is still held, keeps the spacing and
+    // adds the growth again: 50 + 200 + 200 µs after the first.
+    assert_eq!(ack(&mut z, a + 50 * US), Forward::HoldUntil(a + 450 * US));
+    // The queue shrinks by 7 500 bytes: a 100 µs token, which the next delay pays from.
+    data(&mut z, t + 30 * US, 22_500);
+    let b = a + 2 * MS;
+    assert_eq!(ack(&mut z, b), Forward::HoldUntil(b + 100 * US));
+    // The token is spent.
+    let c = b + MS;
+    assert_eq!(ack(&mut z, c), Forward::HoldUntil(c + 200 * US));
+    // 40 ms later the history is empty: ACKs pass.
+    let d = c + 41 * MS;
+    assert_eq!(ack(&mut z, d), Forward::Pass);
+}
+
+#[test]
+fn no_ack_is_held_longer_than_max_delay() {
+    let mut z = Zhuge::new(cfg(), AIR, crate::engine::rng::stream(1, 7, 0)).unwrap();
+    for ms in 0..=10 {
+        forward(
+            &mut z,
+            ms * MS,
+            WIRED,
+            &mut pkt(false, TcpFlags::SYN, 0),
+            1500,
+        );
+    }
+    // A jump of 3 MB queued: 40 ms of growth, recorded as the 10 ms cap.
+    let t = 10 * MS + 100 * US;
+    forward(&mut z, t, AIR, &mut pkt(true, TcpFlags::ACK, 1448), 1500);
+    forward(
+        &mut z,
+        t + US,
+        AIR,
+        &mut pkt(true, TcpFlags::ACK, 1448),
+        3_001_500,
+    );
+    let ack = |z: &mut Zhuge, at| forward(z, at, WIRED, &mut pkt(false, TcpFlags::ACK, 0), 0);
+    ack(&mut z, t + 2 * US);
+    let a = t + 10 * US;
+    assert_eq!(ack(&mut z, a), Forward::HoldUntil(a + 10 * MS));
+    // Back to back: the spacing would put it past the cap; it leaves at the cap.
+    assert_eq!(ack(&mut z, a + US), Forward::HoldUntil(a + US + 10 * MS));
+}
