@@ -88,3 +88,32 @@ port = "ap->wlan"
         .find(|c| c.0 == "windows_lowered");
     assert!(lowered.unwrap().1 > 1000);
 }
+
+/// The AP-side rivals on the same campus path. CLEAN's proxied marks hold the queue short
+/// with the hop busy; Zhuge measures the 100 Mb/s dequeue rate and holds ACKs, which slows
+/// CUBIC's ACK clock but (its delay capped at 10 ms) does not stop it filling the buffer.
+#[test]
+fn ap_elements_side_by_side() {
+    let run = |kind: &str| {
+        let el = format!("[[elements]]\nnode = \"ap\"\nkind = \"{kind}\"\nport = \"ap->wlan\"\n");
+        run_toml(&(campus(2, "cubic", "") + "[tcp]\nmss = 1448\n" + &el))
+    };
+    let counter =
+        |o: &RunOutput, name: &str| o.meta.elements[0].1.iter().find(|c| c.0 == name).unwrap().1;
+    let clean = run("clean");
+    let (u, q) = (
+        port(&clean, "ap->wlan", "utilization"),
+        port(&clean, "ap->wlan", "mean_queue_pkts"),
+    );
+    eprintln!(
+        "CLEAN: utilisation {u:.3}, mean queue {q:.1} packets, {:?}",
+        clean.meta.elements
+    );
+    assert!(u > 0.85 && q < 40.0);
+    assert!(counter(&clean, "window_cuts") > 10);
+    let zhuge = run("zhuge");
+    eprintln!("Zhuge: {:?}", zhuge.meta.elements);
+    let rate = counter(&zhuge, "dequeue_rate_bps") as f64;
+    assert!((rate / 100e6 - 1.0).abs() < 0.02, "dequeue rate {rate}");
+    assert!(counter(&zhuge, "acks_delayed") > 1000);
+}

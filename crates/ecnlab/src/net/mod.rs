@@ -1023,6 +1023,7 @@ impl Sim {
             t.push(name, i(&|p| p.counters.marked[cp]));
         }
         t.push("marked_pkts", i(&|p| p.counters.marked.iter().sum()));
+        t.push("transmissions", i(&|p| p.counters.transmissions));
         t.push(
             "utilization",
             fl(&|p| Some(p.counters.busy_time as f64 / now as f64)),

@@ -241,7 +241,7 @@ fn marker_of_kind(path: &str, c: &Component, rng: Rng) -> Result<Box<dyn Marker>
     }
 }
 
-pub const ELEMENTS: &[&str] = &["apcc", "zhuge"];
+pub const ELEMENTS: &[&str] = &["apcc", "zhuge", "clean"];
 
 /// Builds a node element; `port_index` finds one of the node's ports by name (a key path
 /// for its error).
@@ -257,6 +257,13 @@ pub fn element(
             let cfg: crate::schemes::apcc::ApccConfig = params(path, &c.params)?;
             let port = port_index(&format!("{path}.port"), &cfg.port)?;
             Box::new(crate::schemes::apcc::Apcc::new(cfg, port).map_err(|m| field_error(path, &m))?)
+        }
+        "clean" => {
+            let cfg: crate::schemes::clean::CleanConfig = params(path, &c.params)?;
+            let port = port_index(&format!("{path}.port"), &cfg.port)?;
+            Box::new(
+                crate::schemes::clean::Clean::new(cfg, port).map_err(|m| field_error(path, &m))?,
+            )
         }
         "zhuge" => {
             let cfg: crate::schemes::zhuge::ZhugeConfig = params(path, &c.params)?;

@@ -3,6 +3,7 @@
 
 pub mod apcc;
 pub mod bmcc;
+pub mod clean;
 pub mod eecn;
 pub mod hfcc;
 pub mod mecn;
