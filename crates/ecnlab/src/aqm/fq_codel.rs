@@ -208,6 +208,10 @@ impl Qdisc for FqCodel {
         self.evicted.take()
     }
 
+    fn evicts(&self) -> bool {
+        true
+    }
+
     fn dequeue(
         &mut self,
         now: Time,

@@ -124,4 +124,8 @@ pub trait Qdisc {
     fn evicted(&mut self) -> Option<(PktId, DropReason)> {
         None
     }
+    /// Whether [`Qdisc::evicted`] can ever return a packet (so ports ask only those that can).
+    fn evicts(&self) -> bool {
+        false
+    }
 }

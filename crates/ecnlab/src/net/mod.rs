@@ -280,6 +280,7 @@ impl Sim {
             name,
             node: from,
             link,
+            evicts: qdisc.evicts(),
             qdisc,
             marker: None,
             rate,
@@ -677,11 +678,8 @@ impl Sim {
                 }
                 pkt.meta.ecn_queued = pkt.ip.ecn;
                 port.with_marker(now, |m, v| m.on_enqueued(v, pkt));
-                while let Some((d, why)) = port.qdisc.evicted() {
-                    port.counters.drops[why.index()] += 1;
-                    port.counters.drop_bytes += self.pool.get(d).wire_len() as u64;
-                    self.dropped += 1;
-                    self.pool.free(d);
+                if port.evicts {
+                    self.free_evicted(p);
                 }
                 let port = &mut self.ports[p as usize];
                 if port.busy.is_none() {
@@ -703,6 +701,18 @@ impl Sim {
         self.arm_marker(p);
     }
 
+    /// Counts and frees what the port's discipline pushed out to take a packet in.
+    #[inline(never)]
+    fn free_evicted(&mut self, p: PortId) {
+        let port = &mut self.ports[p as usize];
+        while let Some((d, why)) = port.qdisc.evicted() {
+            port.counters.drops[why.index()] += 1;
+            port.counters.drop_bytes += self.pool.get(d).wire_len() as u64;
+            self.dropped += 1;
+            self.pool.free(d);
+        }
+    }
+
     /// Takes the next packet (or batch) from the discipline and puts it on the wire.
     fn start_tx(&mut self, p: PortId) {
         let now = self.now();
@@ -713,34 +723,10 @@ impl Sim {
             return;
         };
         let port = &mut self.ports[p as usize];
-        let framing = port.framing;
-        let mut bytes = len + framing;
-        let mut start = now;
-        if let Some(b) = port.batch {
-            start = now + b.overhead;
-            let rate = port.rate.rate_at(now);
-            let airtime = |bytes: u32| {
-                if rate == 0 {
-                    0
-                } else {
-                    crate::time::tx_time(bytes, rate)
-                }
-            };
-            let mut pkts = 1;
-            let full = |pkts: u32, bytes: u32| {
-                pkts >= b.max_pkts
-                    || bytes as u64 >= b.max_bytes
-                    || (b.max_airtime > 0 && airtime(bytes) >= b.max_airtime)
-            };
-            while !full(pkts, bytes) {
-                let Some((next, l)) = self.dequeue_one(p, now) else {
-                    break;
-                };
-                self.ports[p as usize].batch_rest.push(next);
-                pkts += 1;
-                bytes += l + framing;
-            }
-        }
+        let (start, bytes) = match port.batch {
+            None => (now, len + port.framing),
+            Some(b) => self.fill_batch(p, now, len, b),
+        };
         let port = &mut self.ports[p as usize];
         let done = port.rate.finish_time(start, bytes);
         port.busy = Some(id);
@@ -751,10 +737,41 @@ impl Sim {
         }
     }
 
+    /// Adds what is queued behind the batch's first packet (of `first_len` bytes), up to the
+    /// budget; returns when the batch's bits start (after the overhead) and their bytes.
+    #[inline(never)]
+    fn fill_batch(&mut self, p: PortId, now: Time, first_len: u32, b: Batch) -> (Time, u32) {
+        let port = &mut self.ports[p as usize];
+        let framing = port.framing;
+        let rate = port.rate.rate_at(now);
+        let airtime = |bytes: u32| {
+            if rate == 0 {
+                0
+            } else {
+                crate::time::tx_time(bytes, rate)
+            }
+        };
+        let full = |pkts: u32, bytes: u32| {
+            pkts >= b.max_pkts
+                || bytes as u64 >= b.max_bytes
+                || (b.max_airtime > 0 && airtime(bytes) >= b.max_airtime)
+        };
+        let (mut pkts, mut bytes) = (1, first_len + framing);
+        while !full(pkts, bytes) {
+            let Some((next, l)) = self.dequeue_one(p, now) else {
+                break;
+            };
+            self.ports[p as usize].batch_rest.push(next);
+            pkts += 1;
+            bytes += l + framing;
+        }
+        (now + b.overhead, bytes)
+    }
+
     /// Releases one packet from the port's discipline for transmission, with the per-packet
     /// accounting (drops at dequeue, dequeue marks, sojourn, capture). Returns it and its
     /// length.
-    #[inline]
+    #[inline(always)]
     fn dequeue_one(&mut self, p: PortId, now: Time) -> Option<(PktId, u32)> {
         let port = &mut self.ports[p as usize];
         let next = port

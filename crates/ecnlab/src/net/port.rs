@@ -173,6 +173,8 @@ pub struct Port {
     pub node: u32,
     pub link: u32,
     pub qdisc: Box<dyn Qdisc>,
+    /// The discipline may push out queued packets at enqueue (set with the discipline).
+    pub evicts: bool,
     pub marker: Option<Box<dyn Marker>>,
     pub rate: RateSchedule,
     /// Link-layer bytes added to each transmission.
@@ -194,6 +196,12 @@ pub struct Port {
 }
 
 impl Port {
+    /// Replaces the queue discipline (before the run starts).
+    pub fn set_qdisc(&mut self, q: Box<dyn Qdisc>) {
+        self.evicts = q.evicts();
+        self.qdisc = q;
+    }
+
     #[inline]
     pub fn view(&mut self, now: Time) -> PortView {
         PortView {

@@ -261,7 +261,7 @@ fn build_inner(
             let mut q = c.queue(&format!("{path}.queue"), q)?;
             let port = &mut c.sim.ports[p as usize];
             q.set_rate(port.rate.steps()[0].1);
-            port.qdisc = q;
+            port.set_qdisc(q);
         }
         if let Some(m) = &ps.marker {
             let m = registry::marker(&format!("{path}.marker"), m, seed, p as u64)?;
