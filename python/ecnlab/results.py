@@ -149,9 +149,11 @@ def _scenario_text(scenario: Any) -> tuple[str, str]:
             return scenario, "toml"
         p = Path(scenario)
         s = Scenario.from_file(p)  # raises ScenarioError for a missing/unreadable file
-        if p.suffix.lower() == ".json":
+        text = p.read_text(encoding="utf-8")
+        # A relative trace path is the file's folder's; from_file made it absolute.
+        if p.suffix.lower() == ".json" or s.to_json() != Scenario.from_toml(text).to_json():
             return s.to_json(), "json"
-        return p.read_text(encoding="utf-8"), "toml"
+        return text, "toml"
     return load_scenario(scenario).to_json(), "json"
 
 
