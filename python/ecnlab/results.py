@@ -18,7 +18,7 @@ import polars as pl
 
 from . import _core, _tables
 from .fsutil import atomic_dir
-from .scenario import Scenario, load_scenario
+from .scenario import Scenario, has_relative_trace, load_scenario
 
 __all__ = ["Results", "run", "write_run_dir", "read_run_dir", "ProgressFn"]
 
@@ -149,9 +149,11 @@ def _scenario_text(scenario: Any) -> tuple[str, str]:
             return scenario, "toml"
         p = Path(scenario)
         s = Scenario.from_file(p)  # raises ScenarioError for a missing/unreadable file
+        if p.suffix.lower() == ".json":
+            return s.to_json(), "json"
         text = p.read_text(encoding="utf-8")
-        # A relative trace path is the file's folder's; from_file made it absolute.
-        if p.suffix.lower() == ".json" or s.to_json() != Scenario.from_toml(text).to_json():
+        # A relative trace path is the file's folder's: from_file made it absolute.
+        if has_relative_trace(Scenario.from_toml(text).to_dict()):
             return s.to_json(), "json"
         return text, "toml"
     return load_scenario(scenario).to_json(), "json"

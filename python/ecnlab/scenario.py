@@ -279,17 +279,29 @@ class Scenario:
         return cls(data)
 
 
-def _anchor_trace_files(node: Any, base: Path) -> None:
-    """Relative ``trace.file`` paths of links are taken from the scenario file's folder."""
+def _relative_traces(node: Any) -> list[dict[str, Any]]:
+    """The link ``trace`` tables under ``node`` whose ``file`` is a relative path."""
+    found: list[dict[str, Any]] = []
     if isinstance(node, dict):
         tr = node.get("trace")
         if isinstance(tr, dict) and isinstance(tr.get("file"), str) and not os.path.isabs(tr["file"]):
-            tr["file"] = str(base / tr["file"])
+            found.append(tr)
         for v in node.values():
-            _anchor_trace_files(v, base)
+            found += _relative_traces(v)
     elif isinstance(node, list):
         for v in node:
-            _anchor_trace_files(v, base)
+            found += _relative_traces(v)
+    return found
+
+
+def has_relative_trace(data: Mapping[str, Any]) -> bool:
+    return bool(_relative_traces(data))
+
+
+def _anchor_trace_files(data: Any, base: Path) -> None:
+    """Relative ``trace.file`` paths of links are taken from the scenario file's folder."""
+    for tr in _relative_traces(data):
+        tr["file"] = str(base / tr["file"])
 
 
 def load_scenario(scenario: Any) -> Scenario:

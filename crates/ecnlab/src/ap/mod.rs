@@ -119,6 +119,11 @@ impl Session {
     }
 }
 
+/// A client's pure acknowledgement (not part of the handshake): what AP schemes act on.
+pub fn is_client_ack(t: &TcpRepr) -> bool {
+    t.flags.has(TcpFlags::ACK) && !t.flags.has(TcpFlags::SYN)
+}
+
 /// The connections an AP sees, by downstream 5-tuple.
 #[derive(Default)]
 pub struct Sessions {
@@ -126,6 +131,23 @@ pub struct Sessions {
 }
 
 impl Sessions {
+    /// Learns from a packet leaving the AP by `out_port` (`air`: its wireless port); returns
+    /// the connection's slot and the packet's direction (None for non-TCP packets).
+    pub fn observe_leaving(
+        &mut self,
+        now: Time,
+        out_port: usize,
+        air: usize,
+        pkt: &Packet,
+    ) -> Option<(usize, Direction)> {
+        let dir = if out_port == air {
+            Direction::Down
+        } else {
+            Direction::Up
+        };
+        self.observe(now, dir, pkt).map(|slot| (slot, dir))
+    }
+
     /// Learns from a TCP packet crossing the AP; returns the connection's slot (None for
     /// non-TCP packets). A connection enters the table with its first packet either way.
     pub fn observe(&mut self, now: Time, dir: Direction, pkt: &Packet) -> Option<usize> {

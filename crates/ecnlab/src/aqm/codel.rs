@@ -32,16 +32,16 @@ pub struct CodelConfig {
     pub ecn: bool,
 }
 
-fn default_target() -> Duration {
+pub(crate) fn default_target() -> Duration {
     Duration(5 * MS)
 }
-fn default_interval() -> Duration {
+pub(crate) fn default_interval() -> Duration {
     Duration(100 * MS)
 }
 fn default_limit() -> u32 {
     1000
 }
-fn default_mtu() -> u32 {
+pub(crate) fn default_mtu() -> u32 {
     1514
 }
 

@@ -13,7 +13,7 @@ use super::{DropReason, Limit, Qdisc, Verdict};
 use crate::marker::flows::FlowKey;
 use crate::packet::{Packet, PacketPool, PktId};
 use crate::scenario::units::Duration;
-use crate::time::{Time, MS};
+use crate::time::Time;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::hash::{Hash, Hasher};
@@ -21,9 +21,9 @@ use std::hash::{Hash, Hasher};
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FqCodelConfig {
-    #[serde(default = "default_target")]
+    #[serde(default = "super::codel::default_target")]
     pub target: Duration,
-    #[serde(default = "default_interval")]
+    #[serde(default = "super::codel::default_interval")]
     pub interval: Duration,
     /// Buffer limit in packets, over all flows (Linux's default 10240).
     #[serde(default = "default_limit")]
@@ -34,19 +34,13 @@ pub struct FqCodelConfig {
     /// Bytes a flow may send per round.
     #[serde(default = "default_quantum")]
     pub quantum: u32,
-    #[serde(default = "default_mtu")]
+    #[serde(default = "super::codel::default_mtu")]
     pub mtu: u32,
     /// CE-mark ECN-capable packets instead of dropping them (Linux's default: on).
     #[serde(default = "default_ecn")]
     pub ecn: bool,
 }
 
-fn default_target() -> Duration {
-    Duration(5 * MS)
-}
-fn default_interval() -> Duration {
-    Duration(100 * MS)
-}
 fn default_limit() -> u32 {
     10240
 }
@@ -54,9 +48,6 @@ fn default_flows() -> u32 {
     1024
 }
 fn default_quantum() -> u32 {
-    1514
-}
-fn default_mtu() -> u32 {
     1514
 }
 fn default_ecn() -> bool {

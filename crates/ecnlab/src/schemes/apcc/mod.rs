@@ -29,13 +29,12 @@
 //! - **Connections not seen opening** (no SYN through this AP: the window scale is unknown)
 //!   are left alone and counted, rather than guessed.
 
-use crate::ap::{lower_window, Direction, Sessions};
+use crate::ap::{is_client_ack, lower_window, Direction, Sessions};
 use crate::marker::PortView;
 use crate::net::{Forward, NodeElement};
 use crate::packet::{Packet, L4};
 use crate::scenario::units::Duration;
 use crate::time::{to_secs, Time, MS, SEC, US};
-use crate::wire::TcpFlags;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -269,17 +268,12 @@ impl NodeElement for Apcc {
         pkt: &mut Packet,
         ports: &[PortView],
     ) -> Forward {
-        let dir = if out_port == self.port {
-            Direction::Down
-        } else {
-            Direction::Up
-        };
-        let Some(slot) = self.sessions.observe(now, dir, pkt) else {
+        let Some((slot, dir)) = self.sessions.observe_leaving(now, out_port, self.port, pkt) else {
             return Forward::Pass;
         };
         if dir == Direction::Up {
             if let L4::Tcp(t) = &mut pkt.l4 {
-                if t.flags.has(TcpFlags::ACK) && !t.flags.has(TcpFlags::SYN) {
+                if is_client_ack(t) {
                     let v = ports[self.port];
                     self.on_ack(now, slot, t, &v);
                 }

@@ -1,6 +1,6 @@
 use super::*;
 use crate::aqm::Limit;
-use crate::wire::{Ipv4Repr, TcpRepr};
+use crate::wire::{Ipv4Repr, TcpFlags, TcpRepr};
 
 fn cfg() -> ApccConfig {
     serde_json::from_str(r#"{"port": "ap->wlan"}"#).unwrap()

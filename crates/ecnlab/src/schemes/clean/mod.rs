@@ -24,12 +24,11 @@
 //! few per cent) it held two flows near 40 segments for seconds on a 170-segment path (56 %
 //! of a 100 Mb/s hop), so the additive increase stays underneath it.
 
-use crate::ap::{lower_window, Direction, Sessions};
+use crate::ap::{is_client_ack, lower_window, Direction, Sessions};
 use crate::marker::PortView;
 use crate::net::{Forward, NodeElement};
 use crate::packet::{Packet, L4};
 use crate::time::{to_secs, Time, SEC};
-use crate::wire::TcpFlags;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -158,12 +157,7 @@ impl NodeElement for Clean {
         ports: &[PortView],
     ) -> Forward {
         let v = ports[self.port];
-        let dir = if out_port == self.port {
-            Direction::Down
-        } else {
-            Direction::Up
-        };
-        let Some(slot) = self.sessions.observe(now, dir, pkt) else {
+        let Some((slot, dir)) = self.sessions.observe_leaving(now, out_port, self.port, pkt) else {
             return Forward::Pass;
         };
         if self.flows.len() <= slot {
@@ -190,7 +184,7 @@ impl NodeElement for Clean {
         let L4::Tcp(t) = &mut pkt.l4 else {
             return Forward::Pass;
         };
-        if !t.flags.has(TcpFlags::ACK) || t.flags.has(TcpFlags::SYN) {
+        if !is_client_ack(t) {
             return Forward::Pass;
         }
         if let (Some(w), Some(shift)) = (self.flows[slot].w, shift) {
@@ -216,7 +210,7 @@ mod tests {
     use super::*;
     use crate::aqm::Limit;
     use crate::time::MS;
-    use crate::wire::{Ipv4Repr, TcpRepr};
+    use crate::wire::{Ipv4Repr, TcpFlags, TcpRepr};
 
     fn pkt(from_server: bool, flags: u16, payload: u32) -> Packet {
         let (src, dst) = if from_server { (1, 2) } else { (2, 1) };

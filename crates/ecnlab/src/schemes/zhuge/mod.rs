@@ -29,14 +29,13 @@
 //!   overhead of the wireless model shows in the measured dequeue rate instead.
 //! - `max_delay` = 10 ms is their constant (they note it should be the path's min RTT).
 
-use crate::ap::{Direction, Sessions};
+use crate::ap::{is_client_ack, Direction, Sessions};
 use crate::engine::rng::Rng;
 use crate::marker::PortView;
 use crate::net::{Forward, NodeElement};
 use crate::packet::{Packet, L4};
 use crate::scenario::units::Duration;
 use crate::time::{Time, MS, SEC};
-use crate::wire::TcpFlags;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -264,12 +263,7 @@ impl NodeElement for Zhuge {
     ) -> Forward {
         let v = ports[self.port];
         self.rate.observe(&v);
-        let dir = if out_port == self.port {
-            Direction::Down
-        } else {
-            Direction::Up
-        };
-        let Some(slot) = self.sessions.observe(now, dir, pkt) else {
+        let Some((slot, dir)) = self.sessions.observe_leaving(now, out_port, self.port, pkt) else {
             return Forward::Pass;
         };
         // Slots move when the table forgets flows; Zhuge's table never forgets (its state
@@ -296,7 +290,7 @@ impl NodeElement for Zhuge {
             c.last_queue_bytes = v.backlog_bytes;
             return Forward::Pass;
         }
-        if !t.flags.has(TcpFlags::ACK) || t.flags.has(TcpFlags::SYN) {
+        if !is_client_ack(t) {
             return Forward::Pass;
         }
         let (c, rng) = (&mut self.clocks[slot], &mut self.rng);

@@ -1,7 +1,7 @@
 use super::*;
 use crate::aqm::Limit;
 use crate::time::US;
-use crate::wire::{Ipv4Repr, TcpRepr};
+use crate::wire::{Ipv4Repr, TcpFlags, TcpRepr};
 
 const WIRED: usize = 0;
 const AIR: usize = 1;

@@ -1,0 +1,38 @@
+"""The mobility capacity model: seeded, within the MCS table's range, the medium's harmonic
+mean; a mahimahi trace written from rates carries them."""
+
+from __future__ import annotations
+
+import statistics
+
+from ecnlab.wireless import MCS_TABLE, MobilityModel, mahimahi_lines, phy_rate_mbps, rssi_dbm
+
+
+def test_path_loss_and_mcs_by_hand():
+    # 20 dBm − (46.7 + 30·log10(10)) = −56.7 dBm at 10 m: MCS 7 (−57 dBm), 720.6 Mb/s.
+    assert abs(rssi_dbm(10.0) - (-56.7)) < 1e-9
+    assert phy_rate_mbps(-56.7) == 720.6
+    assert phy_rate_mbps(-80) == 0.0
+    assert phy_rate_mbps(-40) == MCS_TABLE[-1][1]
+
+
+def test_rates_are_seeded_and_bounded():
+    m = MobilityModel()
+    a, b, c = m.rates_bps(5, 1), m.rates_bps(5, 1), m.rates_bps(5, 2)
+    assert a == b and a != c and len(a) == 500
+    top = MCS_TABLE[-1][1] * 1e6 * m.efficiency
+    assert all(0 <= r <= top for r in a)
+    assert statistics.pstdev(a) > 0.1 * statistics.mean(a)  # it fluctuates
+
+
+def test_one_still_client_without_fading_is_its_mcs():
+    m = MobilityModel(clients=1, speed_min=1e-9, speed_max=1e-9, fading_db=0.0)
+    r = m.rates_bps(0.1, 3)
+    assert len(set(r)) == 1 and r[0] in {mbps * 1e6 * 0.6 for _, mbps in MCS_TABLE}
+
+
+def test_mahimahi_lines_carry_the_rates():
+    # 24 Mb/s for 10 ms then 12 Mb/s for 10 ms: 2 then 1 opportunities per ms.
+    lines = mahimahi_lines([24e6, 12e6], 0.01)
+    assert lines.count(1) == 2 and lines.count(15) == 1 and lines[-1] == 20
+    assert len(lines) == 30
