@@ -117,3 +117,21 @@ fn ap_elements_side_by_side() {
     assert!((rate / 100e6 - 1.0).abs() < 0.02, "dequeue rate {rate}");
     assert!(counter(&zhuge, "acks_delayed") > 1000);
 }
+
+/// The scenario written next to the results reads back as the one that ran (the campus
+/// tree's buffer stays a size; the AP's queue and the element come back resolved).
+#[test]
+fn a_campus_scenario_as_run_reads_back() {
+    let el = "[[elements]]\nnode = \"ap\"\nkind = \"apcc\"\nport = \"ap->wlan\"\n";
+    let text = campus(1, "cubic", "buffer = \"12MB\"") + el;
+    let first = run_toml(&text.replace("8s", "200ms"));
+    let again = scenario::parse_toml(&first.scenario_toml)
+        .unwrap_or_else(|e| panic!("{e}\n{}", first.scenario_toml));
+    let second = scenario::run(&again, RunOptions::default()).unwrap();
+    assert_eq!(first.scenario_toml, second.scenario_toml);
+    assert!(
+        first.scenario_toml.contains("buffer = \"12000000B\""),
+        "{}",
+        first.scenario_toml
+    );
+}

@@ -642,14 +642,20 @@ fn build_campus(c: &mut Ctx, cs: &CampusSpec, until: Time) -> Result<(), Scenari
         return Err(err("topology.buffer", "must be positive"));
     }
     let air = schedule("topology.wireless", &cs.wireless, until)?;
-    let buffer = Component {
+    // Plain buffers are built here (not through the registry, which would record them
+    // under a key the scenario does not have); the AP's queue is the scenario's component.
+    let bytes = cs.buffer.0;
+    let buffer = || -> Box<dyn crate::aqm::Qdisc> {
+        Box::new(crate::aqm::DropTail::new(crate::aqm::Limit::Bytes(bytes)))
+    };
+    let default_ap = Component {
         kind: "droptail".into(),
-        params: serde_json::json!({"limit": cs.buffer.0, "bytes": true})
+        params: serde_json::json!({"limit": bytes, "bytes": true})
             .as_object()
             .unwrap()
             .clone(),
     };
-    let ap_queue = cs.ap_queue.as_ref().unwrap_or(&buffer);
+    let ap_queue = cs.ap_queue.as_ref().unwrap_or(&default_ap);
     let wired = |gbps: u64, delay: Time| LinkSpec::new(gbps * 1_000_000_000, delay);
     let lan = cs.lan_delay.0;
     let core = c.sim.add_router("core");
@@ -657,25 +663,21 @@ fn build_campus(c: &mut Ctx, cs: &CampusSpec, until: Time) -> Result<(), Scenari
     let access = c.sim.add_router("access");
     let ap = c.sim.add_router("ap");
     let wlan = c.sim.add_router("wlan");
-    let link = |c: &mut Ctx, a: NodeId, b: NodeId, spec: &LinkSpec, qa: &Component| {
-        let qa = c.queue("topology.buffer", qa)?;
-        let qb = c.queue("topology.buffer", &buffer)?;
-        c.sim.connect(a, b, spec, qa, qb);
-        Ok::<(), ScenarioError>(())
+    let link = |c: &mut Ctx, a: NodeId, b: NodeId, spec: &LinkSpec| {
+        c.sim.connect(a, b, spec, buffer(), buffer());
     };
     for i in 0..cs.servers {
         let s = c.sim.add_host(&format!("s{i}"));
-        link(c, s, core, &wired(100, cs.wan_delay.0), &buffer)?;
+        link(c, s, core, &wired(100, cs.wan_delay.0));
     }
-    link(c, core, agg, &wired(40, lan), &buffer)?;
-    link(c, agg, access, &wired(10, lan), &buffer)?;
-    link(c, access, ap, &wired(1, lan), &buffer)?;
+    link(c, core, agg, &wired(40, lan));
+    link(c, agg, access, &wired(10, lan));
+    link(c, access, ap, &wired(1, lan));
     let q_ap = c.queue("topology.ap_queue", ap_queue)?;
-    let q_up = c.queue("topology.buffer", &buffer)?;
-    c.sim.connect(ap, wlan, &air, q_ap, q_up);
+    c.sim.connect(ap, wlan, &air, q_ap, buffer());
     for i in 0..cs.clients {
         let h = c.sim.add_host(&format!("c{i}"));
-        link(c, wlan, h, &wired(100, 0), &buffer)?;
+        link(c, wlan, h, &wired(100, 0));
     }
     Ok(())
 }
@@ -714,6 +716,7 @@ fn build_elements(c: &mut Ctx) -> Result<(), ScenarioError> {
                 })
         };
         let el = registry::element(&path, &e.component, c.seed, i as u64, &port_index)?;
+        registry::record_field(&path, "node", e.node.clone().into());
         c.sim.set_element(node, el);
     }
     Ok(())

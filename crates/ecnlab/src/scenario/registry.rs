@@ -40,12 +40,18 @@ pub fn record(path: &str, value: serde_json::Value) {
 
 /// Adds the component's `kind` to what `path` resolved to.
 fn record_kind(path: &str, kind: &str) {
+    record_field(path, "kind", kind.into());
+}
+
+/// Adds `key = value` to what `path` resolved to (a table the component's own config does
+/// not hold, such as the node an element sits on).
+pub fn record_field(path: &str, key: &str, value: serde_json::Value) {
     RESOLVED.with(|r| {
         if let Some(v) = r.borrow_mut().as_mut() {
             if let Some((_, serde_json::Value::Object(m))) =
                 v.iter_mut().rev().find(|(p, _)| p == path)
             {
-                m.insert("kind".into(), kind.into());
+                m.insert(key.into(), value);
             }
         }
     });
