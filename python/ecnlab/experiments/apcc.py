@@ -300,7 +300,7 @@ class BandwidthDrop(Experiment):
         "NewReno's; against Zhuge −18 % p95 latency and −70 % queue; against P-Scheduler −12 % p95 "
         "latency and −49 % queue, and no under-utilisation."
     )
-    quick_seeds = 2
+    quick_seeds = 5
     full_seeds = 5
     axes = AXES
     DURATION_S = 12.0
@@ -356,7 +356,7 @@ class Fluctuation(Experiment):
         "\"fluctuates significantly\"). The paper: APCC's p95 queue is 6× shorter and its p95 latency "
         "4× lower than CUBIC's."
     )
-    quick_seeds = 2
+    quick_seeds = 5
     full_seeds = 5
     axes = AXES
     DURATION_S = 20.0
@@ -402,7 +402,7 @@ class Mobility(Experiment):
         "against Zhuge −52 % p95 latency and −71 % queue; against P-Scheduler −22 % and −51 %; all "
         "near full utilisation."
     )
-    quick_seeds = 2
+    quick_seeds = 5
     full_seeds = 5
     axes = AXES
     DURATION_S = 20.0
@@ -452,7 +452,7 @@ class Parameters(Experiment):
         "fluctuation. The paper: larger K moves the curve right (more delay); utilisation rises with δ "
         "up to a point; (20, 80 ms) sits in the upper left."
     )
-    quick_seeds = 2
+    quick_seeds = 5
     full_seeds = 3
     axes = AXES
     DURATION_S = 20.0
@@ -524,7 +524,7 @@ class Fairness(Experiment):
         "Four clients start 5 s apart at 600 Mb/s. The paper: each new flow converges quickly to an "
         "equal share."
     )
-    quick_seeds = 2
+    quick_seeds = 5
     full_seeds = 5
     axes = AXES
     FLOWS = 4
@@ -577,7 +577,7 @@ class Motivation(Experiment):
         "with a long queue; CLEAN keeps a short queue at high throughput; DCTCP keeps some packets "
         "queued; BBRv1's queue is shorter than CUBIC's and NewReno's but not negligible."
     )
-    quick_seeds = 2
+    quick_seeds = 5
     full_seeds = 5
     axes = AXES
     DURATION_S = 12.0
