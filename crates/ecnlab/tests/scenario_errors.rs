@@ -122,7 +122,7 @@ fn errors_name_the_key_and_what_is_allowed() {
                 "bottleneck = { rate = \"100Mbps\", delay = \"10ms\", batch = { max_pkts = 0 } }",
             ),
             "topology.bottleneck.batch.max_pkts",
-            "at least 1",
+            "must be 1 to 4096",
         ),
         (
             (

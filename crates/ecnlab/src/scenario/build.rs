@@ -100,8 +100,14 @@ fn schedule(path: &str, l: &LinkParams, until: Time) -> Result<LinkSpec, Scenari
     let batch = match &l.batch {
         None => None,
         Some(b) => {
-            if b.max_pkts == 0 {
-                return Err(err(format!("{path}.batch.max_pkts"), "must be at least 1"));
+            if b.max_pkts == 0 || b.max_pkts > 4096 {
+                return Err(err(
+                    format!("{path}.batch.max_pkts"),
+                    format!(
+                        "must be 1 to 4096 (802.11ax aggregates at most 256), got {}",
+                        b.max_pkts
+                    ),
+                ));
             }
             if b.max_bytes.is_some_and(|s| s.0 == 0) {
                 return Err(err(format!("{path}.batch.max_bytes"), "must be positive"));
