@@ -11,11 +11,11 @@ module turns a mobility scenario into that capacity:
   random loss drawn uniformly in [0, ``fading_db``] dB per step (ns-3's
   RandomPropagationLossModel, which APCC's mobility runs used, draws a random loss per packet).
 - **Rate**: the highest 802.11ax MCS (80 MHz, 2 spatial streams, 0.8 µs guard) whose
-  receiver sensitivity the signal meets (:data:`MCS_TABLE`), times a MAC efficiency
-  (``efficiency``, 0.6: aggregation, contention and acknowledgements), 0 below MCS 0.
+  receiver sensitivity the signal meets (:data:`MCS_TABLE`), MCS 0 below that (rate
+  adaptation's floor), times a MAC efficiency (``efficiency``, 0.6: aggregation, contention
+  and acknowledgements).
 - **Medium**: with several clients, equal frame shares give every client the same throughput,
-  so the medium delivers the harmonic mean of their rates (802.11's performance anomaly); a
-  client out of reach for a step (below MCS 0) is left out of it.
+  so the medium delivers the harmonic mean of their rates (802.11's performance anomaly).
 
 Everything is seeded: the same seed gives the same rates.
 """
@@ -92,7 +92,7 @@ class MobilityModel:
             state.append([x, y, rng.uniform(-half, half), rng.uniform(-half, half), rng.uniform(self.speed_min, self.speed_max)])
         out = []
         for _ in range(int(round(duration_s / self.step_s))):
-            inv, reachable = 0.0, 0
+            inv = 0.0
             for c in state:
                 move = c[4] * self.step_s
                 dx, dy = c[2] - c[0], c[3] - c[1]
@@ -104,11 +104,10 @@ class MobilityModel:
                 else:
                     c[0] += dx / dist * move
                     c[1] += dy / dist * move
-                rate = phy_rate_mbps(rssi_dbm(math.hypot(c[0], c[1]), rng.uniform(0, self.fading_db))) * 1e6 * self.efficiency
-                if rate > 0:
-                    inv += 1 / rate
-                    reachable += 1
-            out.append(reachable / inv if reachable else 0.0)
+                # Below MCS 0's sensitivity rate adaptation stays at MCS 0 (and retries).
+                mbps = max(phy_rate_mbps(rssi_dbm(math.hypot(c[0], c[1]), rng.uniform(0, self.fading_db))), MCS_TABLE[0][1])
+                inv += 1 / (mbps * 1e6 * self.efficiency)
+            out.append(len(state) / inv)
         return out
 
     def schedule(self, duration_s: float, seed: int) -> list[dict[str, str]]:
