@@ -289,8 +289,33 @@ def bwdrop_schedule(drop_at: float = 4.0, back_at: float = 8.0) -> list[tuple[fl
     return [(0.0, 600e6), (drop_at, 180e6), (back_at, 600e6)]
 
 
+class _AtTheAp(Experiment):
+    """What every APCC experiment shares: the readings, the seeds, the AP's port as the
+    stall check."""
+
+    quick_seeds = 5
+    full_seeds = 5
+    axes = AXES
+
+    def bottleneck(self, run_name: str) -> str | None:
+        return AP_PORT
+
+class _CapacityDrop(_AtTheAp):
+    """Fig. 4's capacity drop with the schemes in ``KEYS``."""
+
+    DURATION_S = 12.0
+    KEYS: tuple[str, ...] = ()
+
+    def runs(self, quick: bool, seeds: list[int], reading: Reading):
+        sched = bwdrop_schedule()
+        return by_seed(
+            {k: (lambda seed, k=k: scenario(SCHEMES[k], sched, self.DURATION_S, seed=seed, reading=reading)) for k in self.KEYS},
+            seeds,
+        )
+
+
 @register
-class BandwidthDrop(Experiment):
+class BandwidthDrop(_CapacityDrop):
     name = "apcc.bwdrop"
     title = "Capacity 600 → 180 → 600 Mb/s (Fig. 4)"
     source = "APCC paper (seed 004) §4.2.2, Fig. 4 and the text beside it"
@@ -300,21 +325,7 @@ class BandwidthDrop(Experiment):
         "NewReno's; against Zhuge −18 % p95 latency and −70 % queue; against P-Scheduler −12 % p95 "
         "latency and −49 % queue, and no under-utilisation."
     )
-    quick_seeds = 5
-    full_seeds = 5
-    axes = AXES
-    DURATION_S = 12.0
     KEYS = ("newreno", "cubic", "bbr", "newreno_ecn", "zhuge", "psched", "apcc")
-
-    def bottleneck(self, run_name: str) -> str | None:
-        return AP_PORT
-
-    def runs(self, quick: bool, seeds: list[int], reading: Reading):
-        sched = bwdrop_schedule()
-        return by_seed(
-            {k: (lambda seed, k=k: scenario(SCHEMES[k], sched, self.DURATION_S, seed=seed, reading=reading)) for k in self.KEYS},
-            seeds,
-        )
 
     def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
         _note(ctx)
@@ -347,7 +358,7 @@ def fluctuating_schedule(seed: int, duration_s: float, lo: float = 100e6, hi: fl
 
 
 @register
-class Fluctuation(Experiment):
+class Fluctuation(_AtTheAp):
     name = "apcc.cdf"
     title = "RTT and queue under strong fluctuation (Fig. 5)"
     source = "APCC paper (seed 004) §4.2.2, Fig. 5; abstract and §1"
@@ -356,14 +367,8 @@ class Fluctuation(Experiment):
         "\"fluctuates significantly\"). The paper: APCC's p95 queue is 6× shorter and its p95 latency "
         "4× lower than CUBIC's."
     )
-    quick_seeds = 5
-    full_seeds = 5
-    axes = AXES
     DURATION_S = 20.0
     KEYS = ("cubic", "newreno_ecn", "zhuge", "psched", "apcc")
-
-    def bottleneck(self, run_name: str) -> str | None:
-        return AP_PORT
 
     def runs(self, quick: bool, seeds: list[int], reading: Reading):
         dur = 10.0 if quick else self.DURATION_S
@@ -392,7 +397,7 @@ class Fluctuation(Experiment):
 
 
 @register
-class Mobility(Experiment):
+class Mobility(_AtTheAp):
     name = "apcc.mobility"
     title = "Two mobile clients (Figs. 6–7)"
     source = "APCC paper (seed 004) §4.2.3, Figs. 6–7"
@@ -402,14 +407,8 @@ class Mobility(Experiment):
         "against Zhuge −52 % p95 latency and −71 % queue; against P-Scheduler −22 % and −51 %; all "
         "near full utilisation."
     )
-    quick_seeds = 5
-    full_seeds = 5
-    axes = AXES
     DURATION_S = 20.0
     KEYS = ("zhuge", "psched", "apcc")
-
-    def bottleneck(self, run_name: str) -> str | None:
-        return AP_PORT
 
     def runs(self, quick: bool, seeds: list[int], reading: Reading):
         dur = 10.0 if quick else self.DURATION_S
@@ -443,7 +442,7 @@ class Mobility(Experiment):
 
 
 @register
-class Parameters(Experiment):
+class Parameters(_AtTheAp):
     name = "apcc.params"
     title = "The (K, δ) grid: throughput against delay (Fig. 8)"
     source = "APCC paper (seed 004) §4.2.4, Fig. 8"
@@ -452,15 +451,10 @@ class Parameters(Experiment):
         "fluctuation. The paper: larger K moves the curve right (more delay); utilisation rises with δ "
         "up to a point; (20, 80 ms) sits in the upper left."
     )
-    quick_seeds = 5
     full_seeds = 3
-    axes = AXES
     DURATION_S = 20.0
     KS = (10, 20, 40)
     DELTAS_MS = (20, 40, 80, 160, 320)
-
-    def bottleneck(self, run_name: str) -> str | None:
-        return AP_PORT
 
     def runs(self, quick: bool, seeds: list[int], reading: Reading):
         dur = 10.0 if quick else self.DURATION_S
@@ -516,7 +510,7 @@ def jain_between(r: Results, t0: float, t1: float) -> float:
 
 
 @register
-class Fairness(Experiment):
+class Fairness(_AtTheAp):
     name = "apcc.fairness"
     title = "A new flow every 5 s (Fig. 9)"
     source = "APCC paper (seed 004) §4.2.5, Fig. 9"
@@ -524,14 +518,8 @@ class Fairness(Experiment):
         "Four clients start 5 s apart at 600 Mb/s. The paper: each new flow converges quickly to an "
         "equal share."
     )
-    quick_seeds = 5
-    full_seeds = 5
-    axes = AXES
     FLOWS = 4
     GAP_S = 5.0
-
-    def bottleneck(self, run_name: str) -> str | None:
-        return AP_PORT
 
     def runs(self, quick: bool, seeds: list[int], reading: Reading):
         starts = [i * self.GAP_S for i in range(self.FLOWS)]
@@ -567,7 +555,7 @@ class Fairness(Experiment):
 
 
 @register
-class Motivation(Experiment):
+class Motivation(_CapacityDrop):
     name = "apcc.motivation"
     title = "End-to-end schemes under a capacity drop (Figs. 2–3)"
     source = "APCC paper (seed 004) §2.1–2.2 and §4.2.2, Figs. 2–3"
@@ -577,21 +565,7 @@ class Motivation(Experiment):
         "with a long queue; CLEAN keeps a short queue at high throughput; DCTCP keeps some packets "
         "queued; BBRv1's queue is shorter than CUBIC's and NewReno's but not negligible."
     )
-    quick_seeds = 5
-    full_seeds = 5
-    axes = AXES
-    DURATION_S = 12.0
     KEYS = ("newreno", "cubic", "bbr", "newreno_ecn", "cubic_ecn", "dctcp", "clean")
-
-    def bottleneck(self, run_name: str) -> str | None:
-        return AP_PORT
-
-    def runs(self, quick: bool, seeds: list[int], reading: Reading):
-        sched = bwdrop_schedule()
-        return by_seed(
-            {k: (lambda seed, k=k: scenario(SCHEMES[k], sched, self.DURATION_S, seed=seed, reading=reading)) for k in self.KEYS},
-            seeds,
-        )
 
     def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
         _note(ctx)
