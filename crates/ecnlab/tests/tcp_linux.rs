@@ -285,3 +285,74 @@ fn frto_finds_a_spurious_timeout_and_undoes_it() {
         h.a.retransmissions()
     );
 }
+
+/// A bulk NewReno transfer whose data segments starting at `lost` are dropped on their first
+/// `times` transmissions each.
+fn lose(rack: bool, lost: &[(u64, usize)]) -> Harness {
+    let cfg = TcpConfig {
+        rack,
+        ..Default::default()
+    };
+    let cc = NewReno::new(1000, NewRenoConfig::default()).unwrap();
+    let mut h = path(cfg, None, Box::new(cc), "none");
+    let mut seen = vec![0usize; lost.len()];
+    h.run(3 * SEC, &mut |h: &Harness, dir, p: &mut Packet| {
+        if dir != Dir::AtoB || p.payload_len == 0 {
+            return true;
+        }
+        let s = h.rel_seq_a(p);
+        match lost.iter().position(|&(l, _)| seg(l) == s) {
+            Some(i) => {
+                seen[i] += 1;
+                seen[i] > lost[i].1
+            }
+            None => true,
+        }
+    });
+    h
+}
+
+fn sends(h: &Harness, k: u64) -> Vec<Time> {
+    h.sent
+        .iter()
+        .filter(|t| t.dir == Dir::AtoB && t.pkt.payload_len > 0 && h.rel_seq_a(&t.pkt) == seg(k))
+        .map(|t| t.time)
+        .collect()
+}
+
+#[test]
+fn rack_finds_a_lost_retransmission_without_a_timeout() {
+    // Segment 30 is lost, and so is its retransmission: RACK sees that segments sent after
+    // the retransmission arrived and sends it a third time, one round trip later.
+    let h = lose(true, &[(30, 2)]);
+    assert_eq!(h.a.timeouts(), 0);
+    assert_eq!(h.a.retransmissions(), 2);
+    let t = sends(&h, 30);
+    assert_eq!(t.len(), 3);
+    let rtt = t[2] - t[1];
+    assert!(
+        rtt > 20 * MS && rtt < 40 * MS,
+        "resent again after {rtt} ps"
+    );
+
+    // RFC 6675's rules alone leave the lost retransmission to the timer.
+    let h = lose(false, &[(30, 2)]);
+    assert_eq!(h.a.timeouts(), 1);
+    assert!(sends(&h, 30)[2] - sends(&h, 30)[1] >= 200 * MS);
+}
+
+#[test]
+fn rack_repairs_many_holes_once_each_in_one_recovery() {
+    // Every other segment of 30..49 is lost, and the first retransmissions of 34 and 40.
+    let mut lost: Vec<(u64, usize)> = (30..50).step_by(2).map(|k| (k, 1)).collect();
+    lost[2].1 = 2;
+    lost[5].1 = 2;
+    let h = lose(true, &lost);
+    assert_eq!(h.a.timeouts(), 0);
+    assert_eq!(h.a.fast_retransmits(), 1);
+    // Ten holes, two lost retransmissions: twelve retransmissions, none of data that arrived.
+    assert_eq!(h.a.retransmissions(), 12);
+    for &(k, n) in &lost {
+        assert_eq!(sends(&h, k).len(), n + 1, "segment {k}");
+    }
+}

@@ -6,6 +6,9 @@
 //! count the SACKed bytes (they have left the network): otherwise it would raise ssthresh
 //! far above the one fast recovery chose for the same loss, and the slow start after it
 //! would overshoot the path by that much.
+//!
+//! RACK (on by default) finds such a lost retransmission without the timer, so these tests
+//! turn it off to make the timeout happen.
 
 use ecnlab::cc::newreno::{CaIncrease, NewReno, NewRenoConfig};
 use ecnlab::packet::Packet;
@@ -22,6 +25,7 @@ fn stalled_recovery() -> (Harness, Vec<Call>) {
     let cfg = TcpConfig {
         sack: true,
         delayed_ack: false,
+        rack: false,
         ..Default::default()
     };
     let nr = NewReno::new(

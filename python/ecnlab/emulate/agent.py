@@ -38,6 +38,8 @@ _U32 = {
     "data_segs_in": 152,
     "data_segs_out": 156,
     "delivered_ce": 196,
+    # Duplicate segments the receiver reported by D-SACK (Linux receivers send them).
+    "dsack_dups": 216,
 }
 _U64 = {"bytes_sent": 200, "bytes_retrans": 208}
 _U16 = {"total_rto": 240}

@@ -236,6 +236,8 @@ pub struct FlowRecord {
     pub bytes_delivered: Option<u64>,
     pub packets_sent: Option<u64>,
     pub packets_received: Option<u64>,
+    /// Data segments that arrived already received (spurious retransmissions), TCP only.
+    pub duplicate_segments: Option<u64>,
     /// Flow completion time (s): application start → last byte delivered to the receiving
     /// application. None if the flow did not finish.
     pub fct_s: Option<f64>,
@@ -287,6 +289,9 @@ impl FlowRecord {
         col!("packets_sent", I64, |r| r.packets_sent.map(|x| x as i64));
         col!("packets_received", I64, |r| r
             .packets_received
+            .map(|x| x as i64));
+        col!("duplicate_segments", I64, |r| r
+            .duplicate_segments
             .map(|x| x as i64));
         col!("fct_s", F64, |r| r.fct_s);
         col!("goodput_bps", F64, |r| r.goodput_bps);

@@ -121,6 +121,11 @@ pub struct TcpConfig {
     /// spurious — undoing its reduction — when data sent before it and never retransmitted is
     /// acknowledged. With SACK only. Default on.
     pub frto: bool,
+    /// RACK loss detection in SACK recovery (RFC 8985 §6.2 with a zero reordering window, as
+    /// Linux's default `tcp_recovery = 1`; see [`super::rack`]): a segment, or a
+    /// retransmission, sent before one that has since been delivered is lost. Off: RFC 6675's
+    /// duplicate threshold only, and a lost retransmission waits for the timeout. Default on.
+    pub rack: bool,
 }
 
 impl Default for TcpConfig {
@@ -150,6 +155,7 @@ impl Default for TcpConfig {
             cwnd_reduction: CwndReduction::Prr,
             rtt_sample_from: RttSampleFrom::First,
             frto: true,
+            rack: true,
         }
     }
 }

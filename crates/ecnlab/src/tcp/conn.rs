@@ -22,6 +22,10 @@
 //!   own window follows its `on_loss` / `on_recovery_end`; the inflation is the connection's.
 //! - SACK (RFC 6675): scoreboard, pipe, NextSeg rules 1–3 (rule 4, the optional rescue
 //!   retransmission, is not implemented: a lost tail is repaired by the timeout).
+//! - RACK (RFC 8985, Linux's default; `rack`, on by default, see [`super::rack`]): in SACK
+//!   recovery a segment or a retransmission sent before one since delivered is lost, and a
+//!   lost retransmission goes again before NextSeg's rules — without it only the timer
+//!   repairs a retransmission that a queue dropped. No tail loss probe.
 //! - Timeout (RFC 6298 §5, RFC 5681 §3.1): back off, `on_rto` (window 1 SMSS), retransmit
 //!   from the first unacknowledged segment — go-back-N without SACK; with SACK every
 //!   un-SACKed segment is marked lost and NextSeg repairs them under pipe (RFC 6675 §5.1
@@ -41,7 +45,10 @@
 //!   the controller undoes the timeout (`on_spurious_timeout`). SACK or duplicate ACKs after
 //!   the new data say the loss was real, and recovery goes on as above.
 //! - Timer (RFC 6298 §5.1–5.3): started when data is sent and it is not running, stopped
-//!   when everything is acknowledged, restarted on an ACK of new data.
+//!   when everything is acknowledged, restarted on an ACK of new data — and, with SACK, when
+//!   the first unacknowledged segment is retransmitted (Linux's `tcp_xmit_retransmit_queue`;
+//!   otherwise a retransmission sent late in a long recovery may get less than an RTT before
+//!   the timer fires).
 //! - RTT samples as Linux takes them: from the first segment (in sequence order) that the ACK
 //!   newly acknowledges cumulatively, else from the first it newly SACKs, when the ACK covers
 //!   no retransmitted segment (Karn); so a delayed ACK's sample includes the delay, as the
@@ -77,10 +84,11 @@
 use super::codec::{Codec, Handshake, TcpInfo};
 use super::config::{CwndReduction, RtoFloor, RttSampleFrom, TcpConfig};
 use super::prr::Prr;
+use super::rack::Rack;
 use super::rate::{RateSample, RateState};
 use super::recv::{Arrival, Receiver};
 use super::rtt::RttEstimator;
-use super::scoreboard::{Scoreboard, Seg, RETRANSMITTED, SACKED};
+use super::scoreboard::{Scoreboard, Seg, RETRANSMITTED, RTX_IN_FLIGHT, SACKED};
 use super::seq::{ts_geq, unwrap32};
 use crate::cc::{AckEvent, Controller, Signal};
 use crate::net::{Ctx, Endpoint, Samples};
@@ -215,6 +223,7 @@ pub struct TcpConn {
     prr: Option<Prr>,
     /// F-RTO is watching the current timeout recovery.
     frto: bool,
+    rack: Rack,
     /// F-RTO step 2b: this ACK sends new data, not retransmissions.
     frto_new_data: bool,
     rate: RateState,
@@ -295,6 +304,7 @@ impl TcpConn {
             prr: None,
             frto: false,
             frto_new_data: false,
+            rack: Rack::default(),
             rate: RateState::default(),
             next_send_at: 0,
             pacing_wait: false,
@@ -826,12 +836,23 @@ impl TcpConn {
         };
         let mut original_acked = false;
         self.frto_new_data = false;
+        // RACK's test of a delivered retransmission: does the ACK echo an older timestamp?
+        let echo = match (self.ts_ok, t.timestamp) {
+            (true, Some((_, e))) if e != 0 => Some(e),
+            _ => None,
+        };
+        let ts_offset = self.ts_offset;
+        let echo_older = move |sent: Time| {
+            echo.is_some_and(|e| !ts_geq(e, ((sent / US) as u32).wrapping_add(ts_offset)))
+        };
+        let min_rtt = self.rtt.min_rtt();
         if ack > prior_una {
             let covered = self.segs_below(ack);
             // Karn: an ACK that covers any retransmitted segment is ambiguous as a whole (it
             // may have been triggered by the retransmission), so no sample from it.
             let mut ambiguous = false;
             while self.sb.base() < covered {
+                let k = self.sb.base();
                 let Some(seg) = self.sb.pop_front() else {
                     break;
                 };
@@ -840,6 +861,8 @@ impl TcpConn {
                 if !seg.has(SACKED) {
                     acked += seg.len as u64;
                     self.rate.on_delivered(now, &seg, &mut rs);
+                    self.rack
+                        .on_delivered(k, &seg, now, min_rtt, echo_older(seg.sent));
                     first_acked_sent = match (self.cfg.rtt_sample_from, first_acked_sent) {
                         (RttSampleFrom::Last, Some(t)) => Some(t.max(seg.sent)),
                         (_, t) => t.or(Some(seg.sent)),
@@ -865,10 +888,12 @@ impl TcpConn {
                 let lo = self.seg_at_or_after(l);
                 let hi = self.segs_below(r);
                 let rate = &mut self.rate;
+                let rack = &mut self.rack;
                 let last = self.cfg.rtt_sample_from == RttSampleFrom::Last;
                 self.sb.sack_range(lo, hi, |k, seg| {
                     newly_sacked += seg.len as u64;
                     rate.on_delivered(now, seg, &mut rs);
+                    rack.on_delivered(k, seg, now, min_rtt, echo_older(seg.sent));
                     if !seg.has(RETRANSMITTED) {
                         original_acked |= k < high_seg;
                         let better = match (last, first_sacked) {
@@ -975,6 +1000,10 @@ impl TcpConn {
                 }
             }
         }
+        if self.cfg.rack && self.sack_ok && self.in_fast_or_timeout_recovery() {
+            newly_lost |= self.rack.detect(&mut self.sb);
+        }
+        self.sb.prune_resend();
 
         // The controller: signal, then the ACK.
         let info = self.info(now, acked);
@@ -1085,8 +1114,17 @@ impl TcpConn {
             self.inflation = self.cfg.dupack_threshold as i64 * self.mss as i64;
         }
         self.rxt_next = self.sb.base();
-        let k = self.sb.base();
-        self.transmit(ctx, k, true);
+        if self.sack_ok {
+            // The first segment presumed lost goes at once (RFC 6675 §5 step 4.2) — unless
+            // its retransmission from the previous recovery is still in flight.
+            self.sb.mark_lost(self.sb.base());
+            if let Some(k) = self.sb.next_resend() {
+                self.transmit(ctx, k, true);
+            }
+        } else {
+            let k = self.sb.base();
+            self.transmit(ctx, k, true);
+        }
     }
 
     /// F-RTO on an ACK in timeout recovery (RFC 5682 §3.1, Linux's `tcp_process_loss`).
@@ -1105,6 +1143,7 @@ impl TcpConn {
             // Nothing outstanding at the timeout needs repair: fast recovery may start again.
             self.recover = ack;
             self.sb.unmark_lost();
+            self.rack.on_undo(self.sb.base());
             self.rxt_next = self.sb.base();
             self.stats.spurious_rtos += 1;
             if let Some(cc) = self.cc.as_mut() {
@@ -1150,6 +1189,7 @@ impl TcpConn {
         self.dupacks = 0;
         if self.sack_ok {
             self.sb.mark_all_lost();
+            self.rack.on_timeout();
         } else {
             self.snd_nxt = self.sb.base();
         }
@@ -1203,16 +1243,15 @@ impl TcpConn {
                 if self.frto_new_data {
                     return self.new_segment().map(|k| (k, false));
                 }
-                if let Some(k) = self.sb.first_unsacked(self.rxt_next, self.sb.end()) {
-                    if self.sb.is_lost(k) {
-                        return Some((k, true));
-                    }
+                if let Some(k) = self.sb.next_resend() {
+                    return Some((k, true));
                 }
                 if let Some(k) = self.new_segment() {
                     return Some((k, false));
                 }
                 self.sb
                     .first_unsacked(self.rxt_next, self.sb.high_sacked_end())
+                    .filter(|&k| !self.sb.get(k).has(RTX_IN_FLIGHT))
                     .map(|k| (k, true))
             }
             Recovery::Fast => {
@@ -1297,6 +1336,14 @@ impl TcpConn {
             self.stats.retransmissions += 1;
             if self.sack_ok {
                 self.rxt_next = self.rxt_next.max(k + 1);
+                if self.cfg.rack {
+                    self.rack.on_retransmit(k, now);
+                }
+                // Linux's tcp_xmit_retransmit_queue: resending the first unacknowledged
+                // segment restarts the timer, which then waits a full RTO for it.
+                if k == self.sb.base() {
+                    self.rto_deadline = now + self.rtt.rto();
+                }
             }
         }
         if self.snd_nxt == k {
@@ -1439,6 +1486,7 @@ impl Endpoint for TcpConn {
             let delivered = self.rcv.data_delivered();
             r.bytes_delivered = Some(delivered);
             r.packets_received = Some(self.rcv.segs_received);
+            r.duplicate_segments = Some(self.rcv.dup_segs);
             let done = self.rcv.fin_received();
             if done {
                 r.fct_s = Some(to_secs(self.last_delivery.saturating_sub(self.app_start)));

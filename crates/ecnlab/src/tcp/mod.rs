@@ -13,6 +13,7 @@ pub mod config;
 pub mod conn;
 pub mod flow;
 pub mod prr;
+pub mod rack;
 pub mod rate;
 pub mod recv;
 pub mod rtt;

@@ -72,6 +72,9 @@ impl Receiver {
         }
         if s > self.rcv_nxt {
             self.ooo_segs += 1;
+            if self.ooo.containing(s).is_some_and(|(_, b)| b >= e) {
+                self.dup_segs += 1;
+            }
             let (bs, be) = self.ooo.insert(s, e);
             // The block holding the newest segment goes first (RFC 2018 §4); entries that now
             // point into the same block are dropped so older blocks keep their slots.

@@ -10,6 +10,11 @@
 //! - SetPipe counts a retransmission as in flight per segment (a flag set when it is
 //!   retransmitted and cleared when a timeout declares it lost again) rather than by
 //!   comparison with HighRxt; the two agree except for segments NextSeg skipped.
+//! - What NextSeg's rule 1 resends is, as in Linux, the lowest segment that is lost and has
+//!   no retransmission in flight — not the lowest lost one above HighRxt. The two differ when
+//!   a segment below HighRxt is found lost late (RFC 6675 would leave it to the timer) and
+//!   when a recovery starts while the previous one's retransmissions are still in flight (the
+//!   RFC would send them again).
 
 use super::seq::IntervalSet;
 use crate::time::Time;
@@ -72,6 +77,9 @@ pub struct Scoreboard {
     sacked_bytes: u64,
     /// Segments below this have been checked against the IsLost rule.
     lost_scan: u64,
+    /// Lost segments to be retransmitted, lowest first; entries that no longer need it
+    /// (acknowledged, SACKed, sent again, lost marks cleared) are dropped when reached.
+    resend: VecDeque<u64>,
 }
 
 impl Scoreboard {
@@ -130,6 +138,36 @@ impl Scoreboard {
         s.flags |= RTX_IN_FLIGHT | RETRANSMITTED;
         let after = s.pipe_share();
         self.pipe = self.pipe + after - before;
+        self.prune_resend();
+    }
+
+    fn needs_resend(&self, k: u64) -> bool {
+        k >= self.base && k < self.end() && {
+            let s = self.get(k);
+            s.has(LOST) && !s.has(SACKED) && !s.has(RTX_IN_FLIGHT)
+        }
+    }
+
+    fn queue_resend(&mut self, k: u64) {
+        let at = self.resend.partition_point(|&j| j < k);
+        if self.resend.get(at) != Some(&k) {
+            self.resend.insert(at, k);
+        }
+    }
+
+    /// The lowest lost segment with no retransmission in flight.
+    pub fn next_resend(&self) -> Option<u64> {
+        self.resend.iter().copied().find(|&k| self.needs_resend(k))
+    }
+
+    /// Drops the entries at the front that no longer need a retransmission.
+    pub fn prune_resend(&mut self) {
+        while let Some(&k) = self.resend.front() {
+            if self.needs_resend(k) {
+                break;
+            }
+            self.resend.pop_front();
+        }
     }
 
     /// Removes the first segment (cumulatively acknowledged) and returns it.
@@ -207,7 +245,8 @@ impl Scoreboard {
         any
     }
 
-    fn mark_lost(&mut self, k: u64) -> bool {
+    /// Marks segment `k` lost (unless SACKed or already lost); true if newly marked.
+    pub fn mark_lost(&mut self, k: u64) -> bool {
         let s = self.get_mut(k);
         if s.has(SACKED) || s.has(LOST) {
             return false;
@@ -215,8 +254,22 @@ impl Scoreboard {
         let before = s.pipe_share();
         s.flags |= LOST;
         let after = s.pipe_share();
+        let in_flight = s.has(RTX_IN_FLIGHT);
         self.pipe = self.pipe + after - before;
+        if !in_flight {
+            self.queue_resend(k);
+        }
         true
+    }
+
+    /// The retransmission of segment `k` was lost: it is lost again and no longer in flight.
+    pub fn retransmission_lost(&mut self, k: u64) {
+        let s = self.get_mut(k);
+        let before = s.pipe_share();
+        s.flags = (s.flags | LOST) & !RTX_IN_FLIGHT;
+        let after = s.pipe_share();
+        self.pipe = self.pipe + after - before;
+        self.queue_resend(k);
     }
 
     /// Is segment `k` lost by the scoreboard's rules?
@@ -228,9 +281,11 @@ impl Scoreboard {
     /// is in flight any more.
     pub fn mark_all_lost(&mut self) {
         let mut pipe = 0;
-        for s in self.segs.iter_mut() {
+        self.resend.clear();
+        for (i, s) in self.segs.iter_mut().enumerate() {
             if !s.has(SACKED) {
                 s.flags = (s.flags | LOST) & !RTX_IN_FLIGHT;
+                self.resend.push_back(self.base + i as u64);
             }
             pipe += s.pipe_share();
         }
@@ -248,6 +303,7 @@ impl Scoreboard {
         }
         self.pipe = pipe;
         self.lost_scan = self.base;
+        self.resend.clear();
     }
 
     /// The first un-SACKed segment at or after `from` and below `limit`.
@@ -314,6 +370,8 @@ mod tests {
         assert_eq!(b.pipe(), 700);
         assert_eq!(b.pipe(), b.pipe_recomputed());
         assert_eq!(b.first_unsacked(2, 10), Some(5));
+        // 0 went again; 1 is the lost one still to resend.
+        assert_eq!(b.next_resend(), Some(1));
         assert_eq!(b.first_unsacked(2, 5), None);
         b.pop_front();
         assert_eq!(b.pipe(), 600);
