@@ -96,6 +96,12 @@ AXES = (
     ReadingAxis("flows", (2, 1), "one bulk download per client; the paper does not give the number of clients of Figs. 2–5"),
     ReadingAxis("zhuge_cc", ("cubic", "bbr"), "the sender behind Zhuge, which the paper does not state"),
     ReadingAxis("apcc_expiry", (1.0, 2.0), "§3.4: a flow without data for one RTT is inactive; 2 RTTs gives window-limited flows slack"),
+    ReadingAxis(
+        "clean_k",
+        (20, 84),
+        "CLEAN's marking threshold, which the paper does not give: APCC's K = 20 packets, or K above one full batch "
+        "(64 packets), the queue that batched service alone builds at full rate",
+    ),
 )
 
 
@@ -152,6 +158,8 @@ def scenario(
         if scheme.element == "apcc":
             el["expiry_rtts"] = reading["apcc_expiry"]
             el.update(apcc or {})
+        elif scheme.element == "clean":
+            el["k"] = reading["clean_k"]
         data["elements"] = [el]
     return Scenario.from_dict(data)
 
