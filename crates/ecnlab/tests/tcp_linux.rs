@@ -356,3 +356,28 @@ fn rack_repairs_many_holes_once_each_in_one_recovery() {
         assert_eq!(sends(&h, k).len(), n + 1, "segment {k}");
     }
 }
+
+#[test]
+fn a_window_the_receiver_holds_back_does_not_grow() {
+    // The receiver's 20 segments are below the path's 25: the sender never fills cwnd. As
+    // Linux (tcp_is_cwnd_limited), slow start stops at twice the flight and congestion
+    // avoidance does not grow at all, for Reno and CUBIC alike.
+    for cc in [
+        Box::new(NewReno::new(1000, NewRenoConfig::default()).unwrap()) as Box<dyn Controller>,
+        Box::new(Cubic::new(1000, CubicConfig::default()).unwrap()),
+    ] {
+        let name = cc.name();
+        let cfg = TcpConfig {
+            rcv_buf: 20 * MSS,
+            ..Default::default()
+        };
+        let mut h = path(cfg, None, cc, "none");
+        h.run_clean(5 * SEC);
+        let w = h.a.controller().unwrap().window();
+        assert!(w <= 41 * MSS, "{name}: window {w}");
+        assert!(w >= 20 * MSS, "{name}: window {w}");
+        // The transfer still runs at the receiver's window: 20 segments per 20 ms RTT.
+        let rate = h.b.bytes_delivered() as f64 * 8.0 / 5.0;
+        assert!(rate > 7.0e6, "{name}: {rate} bit/s");
+    }
+}

@@ -279,7 +279,7 @@ impl Controller for Cubic {
         if ev.acked_bytes > 0 {
             self.rto_without_progress = false;
         }
-        if self.in_fast_recovery || ev.in_cwnd_reduction || ev.acked_bytes == 0 {
+        if self.in_fast_recovery || ev.in_cwnd_reduction || ev.acked_bytes == 0 || ev.cwnd_unused {
             return;
         }
         if self.in_slow_start() {

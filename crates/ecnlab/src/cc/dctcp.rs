@@ -179,7 +179,7 @@ impl Controller for Dctcp {
         if marked > 0 && self.maybe_reduce(ev) {
             return;
         }
-        if !self.in_fast_recovery && !ev.in_cwnd_reduction {
+        if !self.in_fast_recovery && !ev.in_cwnd_reduction && !ev.cwnd_unused {
             self.w.grow(ev.acked_bytes);
         }
     }

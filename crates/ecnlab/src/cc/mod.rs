@@ -87,6 +87,10 @@ pub struct AckEvent {
     pub delivered: u64,
     /// `delivered` when the packet acknowledged by this ACK was sent.
     pub prior_delivered: u64,
+    /// The sender did not fill its window in the last round trip — the receive window or the
+    /// application held it back — and is not in a slow start that has used half of it
+    /// (Linux's `!tcp_is_cwnd_limited`): Linux's Reno, CUBIC and DCTCP do not grow then.
+    pub cwnd_unused: bool,
 }
 
 /// Sender congestion control. Windows are in bytes.

@@ -307,7 +307,7 @@ impl Controller for NewReno {
         if ev.acked_bytes > 0 {
             self.rto_without_progress = false;
         }
-        if self.in_fast_recovery || ev.in_cwnd_reduction {
+        if self.in_fast_recovery || ev.in_cwnd_reduction || ev.cwnd_unused {
             return;
         }
         self.w.grow(ev.acked_bytes);

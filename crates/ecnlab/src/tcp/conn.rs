@@ -221,6 +221,11 @@ pub struct TcpConn {
     recovery_point: u64,
     /// The reduction round under way, when PRR sets the window.
     prr: Option<Prr>,
+    /// Linux's `tcp_cwnd_validate` state: the window was full in the current round
+    /// (`is_cwnd_limited`), the most data in flight in it, and where the round ends.
+    cwnd_limited: bool,
+    max_flight: u64,
+    cwnd_usage_end: u64,
     /// F-RTO is watching the current timeout recovery.
     frto: bool,
     rack: Rack,
@@ -302,6 +307,9 @@ impl TcpConn {
             loss_reductions: 0,
             recovery_point: 0,
             prr: None,
+            cwnd_limited: false,
+            max_flight: 0,
+            cwnd_usage_end: 0,
             frto: false,
             frto_new_data: false,
             rack: Rack::default(),
@@ -1021,6 +1029,7 @@ impl TcpConn {
             app_limited: rs.is_app_limited,
             delivered: self.rate.delivered,
             prior_delivered: rs.prior_delivered,
+            cwnd_unused: !self.is_cwnd_limited(),
         };
         let mut enters_cwr = None;
         if let Some(cc) = self.cc.as_mut() {
@@ -1283,13 +1292,17 @@ impl TcpConn {
             return;
         }
         self.pacing_wait = false;
+        let mut sent = false;
         while let Some((k, retx)) = self.next_segment() {
             if ctx.now < self.next_send_at && self.pacing_rate().is_some() {
                 self.pacing_wait = true;
+                self.validate_cwnd(sent);
                 return;
             }
             self.transmit(ctx, k, retx);
+            sent = true;
         }
+        self.validate_cwnd(sent);
         // Application-limited (delivery-rate draft §3.4): everything written has been sent,
         // no repair is pending and the window is not full.
         if self.send_bytes.is_some()
@@ -1300,6 +1313,37 @@ impl TcpConn {
             let f = self.in_flight();
             self.rate.mark_app_limited(f);
         }
+    }
+
+    /// Linux's `tcp_cwnd_validate` after a sending opportunity: whether the window is what
+    /// stopped the sender, remembered for the round (until SND.UNA passes the data then
+    /// sent) once true, and the round's largest flight otherwise.
+    fn validate_cwnd(&mut self, sent: bool) {
+        if self.cc.is_none() {
+            return;
+        }
+        let limited = self.in_flight() + self.mss > self.cwnd();
+        if !sent && !limited {
+            return;
+        }
+        let outstanding = self.flight_size();
+        if self.snd_una >= self.cwnd_usage_end
+            || limited
+            || (!self.cwnd_limited && outstanding > self.max_flight)
+        {
+            self.cwnd_limited = limited;
+            self.max_flight = outstanding;
+            self.cwnd_usage_end = self.snd_max_seq();
+        }
+    }
+
+    /// Linux's `tcp_is_cwnd_limited`: the window was full this round, or slow start has
+    /// not yet reached twice the most data in flight.
+    fn is_cwnd_limited(&self) -> bool {
+        let Some(cc) = self.cc.as_ref() else {
+            return true;
+        };
+        self.cwnd_limited || (cc.window() < cc.ssthresh() && cc.window() < 2 * self.max_flight)
     }
 
     fn transmit(&mut self, ctx: &mut Ctx, k: u64, retx: bool) {
