@@ -78,6 +78,11 @@
 //!   controllers): PRR (RFC 6937, Linux's `tcp_cwnd_reduction`, see [`super::prr`]) by
 //!   default; `cwnd_reduction = "immediate"` uses the controller's reduced window at once.
 //!   Recovery without SACK keeps RFC 6582's inflation.
+//! - Whether the window is in use (Linux's `tcp_cwnd_validate` / `tcp_is_cwnd_limited`):
+//!   after each sending opportunity the connection notes whether cwnd is what stopped it,
+//!   kept for the round once true, and the round's largest flight; `AckEvent::cwnd_unused`
+//!   tells the controller, and the baselines do not grow a window the receiver's window or
+//!   the application held back (an access point that lowers rwnd sees Linux's sender).
 //! - Client-initiated transfers: the data receiver opens; the sender starts sending when the
 //!   handshake completes (no request bytes are modelled).
 
