@@ -512,7 +512,8 @@ def jain(xs: Sequence[float]) -> float:
 
 def jain_between(r: Results, t0: float, t1: float) -> float:
     """Jain's index of the flows active from ``t0`` to ``t1`` (delivered bytes)."""
-    ts = r.series("delivery_bps").filter((pl.col("time_s") > t0) & (pl.col("time_s") <= t1))
+    active = [n for n, st in zip(r.flows["name"].to_list(), r.flows["start_s"].to_list()) if st is not None and st <= t0]
+    ts = r.series("delivery_bps").filter((pl.col("time_s") > t0) & (pl.col("time_s") <= t1) & pl.col("entity").is_in(active))
     per = ts.group_by("entity").agg(pl.col("value").mean())
     return jain([float(v) for v in per["value"]])
 
