@@ -997,6 +997,7 @@ mod tests {
             app_limited: false,
             delivered,
             prior_delivered: prior,
+            cwnd_unused: false,
         };
         cc.on_loss(now, 40 * MSS);
         assert_eq!(cc.window(), 41 * MSS);

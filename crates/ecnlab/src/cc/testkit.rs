@@ -207,6 +207,7 @@ impl PathSim {
             app_limited: false,
             delivered: self.delivered,
             prior_delivered: p.delivered,
+            cwnd_unused: false,
         }
     }
 }
