@@ -284,29 +284,20 @@ fn framing_bytes_add_to_serialisation() {
     sim.conservation().unwrap();
 }
 
-/// Batched service (802.11 aggregation): a packet that finds the link idle goes alone after
-/// the per-batch overhead; what queues behind it leaves as one batch of at most `max_pkts`,
-/// every packet of a batch arriving when the batch ends.
-#[test]
-fn batched_service_sends_what_is_queued_as_one_transmission() {
-    use ecnlab::net::Batch;
+/// Six 1000-byte packets sent at t = 0 from h0 to h1 over a 100 Mb/s, 1 ms link with batched
+/// service `batch`: the simulation (run for a second) and the packets' arrival times.
+fn burst_through_batches(batch: ecnlab::net::Batch) -> (Sim, Vec<Time>) {
     let mut sim = Sim::new(1);
     let h0 = sim.add_host("h0");
     let h1 = sim.add_host("h1");
     let spec = LinkSpec {
-        batch: Some(Batch {
-            max_pkts: 4,
-            max_bytes: 1 << 20,
-            max_airtime: 0,
-            overhead: 100 * US,
-        }),
+        batch: Some(batch),
         ..LinkSpec::new(100_000_000, MS)
     };
     sim.connect(h0, h1, &spec, fifo(100), fifo(100));
     let log = Rc::new(RefCell::new(Vec::new()));
     let (a0, a1) = (sim.nodes[h0 as usize].addr, sim.nodes[h1 as usize].addr);
     let rec = sim.next_endpoint_id() + 1;
-    // Six 1000-byte packets at t = 0 (80 us each at 100 Mb/s).
     let s = sim.add_endpoint(
         h0,
         Box::new(Burst {
@@ -321,7 +312,22 @@ fn batched_service_sends_what_is_queued_as_one_transmission() {
     let r = sim.add_endpoint(h1, Box::new(Recorder(log.clone())));
     sim.add_flow("f", s, r);
     sim.run_until(SEC);
-    let at: Vec<Time> = log.borrow().iter().map(|x| x.1).collect();
+    let at = log.borrow().iter().map(|x| x.1).collect();
+    (sim, at)
+}
+
+/// Batched service (802.11 aggregation): a packet that finds the link idle goes alone after
+/// the per-batch overhead; what queues behind it leaves as one batch of at most `max_pkts`,
+/// every packet of a batch arriving when the batch ends.
+#[test]
+fn batched_service_sends_what_is_queued_as_one_transmission() {
+    use ecnlab::net::Batch;
+    let (sim, at) = burst_through_batches(Batch {
+        max_pkts: 4,
+        max_bytes: 1 << 20,
+        max_airtime: 0,
+        overhead: 100 * US,
+    });
     // The first packet finds the link idle: 100 + 80 us. Then four together: 100 + 4·80 us
     // later. Then the last one: 100 + 80 us.
     let b1 = 180 * US;
@@ -363,34 +369,10 @@ fn batch_budgets_in_bytes_and_airtime() {
             vec![1, 3, 2],
         ),
     ] {
-        let mut sim = Sim::new(1);
-        let h0 = sim.add_host("h0");
-        let h1 = sim.add_host("h1");
-        let spec = LinkSpec {
-            batch: Some(budget),
-            ..LinkSpec::new(100_000_000, MS)
-        };
-        sim.connect(h0, h1, &spec, fifo(100), fifo(100));
-        let log = Rc::new(RefCell::new(Vec::new()));
-        let (a0, a1) = (sim.nodes[h0 as usize].addr, sim.nodes[h1 as usize].addr);
-        let rec = sim.next_endpoint_id() + 1;
-        let s = sim.add_endpoint(
-            h0,
-            Box::new(Burst {
-                times: vec![0; 6],
-                next: 0,
-                src: a0,
-                dst: a1,
-                dst_ep: rec,
-                size: 1000,
-            }),
-        );
-        let r = sim.add_endpoint(h1, Box::new(Recorder(log.clone())));
-        sim.add_flow("f", s, r);
-        sim.run_until(SEC);
+        let (_, at) = burst_through_batches(budget);
         let mut sizes: Vec<usize> = Vec::new();
         let mut last = 0;
-        for &(_, t) in log.borrow().iter() {
+        for t in at {
             if t != last {
                 sizes.push(0);
                 last = t;

@@ -187,6 +187,29 @@ pub fn lower_window(t: &mut TcpRepr, bytes: u64, shift: u8) -> bool {
     }
 }
 
+/// A segment between a server (address 1, port 80) and a client (address 2, port 5000) for
+/// the access-point elements' tests; a SYN offers window scale 0.
+#[cfg(test)]
+pub(crate) fn test_segment(from_server: bool, flags: u16, payload: u32) -> Packet {
+    let (src, dst) = if from_server { (1, 2) } else { (2, 1) };
+    Packet::new_tcp(
+        crate::wire::Ipv4Repr {
+            src,
+            dst,
+            ..Default::default()
+        },
+        TcpRepr {
+            src_port: if from_server { 80 } else { 5000 },
+            dst_port: if from_server { 5000 } else { 80 },
+            flags: TcpFlags(flags),
+            window: 65535,
+            window_scale: (flags & TcpFlags::SYN != 0).then_some(0),
+            ..Default::default()
+        },
+        payload,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -32,6 +32,14 @@ pub struct PortView {
     pub dequeued_bytes: u64,
 }
 
+impl PortView {
+    /// How long the queued bytes take to leave at the current rate.
+    pub fn drain_time(&self) -> Time {
+        (self.backlog_bytes as u128 * 8 * crate::time::SEC as u128 / self.rate_bps.max(1) as u128)
+            as Time
+    }
+}
+
 pub trait Marker {
     /// A packet arrives at the port, before the queue discipline decides. A marker that takes
     /// over the congestion-marking decision for this packet sets `pkt.meta.marker_owned`.

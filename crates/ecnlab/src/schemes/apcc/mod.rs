@@ -190,10 +190,8 @@ impl Apcc {
 
     /// The flow's RTT estimate: wired part plus qLong + qShort + tx at the wireless port.
     fn rtt(&self, wired: Time, v: &PortView, mss: u32) -> Time {
-        let rate = v.rate_bps.max(1) as u128;
-        let q_long = (v.backlog_bytes as u128 * 8 * SEC as u128 / rate) as Time;
-        let tx = (mss as u128 * 8 * SEC as u128 / rate) as Time;
-        wired + q_long + self.cfg.head_delay.0 + tx
+        let tx = (mss as u128 * 8 * SEC as u128 / v.rate_bps.max(1) as u128) as Time;
+        wired + v.drain_time() + self.cfg.head_delay.0 + tx
     }
 
     fn recount(&mut self, now: Time, v: &PortView) {

@@ -28,7 +28,7 @@ use crate::ap::{is_client_ack, lower_window, Direction, Sessions};
 use crate::marker::PortView;
 use crate::net::{Forward, NodeElement};
 use crate::packet::{Packet, L4};
-use crate::time::{to_secs, Time, SEC};
+use crate::time::{to_secs, Time};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -111,8 +111,7 @@ impl Clean {
     }
 
     fn round_time(&self, wired: Time, v: &PortView) -> Time {
-        let drain = (v.backlog_bytes as u128 * 8 * SEC as u128 / v.rate_bps.max(1) as u128) as Time;
-        (wired + drain).max(crate::time::MS)
+        (wired + v.drain_time()).max(crate::time::MS)
     }
 
     /// Ends a round: updates α and the window.
@@ -210,27 +209,9 @@ mod tests {
     use super::*;
     use crate::aqm::Limit;
     use crate::time::MS;
-    use crate::wire::{Ipv4Repr, TcpFlags, TcpRepr};
+    use crate::wire::TcpFlags;
 
-    fn pkt(from_server: bool, flags: u16, payload: u32) -> Packet {
-        let (src, dst) = if from_server { (1, 2) } else { (2, 1) };
-        Packet::new_tcp(
-            Ipv4Repr {
-                src,
-                dst,
-                ..Default::default()
-            },
-            TcpRepr {
-                src_port: if from_server { 80 } else { 5000 },
-                dst_port: if from_server { 5000 } else { 80 },
-                flags: TcpFlags(flags),
-                window: 65535,
-                window_scale: (flags & TcpFlags::SYN != 0).then_some(0),
-                ..Default::default()
-            },
-            payload,
-        )
-    }
+    use crate::ap::test_segment as pkt;
 
     fn views(now: Time, q: u32) -> [PortView; 2] {
         let v = PortView {

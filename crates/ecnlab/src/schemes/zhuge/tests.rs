@@ -1,7 +1,7 @@
 use super::*;
 use crate::aqm::Limit;
 use crate::time::US;
-use crate::wire::{Ipv4Repr, TcpFlags, TcpRepr};
+use crate::wire::TcpFlags;
 
 const WIRED: usize = 0;
 const AIR: usize = 1;
@@ -12,24 +12,7 @@ fn cfg() -> ZhugeConfig {
     c
 }
 
-fn pkt(from_server: bool, flags: u16, payload: u32) -> Packet {
-    let (src, dst) = if from_server { (1, 2) } else { (2, 1) };
-    Packet::new_tcp(
-        Ipv4Repr {
-            src,
-            dst,
-            ..Default::default()
-        },
-        TcpRepr {
-            src_port: if from_server { 80 } else { 5000 },
-            dst_port: if from_server { 5000 } else { 80 },
-            flags: TcpFlags(flags),
-            window: 1000,
-            ..Default::default()
-        },
-        payload,
-    )
-}
+use crate::ap::test_segment as pkt;
 
 /// The AP's ports at `now`: the air port has released 75 000 bytes per ms so far (600 Mb/s)
 /// and holds `backlog` bytes.
@@ -49,10 +32,9 @@ fn forward(z: &mut Zhuge, now: Time, out: usize, p: &mut Packet, backlog: u64) -
     z.on_forward(now, out, p, &views(now, backlog))
 }
 
-#[test]
-fn acks_are_delayed_by_the_growth_of_the_predicted_queueing_delay() {
+/// A Zhuge that ten busy milliseconds have taught the 600 Mb/s dequeue rate.
+fn taught() -> Zhuge {
     let mut z = Zhuge::new(cfg(), AIR, crate::engine::rng::stream(1, 7, 0)).unwrap();
-    // Ten busy milliseconds teach the fortune teller the 600 Mb/s dequeue rate.
     for ms in 0..=10 {
         forward(
             &mut z,
@@ -62,6 +44,12 @@ fn acks_are_delayed_by_the_growth_of_the_predicted_queueing_delay() {
             1500,
         );
     }
+    z
+}
+
+#[test]
+fn acks_are_delayed_by_the_growth_of_the_predicted_queueing_delay() {
+    let mut z = taught();
     assert!((z.rate.rate_bps - 600e6).abs() < 1.0, "{}", z.rate.rate_bps);
     // Two data packets find 15 000 then 30 000 bytes queued: the prediction grows by
     // 15 000·8 bits / 600 Mb/s = 200 µs.
@@ -92,16 +80,7 @@ fn acks_are_delayed_by_the_growth_of_the_predicted_queueing_delay() {
 
 #[test]
 fn no_ack_is_held_longer_than_max_delay() {
-    let mut z = Zhuge::new(cfg(), AIR, crate::engine::rng::stream(1, 7, 0)).unwrap();
-    for ms in 0..=10 {
-        forward(
-            &mut z,
-            ms * MS,
-            WIRED,
-            &mut pkt(false, TcpFlags::SYN, 0),
-            1500,
-        );
-    }
+    let mut z = taught();
     // A jump of 3 MB queued: 40 ms of growth, recorded as the 10 ms cap.
     let t = 10 * MS + 100 * US;
     forward(&mut z, t, AIR, &mut pkt(true, TcpFlags::ACK, 1448), 1500);
