@@ -187,11 +187,19 @@ pub fn lower_window(t: &mut TcpRepr, bytes: u64, shift: u8) -> bool {
     }
 }
 
-/// A segment between a server (address 1, port 80) and a client (address 2, port 5000) for
-/// the access-point elements' tests; a SYN offers window scale 0.
+/// A TCP segment for the access-point elements' tests: the server is address 1 on port 80,
+/// a client at address `a` uses port 5000 + `a`; a SYN carries an MSS option of 1460.
 #[cfg(test)]
-pub(crate) fn test_segment(from_server: bool, flags: u16, payload: u32) -> Packet {
-    let (src, dst) = if from_server { (1, 2) } else { (2, 1) };
+pub(crate) fn tcp_segment(
+    src: u32,
+    dst: u32,
+    flags: u16,
+    payload: u32,
+    window: u16,
+    window_scale: Option<u8>,
+) -> Packet {
+    let server = src == 1;
+    let client = if server { dst } else { src } as u16;
     Packet::new_tcp(
         crate::wire::Ipv4Repr {
             src,
@@ -199,41 +207,34 @@ pub(crate) fn test_segment(from_server: bool, flags: u16, payload: u32) -> Packe
             ..Default::default()
         },
         TcpRepr {
-            src_port: if from_server { 80 } else { 5000 },
-            dst_port: if from_server { 5000 } else { 80 },
+            src_port: if server { 80 } else { 5000 + client },
+            dst_port: if server { 5000 + client } else { 80 },
             flags: TcpFlags(flags),
-            window: 65535,
-            window_scale: (flags & TcpFlags::SYN != 0).then_some(0),
+            window,
+            window_scale,
+            mss: (flags & TcpFlags::SYN != 0).then_some(1460),
             ..Default::default()
         },
         payload,
     )
 }
 
+/// [`tcp_segment`] between the server and client 2, with a full window; a SYN offers window
+/// scale 0.
+#[cfg(test)]
+pub(crate) fn test_segment(from_server: bool, flags: u16, payload: u32) -> Packet {
+    let (src, dst) = if from_server { (1, 2) } else { (2, 1) };
+    let ws = (flags & TcpFlags::SYN != 0).then_some(0);
+    tcp_segment(src, dst, flags, payload, 65535, ws)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::time::MS;
-    use crate::wire::Ipv4Repr;
 
     fn tcp(src: u32, dst: u32, flags: u16, payload: u32, ws: Option<u8>) -> Packet {
-        Packet::new_tcp(
-            Ipv4Repr {
-                src,
-                dst,
-                ..Default::default()
-            },
-            TcpRepr {
-                src_port: if src == 1 { 80 } else { 5000 },
-                dst_port: if src == 1 { 5000 } else { 80 },
-                flags: TcpFlags(flags),
-                window: 1000,
-                window_scale: ws,
-                mss: (flags & TcpFlags::SYN != 0).then_some(1460),
-                ..Default::default()
-            },
-            payload,
-        )
+        tcp_segment(src, dst, flags, payload, 1000, ws)
     }
 
     const SYN: u16 = TcpFlags::SYN;

@@ -1,6 +1,6 @@
 use super::*;
 use crate::aqm::Limit;
-use crate::wire::{Ipv4Repr, TcpFlags, TcpRepr};
+use crate::wire::TcpFlags;
 
 fn cfg() -> ApccConfig {
     serde_json::from_str(r#"{"port": "ap->wlan"}"#).unwrap()
@@ -30,25 +30,8 @@ const WIRED: usize = 0;
 const AIR: usize = 1;
 
 fn pkt(src: u32, dst: u32, flags: u16, payload: u32, window: u16) -> Packet {
-    let server = src == 1;
-    let client = if server { dst } else { src };
-    Packet::new_tcp(
-        Ipv4Repr {
-            src,
-            dst,
-            ..Default::default()
-        },
-        TcpRepr {
-            src_port: if server { 80 } else { 5000 + client as u16 },
-            dst_port: if server { 5000 + client as u16 } else { 80 },
-            flags: TcpFlags(flags),
-            window,
-            window_scale: (flags & TcpFlags::SYN != 0).then_some(7),
-            mss: (flags & TcpFlags::SYN != 0).then_some(1460),
-            ..Default::default()
-        },
-        payload,
-    )
+    let ws = (flags & TcpFlags::SYN != 0).then_some(7);
+    crate::ap::tcp_segment(src, dst, flags, payload, window, ws)
 }
 
 fn views(now: Time, backlog_pkts: u32) -> [PortView; 2] {
