@@ -179,10 +179,6 @@ def queue_mean(r: Results) -> float:
     return float(queue(r).mean())
 
 
-def queue_peak(r: Results) -> float:
-    return float(r.port(AP_PORT)["max_queue_pkts"])
-
-
 def rtt_p95(r: Results) -> float:
     v = [x for x in r.flows["rtt_p95_s"].to_list() if x is not None]
     return sum(v) / len(v) if v else math.nan
