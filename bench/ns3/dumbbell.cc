@@ -244,6 +244,8 @@ struct Scenario
     uint32_t meanPktSize{1040};
     bool ecn{false};
     double duration{10};
+    uint32_t segmentSize{1000};
+    std::string congestionControl{"ns3::TcpNewReno"};
     std::vector<FlowSpec> flows;
 };
 
@@ -257,6 +259,7 @@ struct FlowState
     uint64_t rxTraced{0};
     int64_t doneNs{-1}; // time the sink got the last byte of a finite flow
     uint64_t retx{0};
+    uint64_t rtos{0}; // entries into CA_LOSS: retransmission timeouts
     bool traced{false};
 };
 
@@ -279,6 +282,25 @@ OnRetransmission(FlowState* f,
                  Ptr<const TcpSocketBase>)
 {
     f->retx++;
+}
+
+void
+OnCongStateCountRto(FlowState* f, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t v)
+{
+    if (v == TcpSocketState::CA_LOSS)
+    {
+        f->rtos++;
+    }
+}
+
+void
+HookRtoCount(FlowState* f)
+{
+    Ptr<Socket> s = f->app->GetSocket();
+    if (s)
+    {
+        s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongStateCountRto, f));
+    }
 }
 
 // Optional per-flow TCP state log (CSV), for looking at dynamics; off by default.
@@ -485,9 +507,9 @@ main(int argc, char* argv[])
     // are left at their defaults; SCENARIOS.md lists them.
 
     CommandLine cmd(__FILE__);
-    cmd.AddValue("scenario", "red100 | dt1g | dt1g-1000", scenarioName);
+    cmd.AddValue("scenario", "red100 | dt1g | dt1g-1000 | dctcp10g", scenarioName);
     cmd.AddValue("ecn", "red100: 1 = RED marks and TCP negotiates ECN, 0 = off", ecn);
-    cmd.AddValue("flows", "dt1g: number of flows (= hosts per side)", flows);
+    cmd.AddValue("flows", "dt1g, dctcp10g: number of flows (= hosts per side)", flows);
     cmd.AddValue("duration", "simulated seconds", duration);
     cmd.AddValue("seed", "RngSeedManager seed", seed);
     cmd.AddValue("run", "RngSeedManager run number", run);
@@ -581,11 +603,61 @@ main(int argc, char* argv[])
             sc.flows.push_back(f);
         }
     }
+    else if (scenarioName == "dctcp10g")
+    {
+        // DCTCP at 10 Gb/s behind a step marker (SCENARIOS.md): RED with MinTh = MaxTh = K,
+        // QW = 1 and no gentle region marks every ECT packet that finds K or more queued.
+        if (flows == 0 || flows < -1)
+        {
+            std::cerr << "error: flows must be positive" << std::endl;
+            return 2;
+        }
+        uint32_t n = flows > 0 ? static_cast<uint32_t>(flows) : 4;
+        sc.name = scenarioName;
+        sc.nLeft = n;
+        sc.nRight = n;
+        sc.accessRate = "25Gbps";
+        sc.accessDelay = "5us";
+        sc.bottleneckRate = "10Gbps";
+        sc.bottleneckDelay = "20us";
+        sc.queue = "red";
+        sc.queuePackets = 400;
+        sc.minTh = 65;
+        sc.maxTh = 65;
+        sc.qW = 1.0;
+        sc.gentle = false;
+        sc.wait = false;
+        sc.hardDrop = false;
+        sc.meanPktSize = 1490;
+        sc.duration = 2;
+        sc.ecn = true;
+        sc.segmentSize = 1448;
+        sc.congestionControl = "ns3::TcpDctcp";
+        for (uint32_t i = 0; i < n; i++)
+        {
+            FlowSpec f;
+            f.id = i;
+            f.left = i;
+            f.right = i;
+            f.size = 0;
+            f.start = 0.05 * i;
+            sc.flows.push_back(f);
+        }
+    }
     else
     {
         std::cerr << "error: unknown scenario '" << scenarioName
-                  << "' (expected red100, dt1g or dt1g-1000)" << std::endl;
+                  << "' (expected red100, dt1g, dt1g-1000 or dctcp10g)" << std::endl;
         return 2;
+    }
+    if (sc.segmentSize != 1000)
+    {
+        Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(sc.segmentSize));
+    }
+    if (sc.congestionControl != "ns3::TcpNewReno")
+    {
+        Config::SetDefault("ns3::TcpL4Protocol::SocketType",
+                           TypeIdValue(TypeId::LookupByName(sc.congestionControl)));
     }
     if (flows > 0 && sc.name == "red100")
     {
@@ -825,6 +897,8 @@ main(int argc, char* argv[])
         {
             NS_FATAL_ERROR("BulkSendApplication has no TcpRetransmission trace source");
         }
+        // the socket exists once the application has started
+        Simulator::Schedule(Seconds(f.spec.start) + NanoSeconds(1), &HookRtoCount, &f);
         if (tcpLog.os.is_open())
         {
             // the socket exists once the application has started
@@ -1011,6 +1085,7 @@ main(int argc, char* argv[])
             j.Field("goodput_bps", span > 0 ? rx * 8.0 / span : 0.0);
         }
         j.Field("retransmissions", f.retx);
+        j.Field("rtos", f.rtos);
         j.EndObject();
     }
     j.EndArray();

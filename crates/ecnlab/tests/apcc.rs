@@ -57,8 +57,9 @@ fn the_sender_obeys_the_receive_window() {
     assert!(port(&big, "ap->wlan", "utilization") > 0.95);
 }
 
-/// Two CUBIC downloads through a 100 Mb/s wireless hop: without APCC they fill the AP's
-/// 12 MB buffer; with it the queue stays near K = 20 packets and the hop stays busy.
+/// Two CUBIC downloads through a 100 Mb/s wireless hop: without APCC they grow into the AP's
+/// 12 MB buffer (hundreds of packets on average over 8 s, HyStart having left slow start
+/// early); with it the queue stays near K = 20 packets and the hop stays busy.
 #[test]
 fn apcc_holds_the_ap_queue_near_k() {
     let without = run_toml(&campus(2, "cubic", ""));
@@ -79,7 +80,7 @@ port = "ap->wlan"
     );
     eprintln!("mean queue {q0:.0} → {q1:.1} packets, utilisation {u0:.3} → {u1:.3}");
     eprintln!("{:?}", with.meta.elements);
-    assert!(q0 > 500.0);
+    assert!(q0 > 300.0);
     assert!(q1 < 40.0);
     assert!(u1 > 0.85);
     let lowered = with.meta.elements[0]
@@ -90,8 +91,8 @@ port = "ap->wlan"
 }
 
 /// The AP-side rivals on the same campus path. CLEAN's proxied marks hold the queue short
-/// with the hop busy; Zhuge measures the 100 Mb/s dequeue rate and holds ACKs, which slows
-/// CUBIC's ACK clock but (its delay capped at 10 ms) does not stop it filling the buffer.
+/// with the hop busy; Zhuge measures the 100 Mb/s dequeue rate and holds ACKs once the queue
+/// grows (CUBIC's HyStart leaves slow start before it does, so only about a hundred in 8 s).
 #[test]
 fn ap_elements_side_by_side() {
     let run = |kind: &str| {
@@ -115,7 +116,7 @@ fn ap_elements_side_by_side() {
     eprintln!("Zhuge: {:?}", zhuge.meta.elements);
     let rate = counter(&zhuge, "dequeue_rate_bps") as f64;
     assert!((rate / 100e6 - 1.0).abs() < 0.02, "dequeue rate {rate}");
-    assert!(counter(&zhuge, "acks_delayed") > 1000);
+    assert!(counter(&zhuge, "acks_delayed") > 50);
 }
 
 /// The scenario written next to the results reads back as the one that ran (the campus

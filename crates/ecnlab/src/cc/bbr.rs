@@ -988,6 +988,7 @@ mod tests {
             now,
             acked_bytes: MSS,
             rtt: None,
+            rtt_last: None,
             srtt: BASE,
             min_rtt: BASE,
             bytes_in_flight: inflight,

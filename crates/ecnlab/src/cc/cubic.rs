@@ -9,7 +9,13 @@
 //! cwnd_prior, §4.3) takes over whenever `W_cubic(t) < W_est`.
 //!
 //! Readings, as parameters of [`CubicConfig`] or stated here:
-//! - RTT in the target is the connection's smoothed RTT (the latest sample before the first).
+//! - RTT in the target is `target_rtt`: the smallest RTT sample (`"min"`, default: Linux's
+//!   and ns-3's `delay_min`) or the smoothed RTT (`"srtt"`, as RFC 9438 writes it; the latest
+//!   sample before the first).
+//! - While W_max is unknown (no congestion event yet, or none since a timeout) the window
+//!   grows by at least 1/`cnt_clamp` of itself per RTT (Linux's and ns-3's `cnt` clamp of 20:
+//!   5 % per RTT, because the curve from K = 0 is far slower than an unknown path allows);
+//!   unset = RFC 9438's curve alone.
 //! - The epoch starts at the first ACK of a congestion-avoidance stage. When W_max is
 //!   undefined (the first stage without a congestion event, or the first after a timeout,
 //!   §4.8) W_max = cwnd_epoch and K = 0.
@@ -22,14 +28,17 @@
 //!   recovery and the connection's CWR round after an ECN reduction, cwnd = ssthresh at
 //!   their end, one reduction per window, loss window of 1 SMSS after a timeout with
 //!   ssthresh from β.
-//! - Slow start is Reno's with byte counting (L = `abc_limit`), or HyStart++ (RFC 9406) when
-//!   `hystart` is set — off by default, though RFC 9438 §4.10 recommends it, so that runs
-//!   compare with ns-3's and the papers' CUBIC; HyStart++ runs only in the initial slow start
-//!   and uses its own per-ACK limit. Slow start stops at ssthresh.
+//! - Slow start is Reno's with byte counting (L = `abc_limit`), left early by `hystart`:
+//!   `"linux"` (default) is Linux's HyStart ([`super::hystart_linux`]; ns-3's TcpCubic has it
+//!   on by default too), in every slow start until it fires, again after a timeout;
+//!   `"rfc9406"` is HyStart++ (RFC 9406, recommended by RFC 9438 §4.10), only in the initial
+//!   slow start and with its own per-ACK limit; `"off"` (or `false`) stops slow start only at
+//!   ssthresh or a congestion event.
 //! - Time is not frozen while the sender is application-limited (§5.8 is not modelled), and
 //!   spurious-congestion undo (§4.9) is not implemented.
 
 use super::hystart::{HyStart, HystartConfig, Step};
+use super::hystart_linux::{sample_counts, LinuxHyStart, LinuxHystartConfig};
 use super::newreno::{check_mss, reduction_base, rfc5681_initial_window, ReduceFrom};
 use super::{AckEvent, Controller, Signal};
 use crate::time::{to_secs, Time};
@@ -52,9 +61,56 @@ pub struct CubicConfig {
     /// RFC 3465 L in the slow start that follows a timeout, in segments.
     pub abc_limit_after_rto: u32,
     pub reduce_from: ReduceFrom,
-    /// Use HyStart++ (RFC 9406) in the initial slow start.
-    pub hystart: bool,
+    /// RTT added to t in the target W_cubic(t + RTT).
+    pub target_rtt: TargetRtt,
+    /// While W_max is unknown, grow at least cwnd/`cnt_clamp` per RTT; unset = no floor.
+    pub cnt_clamp: Option<u32>,
+    /// How slow start ends before a congestion event.
+    pub hystart: HystartMode,
+    /// HyStart++'s parameters (`hystart = "rfc9406"`).
     pub hystart_params: HystartConfig,
+    /// Linux HyStart's parameters (`hystart = "linux"`).
+    pub hystart_linux: LinuxHystartConfig,
+}
+
+/// `target_rtt`: the RTT CUBIC looks ahead by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TargetRtt {
+    /// The smallest RTT sample (Linux, ns-3).
+    Min,
+    /// The smoothed RTT (RFC 9438 §4.2).
+    Srtt,
+}
+
+/// `hystart`: `"linux"`, `"rfc9406"` or `"off"`; `true`/`false` mean `"rfc9406"`/`"off"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HystartMode {
+    Off,
+    Linux,
+    Rfc9406,
+}
+
+impl<'de> Deserialize<'de> for HystartMode {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        match serde_json::Value::deserialize(d)? {
+            serde_json::Value::Bool(false) => Ok(HystartMode::Off),
+            serde_json::Value::Bool(true) => Ok(HystartMode::Rfc9406),
+            serde_json::Value::String(s) => match s.as_str() {
+                "off" => Ok(HystartMode::Off),
+                "linux" => Ok(HystartMode::Linux),
+                "rfc9406" => Ok(HystartMode::Rfc9406),
+                _ => Err(D::Error::custom(format!(
+                    "unknown hystart \"{s}\"; expected \"linux\", \"rfc9406\" or \"off\""
+                ))),
+            },
+            v => Err(D::Error::custom(format!(
+                "hystart must be \"linux\", \"rfc9406\", \"off\" or a boolean, not {v}"
+            ))),
+        }
+    }
 }
 
 impl Default for CubicConfig {
@@ -68,8 +124,11 @@ impl Default for CubicConfig {
             abc_limit: 2,
             abc_limit_after_rto: 1,
             reduce_from: ReduceFrom::FlightSize,
-            hystart: false,
+            target_rtt: TargetRtt::Min,
+            cnt_clamp: Some(20),
+            hystart: HystartMode::Linux,
             hystart_params: HystartConfig::default(),
+            hystart_linux: LinuxHystartConfig::default(),
         }
     }
 }
@@ -91,10 +150,14 @@ impl CubicConfig {
         if self.abc_limit == 0 {
             return Err("abc_limit: must be at least 1 segment".into());
         }
+        if self.cnt_clamp == Some(0) {
+            return Err("cnt_clamp: must be at least 1".into());
+        }
         if self.abc_limit_after_rto == 0 {
             return Err("abc_limit_after_rto: must be at least 1 segment".into());
         }
-        self.hystart_params.validate()
+        self.hystart_params.validate()?;
+        self.hystart_linux.validate()
     }
 }
 
@@ -110,8 +173,12 @@ pub struct Cubic {
     /// Bytes; fractional so that sub-byte per-ACK increments accumulate.
     cwnd: f64,
     ssthresh: u64,
-    /// Segments; `None` until the first congestion event and after a timeout.
+    /// Segments; `None` until the first congestion avoidance and after a timeout.
     w_max: Option<f64>,
+    /// W_max came from a congestion event (not from the window at an epoch's start).
+    w_max_known: bool,
+    target_rtt: TargetRtt,
+    cnt_clamp: Option<f64>,
     /// Seconds.
     k: f64,
     epoch_start: Option<Time>,
@@ -120,6 +187,9 @@ pub struct Cubic {
     /// cwnd (segments) when ssthresh was last reduced.
     cwnd_prior: f64,
     hystart: Option<HyStart>,
+    linux_hystart: Option<LinuxHyStart>,
+    /// Smallest RTT sample (Linux's `delay_min`; forgotten at a timeout), 0 before one.
+    delay_min: Time,
     after_rto: bool,
     in_fast_recovery: bool,
     rto_without_progress: bool,
@@ -148,11 +218,18 @@ impl Cubic {
             cwnd: iw as f64,
             ssthresh: cfg.initial_ssthresh.unwrap_or(u64::MAX),
             w_max: None,
+            w_max_known: false,
+            target_rtt: cfg.target_rtt,
+            cnt_clamp: cfg.cnt_clamp.map(f64::from),
             k: 0.0,
             epoch_start: None,
             w_est: 0.0,
             cwnd_prior: 0.0,
-            hystart: cfg.hystart.then(|| HyStart::new(cfg.hystart_params)),
+            hystart: (cfg.hystart == HystartMode::Rfc9406)
+                .then(|| HyStart::new(cfg.hystart_params)),
+            linux_hystart: (cfg.hystart == HystartMode::Linux)
+                .then(|| LinuxHyStart::new(cfg.hystart_linux)),
+            delay_min: 0,
             after_rto: false,
             in_fast_recovery: false,
             rto_without_progress: false,
@@ -206,6 +283,25 @@ impl Cubic {
         }
     }
 
+    /// Linux's `cubictcp_acked`: the delay minimum, and HyStart while in slow start.
+    fn on_rtt_sample(&mut self, ev: &AckEvent) {
+        let Some(delay) = ev.rtt_last else {
+            return;
+        };
+        if !sample_counts(self.epoch_start, ev.now) {
+            return;
+        }
+        if self.delay_min == 0 || delay < self.delay_min {
+            self.delay_min = delay;
+        }
+        let in_slow_start = self.in_slow_start();
+        if let (true, Some(h)) = (in_slow_start, self.linux_hystart.as_mut()) {
+            if h.on_ack(ev, delay, self.delay_min, self.cwnd as u64, self.mss as u64) {
+                self.ssthresh = self.cwnd as u64;
+            }
+        }
+    }
+
     fn congestion_avoidance(&mut self, ev: &AckEvent) {
         let cw = self.cwnd / self.mss;
         let now = ev.now;
@@ -221,10 +317,11 @@ impl Cubic {
         };
         let w_max = self.w_max.unwrap_or(cw);
         let t = to_secs(now.saturating_sub(start));
-        let rtt = to_secs(if ev.srtt > 0 {
-            ev.srtt
-        } else {
-            ev.rtt.unwrap_or(0)
+        let rtt = to_secs(match self.target_rtt {
+            TargetRtt::Min if self.delay_min > 0 => self.delay_min,
+            TargetRtt::Min if ev.min_rtt > 0 => ev.min_rtt,
+            _ if ev.srtt > 0 => ev.srtt,
+            _ => ev.rtt.unwrap_or(0),
         });
         let segs = ev.acked_bytes as f64 / self.mss;
         let alpha = if self.w_est >= self.cwnd_prior {
@@ -233,12 +330,15 @@ impl Cubic {
             self.alpha_cubic
         };
         self.w_est += alpha * segs / cw;
-        let new = if self.w_cubic(t, w_max) < self.w_est {
+        let mut new = if self.w_cubic(t, w_max) < self.w_est {
             self.w_est.max(cw)
         } else {
             let target = self.w_cubic(t + rtt, w_max).clamp(cw, 1.5 * cw);
             cw + (target - cw) / cw * segs
         };
+        if let (false, Some(n)) = (self.w_max_known, self.cnt_clamp) {
+            new = new.max(cw + segs / n);
+        }
         self.cwnd = new * self.mss;
     }
 
@@ -250,6 +350,7 @@ impl Cubic {
             _ => cw,
         });
         self.cwnd_prior = cw;
+        self.w_max_known = true;
         let base = reduction_base(self.reduce_from, bytes_in_flight, self.cwnd as u64) as f64;
         let s = base * self.beta;
         self.cwnd = s.max(floor_segments * self.mss);
@@ -279,6 +380,7 @@ impl Controller for Cubic {
         if ev.acked_bytes > 0 {
             self.rto_without_progress = false;
         }
+        self.on_rtt_sample(ev);
         if self.in_fast_recovery || ev.in_cwnd_reduction || ev.acked_bytes == 0 || ev.cwnd_unused {
             return;
         }
@@ -323,11 +425,16 @@ impl Controller for Cubic {
         self.rto_without_progress = true;
         self.cwnd = self.mss;
         self.w_max = None;
+        self.w_max_known = false;
         self.after_rto = true;
         self.start_new_epoch();
         if let Some(h) = self.hystart.as_mut() {
             h.stop();
         }
+        if let Some(h) = self.linux_hystart.as_mut() {
+            h.reset();
+        }
+        self.delay_min = 0;
     }
 
     fn window(&self) -> u64 {
@@ -532,12 +639,39 @@ mod tests {
     }
 
     #[test]
+    fn grows_five_percent_per_rtt_while_w_max_is_unknown() {
+        // Congestion avoidance at 100 segments before any congestion event: W_cubic from
+        // K = 0 adds C·t³ (0.4 segments after a second), Linux's cnt clamp cwnd/20 per RTT.
+        let mut cc = cubic_at(100, CubicConfig::default());
+        let mut clock = AckClock::new(0, 100 * MS, MSS);
+        clock.round(&mut cc, &mut |_, _| {});
+        assert!((segs(&cc) - 105.0).abs() < 1e-6, "{}", segs(&cc));
+        let mut rfc = cubic_at(
+            100,
+            CubicConfig {
+                cnt_clamp: None,
+                ..Default::default()
+            },
+        );
+        let mut clock = AckClock::new(0, 100 * MS, MSS);
+        clock.round(&mut rfc, &mut |_, _| {});
+        assert!(segs(&rfc) < 101.0, "{}", segs(&rfc));
+        // After a congestion event W_max is known and the curve alone decides.
+        cc.on_loss(SEC, 105 * MSS);
+        cc.on_recovery_end(SEC);
+        let w0 = segs(&cc);
+        let mut clock = AckClock::new(SEC, 100 * MS, MSS);
+        clock.round(&mut cc, &mut |_, _| {});
+        assert!(segs(&cc) - w0 < w0 / 20.0, "{w0} → {}", segs(&cc));
+    }
+
+    #[test]
     fn hystart_leaves_slow_start_on_rtt_rise() {
         let mut cc = Cubic::new(
             MSS as u32,
             CubicConfig {
                 initial_window: Some(10),
-                hystart: true,
+                hystart: HystartMode::Rfc9406,
                 ..Default::default()
             },
         )
@@ -562,6 +696,7 @@ mod tests {
                 MSS as u32,
                 CubicConfig {
                     initial_window: Some(10),
+                    hystart: HystartMode::Off,
                     ..Default::default()
                 },
             )

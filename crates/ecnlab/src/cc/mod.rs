@@ -17,6 +17,7 @@ pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
 pub mod hystart;
+pub mod hystart_linux;
 pub mod loss;
 pub mod minmax;
 pub mod newreno;
@@ -68,6 +69,9 @@ pub struct AckEvent {
     pub acked_bytes: u64,
     /// RTT sample from this ACK, if it yields one (Karn's rule / timestamps).
     pub rtt: Option<Time>,
+    /// RTT of the most recently sent segment this ACK newly delivered (Linux's `ca_rtt_us`,
+    /// the sample Linux passes to its congestion controls); `rtt` when the timing gives none.
+    pub rtt_last: Option<Time>,
     /// Smoothed RTT and minimum RTT seen so far (0 before the first sample).
     pub srtt: Time,
     pub min_rtt: Time,

@@ -198,6 +198,7 @@ impl PathSim {
             now: self.now,
             acked_bytes: self.mss,
             rtt: Some(rtt),
+            rtt_last: Some(rtt),
             srtt: self.srtt,
             min_rtt: self.min_rtt,
             bytes_in_flight: self.inflight_bytes,

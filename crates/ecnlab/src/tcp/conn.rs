@@ -840,6 +840,10 @@ impl TcpConn {
         // else by SACK; never from a retransmitted one (Karn).
         let mut first_acked_sent: Option<Time> = None;
         let mut first_sacked: Option<(u64, Time)> = None;
+        // The sample Linux hands the congestion control (`ca_rtt_us`): from the most recently
+        // sent segment newly SACKed, else newly acknowledged cumulatively.
+        let mut last_acked_sent: Option<Time> = None;
+        let mut last_sacked_sent: Option<Time> = None;
         // F-RTO: a segment sent before the timeout's high mark and never retransmitted is
         // newly acknowledged (Linux's FLAG_ORIG_SACK_ACKED).
         let high_seg = if self.frto {
@@ -876,6 +880,7 @@ impl TcpConn {
                     self.rate.on_delivered(now, &seg, &mut rs);
                     self.rack
                         .on_delivered(k, &seg, now, min_rtt, echo_older(seg.sent));
+                    last_acked_sent = last_acked_sent.max(Some(seg.sent));
                     first_acked_sent = match (self.cfg.rtt_sample_from, first_acked_sent) {
                         (RttSampleFrom::Last, Some(t)) => Some(t.max(seg.sent)),
                         (_, t) => t.or(Some(seg.sent)),
@@ -884,6 +889,7 @@ impl TcpConn {
             }
             if ambiguous {
                 first_acked_sent = None;
+                last_acked_sent = None;
             }
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(self.sb.base());
@@ -908,6 +914,7 @@ impl TcpConn {
                     rate.on_delivered(now, seg, &mut rs);
                     rack.on_delivered(k, seg, now, min_rtt, echo_older(seg.sent));
                     if !seg.has(RETRANSMITTED) {
+                        last_sacked_sent = last_sacked_sent.max(Some(seg.sent));
                         original_acked |= k < high_seg;
                         let better = match (last, first_sacked) {
                             (_, None) => true,
@@ -941,6 +948,10 @@ impl TcpConn {
                 }
                 _ => None,
             },
+        };
+        let rtt_last = match last_sacked_sent.or(last_acked_sent) {
+            Some(sent) => Some(now - sent).filter(|&r| r > 0),
+            _ => rtt,
         };
         let rate_sample = self.rate.finish(&rs, self.rtt.min_rtt());
 
@@ -1025,6 +1036,7 @@ impl TcpConn {
             now,
             acked_bytes: acked,
             rtt,
+            rtt_last,
             srtt: self.rtt.srtt(),
             min_rtt: self.rtt.min_rtt(),
             bytes_in_flight: self.in_flight(),

@@ -1,0 +1,260 @@
+"""ecnlab's TCP beside reference stacks on the four TCP reference scenarios (scenarios/tcp/).
+
+Three scenarios run against real Linux TCP through the emulation (`ecnlab emulate`, needs
+root), the DCTCP one against ns-3 3.44's TcpDctcp (`bench/ns3/dumbbell.cc`, scenario
+`dctcp10g`; needs the ns3 wheel, see bench/ns3/requirements.txt). Every scenario runs N times
+on each side (seeds 1..N; emulated runs differ by their timing noise, ns-3's by its run
+number) and the table gives each metric's mean and range beside the reference's.
+
+    .venv/bin/python bench/tcp_reference.py --runs 3 --out bench/results/tcp-reference
+    .venv/bin/python bench/tcp_reference.py --before /path/to/old/python   # add a column
+
+`--before` names a Python path that holds another ecnlab build (its `ecnlab` package with
+the compiled core); its simulations make a "before" column, so a change to the TCP can be
+shown against the same references. Runs already in --out are reused with --reuse.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT / "python"))
+
+import polars as pl  # noqa: E402
+
+from ecnlab import ns3  # noqa: E402
+from ecnlab import results as _results  # noqa: E402
+
+#: scenario file stem → reference ("linux" or ("ns3", ns-3 scenario name)).
+SCENARIOS: dict[str, Any] = {
+    "parking_lot_red_ecn": "linux",
+    "mixed_rtt_cubic": "linux",
+    "bbr_deep_buffer": "linux",
+    "dctcp_step_10g": ("ns3", "dctcp10g"),
+}
+
+FLOW_METRICS = (
+    ("goodput", "goodput Mb/s"),
+    ("retransmissions", "retransmissions"),
+    ("rtos", "timeouts"),
+    ("rtt_mean", "mean RTT ms"),
+)
+PORT_METRICS = (
+    ("drops", "drops"),
+    ("marks", "CE marks"),
+    ("mean_queue", "mean queue pkts"),
+    ("p95_queue", "p95 queue pkts"),
+)
+
+
+def _python(before: str | None) -> tuple[list[str], dict[str, str]]:
+    env = dict(os.environ)
+    if before:
+        env["PYTHONPATH"] = before
+    else:
+        env["PYTHONPATH"] = str(ROOT / "python")
+    return [sys.executable, "-m", "ecnlab"], env
+
+
+def _run(cmd: list[str], env: dict[str, str]) -> None:
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"failed: {' '.join(cmd)}\n{r.stderr[-3000:]}")
+
+
+def _p95(values: list[float]) -> float | None:
+    if not values:
+        return None
+    s = pl.Series(values, dtype=pl.Float64)
+    return float(s.quantile(0.95))
+
+
+def metrics_from_run(directory: Path, ports: list[str]) -> dict[str, Any]:
+    """Per-flow and per-port figures of an ecnlab run directory (simulated or emulated)."""
+    r = _results.read_run_dir(directory)
+    flows: dict[str, dict[str, Any]] = {}
+    for row in r.flows.iter_rows(named=True):
+        rtt = row.get("rtt_mean_s")
+        flows[row["name"]] = {
+            "goodput": (row.get("goodput_bps") or 0.0) * 1e-6,
+            "retransmissions": row.get("retransmissions"),
+            "rtos": row.get("rtos"),
+            "rtt_mean": None if rtt is None else rtt * 1e3,
+        }
+    out_ports: dict[str, dict[str, Any]] = {}
+    for port in ports:
+        p = r.port(port)
+        q = r.timeseries.filter((pl.col("kind") == "queue_pkts") & (pl.col("entity") == port))
+        out_ports[port] = {
+            "drops": p.get("dropped_pkts"),
+            "marks": p.get("marked_ce"),
+            "mean_queue": p.get("mean_queue_pkts"),
+            "p95_queue": _p95(q["value"].to_list()),
+        }
+    return {"flows": flows, "ports": out_ports}
+
+
+def metrics_from_ns3(report: dict[str, Any], flow_names: list[str], port: str) -> dict[str, Any]:
+    flows = {}
+    for name, f in zip(flow_names, report["flows"]):
+        flows[name] = {
+            "goodput": f["goodput_bps"] * 1e-6,
+            "retransmissions": f["retransmissions"],
+            "rtos": f.get("rtos"),
+            "rtt_mean": None,
+        }
+    b = report["bottleneck"]
+    return {
+        "flows": flows,
+        "ports": {
+            port: {
+                "drops": b["dropped"],
+                "marks": b["marked"],
+                "mean_queue": b["mean_queue_pkts"],
+                "p95_queue": _p95([float(v) for v in b.get("queue_series_pkts", [])]),
+            }
+        },
+    }
+
+
+def _sampled_ports(path: Path) -> list[str]:
+    import tomllib
+
+    with open(path, "rb") as fh:
+        return list(tomllib.load(fh)["measure"]["sample_ports"])
+
+
+def run_scenario(stem: str, runs: int, out: Path, before: str | None, reuse: bool) -> dict[str, list]:
+    path = ROOT / "scenarios" / "tcp" / f"{stem}.toml"
+    ports = _sampled_ports(path)
+    ref = SCENARIOS[stem]
+    got: dict[str, list] = {"before": [], "ecnlab": [], "reference": []}
+    for k in range(1, runs + 1):
+        sides = [("ecnlab", None)] + ([("before", before)] if before else [])
+        for side, pypath in sides:
+            d = out / stem / f"{side}-{k}"
+            if not (reuse and (d / "run.json").exists()):
+                cmd, env = _python(pypath)
+                _run(cmd + ["run", str(path), "--seed", str(k), "--quiet", "--out", str(d)], env)
+            got[side].append(metrics_from_run(d, ports))
+        if ref == "linux":
+            d = out / stem / f"linux-{k}"
+            if not (reuse and (d / "run.json").exists()):
+                cmd, env = _python(None)
+                _run(cmd + ["emulate", str(path), "--seed", str(k), "--quiet", "--out", str(d)], env)
+            got["reference"].append(metrics_from_run(d, ports))
+        else:
+            f = out / stem / f"ns3-{k}.json"
+            if not (reuse and f.exists()):
+                report = ns3.run(ref[1], seed=1, run=k, queue_series=1, sample_ms=1, warmup=0)
+                f.parent.mkdir(parents=True, exist_ok=True)
+                f.write_text(json.dumps(report) + "\n", encoding="utf-8")
+            report = json.loads(f.read_text(encoding="utf-8"))
+            names = list(got["ecnlab"][-1]["flows"])
+            got["reference"].append(metrics_from_ns3(report, names, ports[0]))
+        print(f"{stem}: run {k} of {runs} done", file=sys.stderr)
+    return got
+
+
+def _values(runs: list[dict], kind: str, entity: str, metric: str) -> list[float]:
+    vals = []
+    for r in runs:
+        v = r[kind].get(entity, {}).get(metric)
+        if v is not None:
+            vals.append(float(v))
+    return vals
+
+
+def _cell(vals: list[float]) -> str:
+    if not vals:
+        return "–"
+    m = statistics.fmean(vals)
+    if len(vals) == 1:
+        return f"{m:.4g}"
+    return f"{m:.4g} ({min(vals):.4g}–{max(vals):.4g})"
+
+
+def _diff(a: list[float], b: list[float]) -> str:
+    if not a or not b:
+        return "–"
+    ma, mb = statistics.fmean(a), statistics.fmean(b)
+    if mb == 0:
+        return "–" if ma == 0 else "∞"
+    return f"{(ma / mb - 1) * 100:+.0f} %"
+
+
+def table(stem: str, got: dict[str, list]) -> str:
+    ref = SCENARIOS[stem]
+    ref_name = "Linux" if ref == "linux" else "ns-3"
+    have_before = bool(got["before"])
+    head = ["", "metric"] + (["ecnlab before"] if have_before else []) + ["ecnlab", ref_name, "ecnlab vs " + ref_name]
+    lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+
+    def row(what: str, label: str, kind: str, entity: str, metric: str) -> None:
+        b = _values(got["before"], kind, entity, metric)
+        e = _values(got["ecnlab"], kind, entity, metric)
+        r = _values(got["reference"], kind, entity, metric)
+        cells = [what, label] + ([_cell(b)] if have_before else []) + [_cell(e), _cell(r), _diff(e, r)]
+        lines.append("| " + " | ".join(cells) + " |")
+
+    flows = list(got["ecnlab"][0]["flows"])
+    for name in flows:
+        for metric, label in FLOW_METRICS:
+            row(f"flow {name}", label, "flows", name, metric)
+    for port in got["ecnlab"][0]["ports"]:
+        for metric, label in PORT_METRICS:
+            row(f"port {port}", label, "ports", port, metric)
+
+    def totals(runs: list[dict]) -> list[float]:
+        out = []
+        for r in runs:
+            retx = sum(f["retransmissions"] or 0 for f in r["flows"].values())
+            drops = sum(p["drops"] or 0 for p in r["ports"].values())
+            out.append(retx / drops if drops else float("nan"))
+        return [v for v in out if v == v]
+
+    cells = ["all", "retransmissions / drops"] + ([_cell(totals(got["before"]))] if have_before else [])
+    cells += [_cell(totals(got["ecnlab"])), _cell(totals(got["reference"])), "–"]
+    lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=3, help="runs per side and scenario (default 3)")
+    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "tcp-reference")
+    ap.add_argument("--before", help="Python path of another ecnlab build, for a 'before' column")
+    ap.add_argument("--only", nargs="*", choices=sorted(SCENARIOS), help="these scenarios only")
+    ap.add_argument("--reuse", action="store_true", help="reuse runs already in --out")
+    a = ap.parse_args(argv)
+    if a.runs < 1:
+        ap.error("--runs must be at least 1")
+    stems = a.only or list(SCENARIOS)
+    if any(SCENARIOS[s] == "linux" for s in stems) and os.geteuid() != 0:
+        ap.error("the Linux references need root (ecnlab emulate); use --only dctcp_step_10g")
+    if any(SCENARIOS[s] != "linux" for s in stems) and not ns3.available():
+        ap.error("the ns-3 reference needs the ns3 wheel: pip install -r bench/ns3/requirements.txt")
+    a.out.mkdir(parents=True, exist_ok=True)
+    doc = ["# ecnlab's TCP beside Linux and ns-3", ""]
+    everything = {}
+    for stem in stems:
+        got = everything[stem] = run_scenario(stem, a.runs, a.out, a.before, a.reuse)
+        doc += [f"## {stem} ({a.runs} runs per side)", "", table(stem, got)]
+    (a.out / "summary.json").write_text(json.dumps(everything, indent=1) + "\n", encoding="utf-8")
+    text = "\n".join(doc)
+    (a.out / "tables.md").write_text(text, encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
