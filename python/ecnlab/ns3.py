@@ -42,12 +42,12 @@ __all__ = [
 ]
 
 #: Scenario names the program accepts.
-SCENARIOS = ("red100", "dt1g", "dt1g-1000")
+SCENARIOS = ("red100", "dt1g", "dt1g-1000", "dctcp10g")
 
 #: Parameters ``run`` passes on as ``--name=value`` (see SCENARIOS.md for meanings).
 PARAMS = {
     "ecn": "0/1: RED marks instead of dropping and TCP negotiates ECN (red100 only)",
-    "flows": "number of flows and of hosts per side (dt1g only)",
+    "flows": "number of flows and of hosts per side (dt1g, dctcp10g)",
     "duration": "simulated seconds",
     "seed": "ns-3 RngSeedManager seed",
     "run": "ns-3 RngSeedManager run number",
