@@ -171,6 +171,12 @@ pub fn emulate(
                     .finish_pcaps()
                     .map_err(|e| Failure::Os(format!("writing pcap: {e}")))?;
                 let dropped = f.sim.dropped;
+                let elements: Vec<(String, Vec<(&'static str, u64)>)> = f
+                    .sim
+                    .nodes
+                    .iter()
+                    .filter_map(|n| n.element.as_ref().map(|e| (n.name.clone(), e.counters())))
+                    .collect();
                 Ok((
                     f.sim.ports_table(),
                     f.sim.ts.to_table(),
@@ -180,10 +186,11 @@ pub fn emulate(
                     cpu_ns,
                     wall_ns,
                     built.warnings,
+                    elements,
                 ))
             })
         });
-    let (ports, timeseries, st, dropped, seed, cpu_ns, wall_ns, warnings) = match outcome {
+    let (ports, timeseries, st, dropped, seed, cpu_ns, wall_ns, warnings, elements) = match outcome {
         Err(p) => return Err(panic_error(py, &p)),
         Ok(Err(Failure::Invalid(e))) => return Err(scenario_error(py, &e)),
         Ok(Err(Failure::Os(e))) => return Err(PyOSError::new_err(e)),
@@ -224,6 +231,7 @@ pub fn emulate(
     m.set_item("loops", st.loops)?;
     m.set_item("packets_dropped", dropped)?;
     m.set_item("warnings", warnings)?;
+    m.set_item("elements", crate::elements_dict(py, &elements)?)?;
     d.set_item("meta", m)?;
     Ok(d.unbind())
 }

@@ -195,18 +195,26 @@ fn run(
     m.set_item("packets_dropped", meta.packets_dropped)?;
     m.set_item("peak_packets", meta.peak_packets)?;
     m.set_item("warnings", meta.warnings.clone())?;
+    m.set_item("elements", elements_dict(py, &meta.elements)?)?;
+    d.set_item("meta", m)?;
+    d.set_item("scenario_toml", out.scenario_toml)?;
+    Ok(d.unbind())
+}
+
+/// Node elements' counters as `{node: {counter: value}}`.
+pub(crate) fn elements_dict<'py>(
+    py: Python<'py>,
+    elements: &[(String, Vec<(&'static str, u64)>)],
+) -> PyResult<Bound<'py, PyDict>> {
     let els = PyDict::new(py);
-    for (node, counters) in &meta.elements {
+    for (node, counters) in elements {
         let c = PyDict::new(py);
         for (k, v) in counters {
             c.set_item(*k, *v)?;
         }
         els.set_item(node, c)?;
     }
-    m.set_item("elements", els)?;
-    d.set_item("meta", m)?;
-    d.set_item("scenario_toml", out.scenario_toml)?;
-    Ok(d.unbind())
+    Ok(els)
 }
 
 /// Checks for pending signals, then calls the user's callback; Ok(false) stops the run.
