@@ -203,6 +203,9 @@ def test_compare_sim_writes_both_runs_and_the_table(tmp_path: Path):
     good = next(r for r in rows if r["what"] == "flow a" and r["metric"] == "goodput Mb/s")
     # Both TCPs fill most of a 20 Mb/s link in 3 s.
     assert good["sim"] > 12 and good["emulation"] > 12, good
+    # A comparison is a result directory: the same command replaces it.
+    compare(s, tmp_path / "cmp")
+    assert (tmp_path / "cmp" / "compare.md").is_file()
 
 
 def campus(apcc: bool) -> ecnlab.Scenario:

@@ -13,8 +13,9 @@ from typing import Iterator
 
 from .errors import OutputError
 
-#: Files that mark a directory as an ecnlab result (safe to replace).
-RESULT_MARKERS = ("run.json", "summary.json")
+#: Files that mark a directory as an ecnlab result (safe to replace): a run, a reproduction or
+#: sweep summary, a simulated-versus-emulated comparison.
+RESULT_MARKERS = ("run.json", "summary.json", "compare.json")
 #: Inside a temporary result directory: the id of the process writing it, so a later run can
 #: tell a directory left by a killed process (SIGKILL, out of memory) from one being written.
 OWNER_FILE = ".ecnlab-owner"
