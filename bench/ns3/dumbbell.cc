@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -416,6 +417,22 @@ struct Snapshot
     }
 };
 
+// n unlimited bulk flows, left host i to right host i, flow i starting at start(i) seconds.
+void
+AddBulkFlows(Scenario& sc, uint32_t n, const std::function<double(uint32_t)>& start)
+{
+    for (uint32_t i = 0; i < n; i++)
+    {
+        FlowSpec f;
+        f.id = i;
+        f.left = i;
+        f.right = i;
+        f.size = 0;
+        f.start = start(i);
+        sc.flows.push_back(f);
+    }
+}
+
 double
 ProcessCpuSeconds()
 {
@@ -534,6 +551,11 @@ main(int argc, char* argv[])
     cmd.Parse(argc, argv);
 
     // ------------------------------------------------------------ scenario definitions
+    if (flows == 0 || flows < -1)
+    {
+        std::cerr << "error: flows must be positive" << std::endl;
+        return 2;
+    }
     Scenario sc;
     if (scenarioName == "red100")
     {
@@ -571,11 +593,6 @@ main(int argc, char* argv[])
     }
     else if (scenarioName == "dt1g" || scenarioName == "dt1g-1000")
     {
-        if (flows == 0 || flows < -1)
-        {
-            std::cerr << "error: flows must be positive" << std::endl;
-            return 2;
-        }
         sc.name = scenarioName;
         uint32_t n = (scenarioName == "dt1g-1000") ? 1000 : 10;
         if (flows > 0)
@@ -592,26 +609,12 @@ main(int argc, char* argv[])
         sc.queuePackets = 2000;
         sc.duration = 5;
         sc.ecn = false;
-        for (uint32_t i = 0; i < n; i++)
-        {
-            FlowSpec f;
-            f.id = i;
-            f.left = i;
-            f.right = i;
-            f.size = 0;
-            f.start = 0.001 * (i % 100);
-            sc.flows.push_back(f);
-        }
+        AddBulkFlows(sc, n, [](uint32_t i) { return 0.001 * (i % 100); });
     }
     else if (scenarioName == "dctcp10g")
     {
         // DCTCP at 10 Gb/s behind a step marker (SCENARIOS.md): RED with MinTh = MaxTh = K,
         // QW = 1 and no gentle region marks every ECT packet that finds K or more queued.
-        if (flows == 0 || flows < -1)
-        {
-            std::cerr << "error: flows must be positive" << std::endl;
-            return 2;
-        }
         uint32_t n = flows > 0 ? static_cast<uint32_t>(flows) : 4;
         sc.name = scenarioName;
         sc.nLeft = n;
@@ -633,16 +636,7 @@ main(int argc, char* argv[])
         sc.ecn = true;
         sc.segmentSize = 1448;
         sc.congestionControl = "ns3::TcpDctcp";
-        for (uint32_t i = 0; i < n; i++)
-        {
-            FlowSpec f;
-            f.id = i;
-            f.left = i;
-            f.right = i;
-            f.size = 0;
-            f.start = 0.05 * i;
-            sc.flows.push_back(f);
-        }
+        AddBulkFlows(sc, n, [](uint32_t i) { return 0.05 * i; });
     }
     else
     {
