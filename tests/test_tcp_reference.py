@@ -1,0 +1,66 @@
+"""bench/tcp_reference.py: the TCP reference scenarios and the table that sets ecnlab's TCP
+beside Linux and ns-3 (the reference runs themselves need root and the ns3 wheel and are
+made outside the tests)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import ecnlab
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _load():
+    path = REPO / "bench" / "tcp_reference.py"
+    spec = importlib.util.spec_from_file_location("_tcp_reference_under_test", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+ref = _load()
+
+
+def test_every_reference_scenario_exists_and_is_valid():
+    files = sorted(p.stem for p in (REPO / "scenarios" / "tcp").glob("*.toml"))
+    assert files == sorted(ref.SCENARIOS)
+    for stem in files:
+        ecnlab.validate(REPO / "scenarios" / "tcp" / f"{stem}.toml")
+
+
+def test_metrics_of_a_run_and_the_table(tmp_path: Path):
+    s = ecnlab.Scenario.from_file(REPO / "scenarios" / "tcp" / "bbr_deep_buffer.toml")
+    d = s.to_dict()
+    d["duration"] = "1s"
+    ecnlab.run(ecnlab.Scenario(d)).to_parquet(tmp_path / "r")
+    m = ref.metrics_from_run(tmp_path / "r", ["rl->rr"])
+    assert set(m["flows"]) == {"bbr.0", "bbr.1"}
+    assert m["flows"]["bbr.0"]["goodput"] > 10
+    assert m["ports"]["rl->rr"]["p95_queue"] is not None
+
+    def run(goodput: float, retx: int, drops: int) -> dict:
+        return {
+            "flows": {"a": {"goodput": goodput, "retransmissions": retx, "rtos": 0, "rtt_mean": None}},
+            "ports": {"p": {"drops": drops, "marks": 0, "mean_queue": 10.0, "p95_queue": 20.0}},
+        }
+
+    got = {"before": [], "ecnlab": [run(9, 10, 10), run(11, 30, 10)], "reference": [run(10, 5, 5), run(10, 5, 5)]}
+    text = ref.table("parking_lot_red_ecn", got)
+    assert "| flow a | goodput Mb/s | 10 (9–11) | 10 (10–10) | +0 % |" in text
+    assert "| flow a | retransmissions | 20 (10–30) | 5 (5–5) | +300 % |" in text
+    assert "| all | retransmissions / drops | 2 (1–3) | 1 (1–1) | – |" in text
+    assert "ecnlab before" not in text
+
+
+def test_ns3_report_maps_to_the_scenario_flows():
+    report = {
+        "flows": [{"goodput_bps": 2e9, "retransmissions": 0, "rtos": 0}, {"goodput_bps": 1e6, "retransmissions": 9, "rtos": 9}],
+        "bottleneck": {"dropped": 0, "marked": 100, "mean_queue_pkts": 61.9, "queue_series_pkts": [60, 66, 70]},
+    }
+    m = ref.metrics_from_ns3(report, ["dctcp.0", "dctcp.1"], "rl->rr")
+    assert m["flows"]["dctcp.1"] == {"goodput": 1.0, "retransmissions": 9, "rtos": 9, "rtt_mean": None}
+    assert m["ports"]["rl->rr"]["marks"] == 100
