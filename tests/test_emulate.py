@@ -239,3 +239,28 @@ def test_apcc_rewrites_real_acks_and_a_linux_sender_obeys():
     plain = emulate(campus(apcc=False)).port("ap->wlan")
     assert plain["mean_queue_pkts"] > 150
     assert ns_left() == []
+
+
+def _pcap(path: Path, ids: list[int]) -> None:
+    import struct
+
+    out = bytearray(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 101))
+    for k, ident in enumerate(ids):
+        tcp = struct.pack("!HHIIBBHHH", 20000, 5001, k, 0, 5 << 4, 0x10, 65535, 0, 0) + b"x" * 100
+        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), ident, 0, 64, 6, 0, bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]))
+        pkt = ip + tcp
+        out += struct.pack("<IIII", 0, k, len(pkt), len(pkt)) + pkt
+    path.write_bytes(bytes(out))
+
+
+def test_ip_id_blocks_from_a_capture(tmp_path: Path):
+    from ecnlab.emulate.ipid import flow_stats
+
+    # 12 consecutive IDs from 65533 (wrapping to 0), one lost, 12 more. Residues 5 6 7 0 1 2
+    # 3 4 | 5 6 7 0 _ 2 3 4 5 6 7 0 1 | 2 3 4 5: blocks of 8 and 12, four left over.
+    ids = [(65533 + i) & 0xFFFF for i in range(12)] + [(65533 + 13 + i) & 0xFFFF for i in range(12)]
+    _pcap(tmp_path / "p.pcap", ids)
+    (r,) = flow_stats(tmp_path / "p.pcap")
+    assert r["packets"] == 24
+    assert abs(r["plus_one"] - 22 / 23) < 1e-12
+    assert r["blocks"] == 2 and r["block_max"] == 12 and r["block_eight"] == 0.5
