@@ -233,6 +233,9 @@ def test_apcc_rewrites_real_acks_and_a_linux_sender_obeys():
     m = r.meta
     assert m["elements"]["ap"]["windows_lowered"] > 100
     assert m["tx_refused"] == 0 and m["tx_failed"] == 0 and m["rx_dropped_checksum"] == 0
+    # The servers' and clients' kernels refused none of the rewritten packets.
+    assert m["host_stack_errors"] == 0, m["host_stack_errors_by_host"]
+    assert set(m["host_stack_errors_by_host"]["s0"]) >= {"tcp_InCsumErrors", "ip_InHdrErrors"}
     port = r.port("ap->wlan")
     assert port["mean_queue_pkts"] < 40
     assert r.flow("down")["goodput_bps"] > 0.7 * 20e6

@@ -297,6 +297,10 @@ def _results(p: dict, out: dict, reports: dict[str, dict], text: str, fmt: str, 
         ts = pl.concat([ts, extra.select([pl.col(c).cast(ts.schema[c]) for c in ts.columns])]) if ts.height else extra
     meta = dict(out["meta"])
     meta.update({"duration_s": duration, "mode": "emulation", "flow_errors": errors})
+    # Packets the hosts' own stacks refused as malformed (bad checksums, bad headers).
+    stack = {host: rep.get("stack_errors", {}) for host, rep in reports.items()}
+    meta["host_stack_errors"] = sum(sum(v.values()) for v in stack.values())
+    meta["host_stack_errors_by_host"] = stack
     meta["warnings"] = list(p["warnings"]) + list(meta.get("warnings") or []) + errors
     toml = _core.validate(text, fmt)
     return Results(flows, _tables.to_polars(out["ports"]), ts, meta, toml)

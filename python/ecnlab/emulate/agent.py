@@ -210,6 +210,25 @@ def _sleep_until(ns: int) -> None:
         time.sleep(min(d * 1e-9, 0.05))
 
 
+def stack_errors() -> dict[str, int]:
+    """This namespace's count of received packets its IP and TCP layers refused as malformed
+    (/proc/net/snmp: Ip InHdrErrors, Tcp InCsumErrors): a packet the forwarder
+    rewrote badly would be counted here and never reach the socket."""
+    out: dict[str, int] = {}
+    try:
+        lines = open("/proc/net/snmp", encoding="ascii").read().splitlines()
+    except OSError:
+        return out
+    for head, vals in zip(lines[::2], lines[1::2]):
+        proto, names = head.split(":", 1)
+        values = vals.split(":", 1)[1].split()
+        row = dict(zip(names.split(), values))
+        for name in {"Ip": ("InHdrErrors",), "Tcp": ("InCsumErrors",)}.get(proto, ()):
+            if name in row:
+                out[f"{proto.lower()}_{name}"] = int(row[name])
+    return out
+
+
 def main() -> int:
     job = json.loads(sys.stdin.readline())
     t0 = [0]
@@ -228,7 +247,7 @@ def main() -> int:
     for th in threads:
         th.join(timeout=max(0.0, (end_ns - time.monotonic_ns()) * 1e-9) + 2.0)
     out = [dict(f.result, samples=f.samples) for f in flows]
-    print(json.dumps({"flows": out}), flush=True)
+    print(json.dumps({"flows": out, "stack_errors": stack_errors()}), flush=True)
     return 0
 
 
