@@ -190,7 +190,8 @@ pub fn emulate(
                 ))
             })
         });
-    let (ports, timeseries, st, dropped, seed, cpu_ns, wall_ns, warnings, elements) = match outcome {
+    let (ports, timeseries, st, dropped, seed, cpu_ns, wall_ns, warnings, elements) = match outcome
+    {
         Err(p) => return Err(panic_error(py, &p)),
         Ok(Err(Failure::Invalid(e))) => return Err(scenario_error(py, &e)),
         Ok(Err(Failure::Os(e))) => return Err(PyOSError::new_err(e)),
