@@ -55,7 +55,6 @@ import os
 import re
 import shutil
 import statistics
-import struct
 import subprocess
 import sys
 import tarfile
@@ -116,14 +115,20 @@ LADDER_METRICS = {
 }
 
 
-def load_ns3_module():
-    """python/ecnlab/ns3.py by path: importing the ecnlab package would need its compiled core."""
-    path = ROOT / "python" / "ecnlab" / "ns3.py"
-    spec = importlib.util.spec_from_file_location("ecnlab_ns3_runner", path)
+def load_by_path(name: str, as_name: str):
+    """A standard-library module of python/ecnlab by path: importing the ecnlab package would
+    need its compiled core."""
+    if as_name in sys.modules:
+        return sys.modules[as_name]
+    spec = importlib.util.spec_from_file_location(as_name, ROOT / "python" / "ecnlab" / name)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod
     spec.loader.exec_module(mod)
     return mod
+
+
+def load_ns3_module():
+    return load_by_path("ns3.py", "ecnlab_ns3_runner")
 
 
 # ------------------------------------------------------------------ ns-3 side
@@ -147,32 +152,10 @@ def ns3_timeouts(log_path: Path) -> dict[int, int]:
 
 
 def pcap_ce_data_packets(path: Path) -> int:
-    """CE-marked data packets (TCP payload > 0) in a pcap of the bottleneck (PPP link type;
-    each capture holds every packet that crossed the link once)."""
-    n = 0
-    with open(path, "rb") as f:
-        head = f.read(24)
-        if len(head) < 24:
-            return 0
-        endian = "<" if head[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
-        link = struct.unpack(endian + "I", head[20:24])[0]
-        skip = 2 if link == 9 else 0  # PPP header
-        rec = struct.Struct(endian + "IIII")
-        while True:
-            h = f.read(16)
-            if len(h) < 16:
-                break
-            incl = rec.unpack(h)[2]
-            d = f.read(incl)
-            ip = d[skip:]
-            if len(ip) < 40 or ip[0] >> 4 != 4 or ip[9] != 6:
-                continue
-            ihl = (ip[0] & 15) * 4
-            total = (ip[2] << 8) | ip[3]
-            payload = total - ihl - (ip[ihl + 12] >> 4) * 4
-            if payload > 0 and ip[1] & 3 == 3:
-                n += 1
-    return n
+    """CE-marked data packets (TCP payload > 0) in a pcap of the bottleneck (each capture holds
+    every packet that crossed the link once)."""
+    pcap = load_by_path("pcapfile.py", "ecnlab_pcapfile")
+    return sum(1 for t in pcap.tcp_segments(path) if t.payload > 0 and t.ecn == 3)
 
 
 def run_ns3(ns3, name: str, seed: int) -> dict:

@@ -244,14 +244,14 @@ def test_apcc_rewrites_real_acks_and_a_linux_sender_obeys():
     assert ns_left() == []
 
 
-def _pcap(path: Path, ids: list[int]) -> None:
+def _pcap(path: Path, ids: list[int], *, link: int = 101, tos: int = 0) -> None:
     import struct
 
-    out = bytearray(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 101))
+    out = bytearray(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, link))
     for k, ident in enumerate(ids):
         tcp = struct.pack("!HHIIBBHHH", 20000, 5001, k, 0, 5 << 4, 0x10, 65535, 0, 0) + b"x" * 100
-        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), ident, 0, 64, 6, 0, bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]))
-        pkt = ip + tcp
+        ip = struct.pack("!BBHHHBBH4s4s", 0x45, tos, 20 + len(tcp), ident, 0, 64, 6, 0, bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]))
+        pkt = (b"\x00\x21" if link == 9 else b"") + ip + tcp
         out += struct.pack("<IIII", 0, k, len(pkt), len(pkt)) + pkt
     path.write_bytes(bytes(out))
 
@@ -267,3 +267,14 @@ def test_ip_id_blocks_from_a_capture(tmp_path: Path):
     assert r["packets"] == 24
     assert abs(r["plus_one"] - 22 / 23) < 1e-12
     assert r["blocks"] == 2 and r["block_max"] == 12 and r["block_eight"] == 0.5
+
+
+def test_pcap_reader_takes_ppp_captures_and_ecn_bits(tmp_path: Path):
+    from ecnlab.pcapfile import tcp_segments
+
+    _pcap(tmp_path / "ppp.pcap", [7, 8], link=9, tos=3)
+    segs = list(tcp_segments(tmp_path / "ppp.pcap"))
+    assert [(t.ip_id, t.ecn, t.payload, t.sport) for t in segs] == [(7, 3, 100, 20000), (8, 3, 100, 20000)]
+    (tmp_path / "bad.pcap").write_bytes(b"\0" * 24)
+    with pytest.raises(ValueError, match="not a pcap file"):
+        list(tcp_segments(tmp_path / "bad.pcap"))

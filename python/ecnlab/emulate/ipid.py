@@ -10,15 +10,16 @@ length of the blocks::
 
     python -m ecnlab.emulate.ipid DIR [PORT]
 
-Standard library only; the captures are LINKTYPE_RAW (IPv4 packets), as ecnlab writes them.
+The captures are read by :mod:`ecnlab.pcapfile`.
 """
 
 from __future__ import annotations
 
-import struct
 import sys
 from pathlib import Path
 from typing import Iterator
+
+from ..pcapfile import tcp_segments
 
 __all__ = ["data_packets", "flow_stats", "compare_dir"]
 
@@ -28,37 +29,9 @@ Key = tuple[int, int, int, int]
 def data_packets(path: str | Path) -> Iterator[tuple[Key, int]]:
     """(flow key (src, dst, sport, dport), IP-ID) of every TCP packet carrying data, in
     capture order."""
-    data = Path(path).read_bytes()
-    if len(data) < 24:
-        raise ValueError(f"{path}: not a pcap file (too short)")
-    magic = data[:4]
-    if magic in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1"):
-        endian = "<"
-    elif magic in (b"\xa1\xb2\xc3\xd4", b"\xa1\xb2\x3c\x4d"):
-        endian = ">"
-    else:
-        raise ValueError(f"{path}: not a pcap file (magic {magic.hex()})")
-    (linktype,) = struct.unpack(endian + "I", data[20:24])
-    if linktype != 101:
-        raise ValueError(f"{path}: link type {linktype}, expected 101 (raw IPv4)")
-    off = 24
-    while off + 16 <= len(data):
-        caplen = struct.unpack(endian + "I", data[off + 8 : off + 12])[0]
-        pkt = data[off + 16 : off + 16 + caplen]
-        off += 16 + caplen
-        if len(pkt) < 20 or pkt[0] >> 4 != 4 or pkt[9] != 6:
-            continue
-        ihl = (pkt[0] & 0x0F) * 4
-        total = struct.unpack("!H", pkt[2:4])[0]
-        if len(pkt) < ihl + 20:
-            continue
-        doff = (pkt[ihl + 12] >> 4) * 4
-        if total - ihl - doff <= 0:
-            continue
-        ident = struct.unpack("!H", pkt[4:6])[0]
-        src, dst = struct.unpack("!II", pkt[12:20])
-        sport, dport = struct.unpack("!HH", pkt[ihl : ihl + 4])
-        yield (src, dst, sport, dport), ident
+    for t in tcp_segments(path):
+        if t.payload > 0:
+            yield (t.src, t.dst, t.sport, t.dport), t.ip_id
 
 
 def flow_stats(path: str | Path) -> list[dict]:
