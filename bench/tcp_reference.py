@@ -33,6 +33,7 @@ import polars as pl  # noqa: E402
 
 from ecnlab import ns3  # noqa: E402
 from ecnlab import results as _results  # noqa: E402
+from ecnlab.emulate.compare import p95_queue  # noqa: E402
 
 #: scenario file stem → reference ("linux" or ("ns3", ns-3 scenario name)).
 SCENARIOS: dict[str, Any] = {
@@ -71,13 +72,6 @@ def _run(cmd: list[str], env: dict[str, str]) -> None:
         raise SystemExit(f"failed: {' '.join(cmd)}\n{r.stderr[-3000:]}")
 
 
-def _p95(values: list[float]) -> float | None:
-    if not values:
-        return None
-    s = pl.Series(values, dtype=pl.Float64)
-    return float(s.quantile(0.95))
-
-
 def metrics_from_run(directory: Path, ports: list[str]) -> dict[str, Any]:
     """Per-flow and per-port figures of an ecnlab run directory (simulated or emulated)."""
     r = _results.read_run_dir(directory)
@@ -93,12 +87,11 @@ def metrics_from_run(directory: Path, ports: list[str]) -> dict[str, Any]:
     out_ports: dict[str, dict[str, Any]] = {}
     for port in ports:
         p = r.port(port)
-        q = r.timeseries.filter((pl.col("kind") == "queue_pkts") & (pl.col("entity") == port))
         out_ports[port] = {
             "drops": p.get("dropped_pkts"),
             "marks": p.get("marked_ce"),
             "mean_queue": p.get("mean_queue_pkts"),
-            "p95_queue": _p95(q["value"].to_list()),
+            "p95_queue": p95_queue(r, port),
         }
     return {"flows": flows, "ports": out_ports}
 
@@ -113,6 +106,7 @@ def metrics_from_ns3(report: dict[str, Any], flow_names: list[str], port: str) -
             "rtt_mean": None,
         }
     b = report["bottleneck"]
+    series = pl.Series(b.get("queue_series_pkts", []), dtype=pl.Float64)
     return {
         "flows": flows,
         "ports": {
@@ -120,7 +114,7 @@ def metrics_from_ns3(report: dict[str, Any], flow_names: list[str], port: str) -
                 "drops": b["dropped"],
                 "marks": b["marked"],
                 "mean_queue": b["mean_queue_pkts"],
-                "p95_queue": _p95([float(v) for v in b.get("queue_series_pkts", [])]),
+                "p95_queue": float(series.quantile(0.95)) if series.len() else None,
             }
         },
     }

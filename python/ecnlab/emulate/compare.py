@@ -37,7 +37,8 @@ PORT_METRICS = (
 )
 
 
-def _p95_queue(r: _results.Results, port: str) -> float | None:
+def p95_queue(r: _results.Results, port: str) -> float | None:
+    """95th percentile of the port's sampled queue (packets); None without samples."""
     ts = r.timeseries.filter((pl.col("kind") == "queue_pkts") & (pl.col("entity") == port))
     return float(ts["value"].quantile(0.95)) if ts.height else None
 
@@ -63,7 +64,7 @@ def table(sim: _results.Results, emu: _results.Results) -> list[dict[str, Any]]:
         ps, pe = sim.port(port), emu.port(port)
         for col, label, scale in PORT_METRICS:
             add(f"port {port}", label, ps.get(col), pe.get(col), scale)
-        add(f"port {port}", "p95 queue pkts (samples)", _p95_queue(sim, port), _p95_queue(emu, port), 1.0)
+        add(f"port {port}", "p95 queue pkts (samples)", p95_queue(sim, port), p95_queue(emu, port), 1.0)
     return rows
 
 
