@@ -837,11 +837,12 @@ impl TcpConn {
         let mut acked = 0u64;
         // Linux's RTT samples (tcp_clean_rtx_queue, tcp_ack_update_rtt): from the first
         // segment in sequence order that this ACK newly acknowledges, cumulatively if it can,
-        // else by SACK; never from a retransmitted one (Karn).
+        // else by SACK; never from a retransmitted one (Karn). The sample Linux hands the
+        // congestion control (`ca_rtt_us`) is from the most recently sent segment newly
+        // SACKed, else newly acknowledged cumulatively; `rtt_sample_from = "last"` takes the
+        // estimator's from the most recently sent of either.
         let mut first_acked_sent: Option<Time> = None;
         let mut first_sacked: Option<(u64, Time)> = None;
-        // The sample Linux hands the congestion control (`ca_rtt_us`): from the most recently
-        // sent segment newly SACKed, else newly acknowledged cumulatively.
         let mut last_acked_sent: Option<Time> = None;
         let mut last_sacked_sent: Option<Time> = None;
         // F-RTO: a segment sent before the timeout's high mark and never retransmitted is
@@ -881,10 +882,7 @@ impl TcpConn {
                     self.rack
                         .on_delivered(k, &seg, now, min_rtt, echo_older(seg.sent));
                     last_acked_sent = last_acked_sent.max(Some(seg.sent));
-                    first_acked_sent = match (self.cfg.rtt_sample_from, first_acked_sent) {
-                        (RttSampleFrom::Last, Some(t)) => Some(t.max(seg.sent)),
-                        (_, t) => t.or(Some(seg.sent)),
-                    };
+                    first_acked_sent = first_acked_sent.or(Some(seg.sent));
                 }
             }
             if ambiguous {
@@ -908,7 +906,6 @@ impl TcpConn {
                 let hi = self.segs_below(r);
                 let rate = &mut self.rate;
                 let rack = &mut self.rack;
-                let last = self.cfg.rtt_sample_from == RttSampleFrom::Last;
                 self.sb.sack_range(lo, hi, |k, seg| {
                     newly_sacked += seg.len as u64;
                     rate.on_delivered(now, seg, &mut rs);
@@ -916,12 +913,7 @@ impl TcpConn {
                     if !seg.has(RETRANSMITTED) {
                         last_sacked_sent = last_sacked_sent.max(Some(seg.sent));
                         original_acked |= k < high_seg;
-                        let better = match (last, first_sacked) {
-                            (_, None) => true,
-                            (false, Some((f, _))) => k < f,
-                            (true, Some((_, t))) => seg.sent > t,
-                        };
-                        if better {
+                        if first_sacked.is_none_or(|(f, _)| k < f) {
                             first_sacked = Some((k, seg.sent));
                         }
                     }
@@ -935,10 +927,9 @@ impl TcpConn {
 
         // The timestamp echo only when the ACK's timing gave nothing (Linux prefers the
         // timing: TSecr may echo an older segment's TSval after delayed or lost ACKs).
-        let sacked_sent = first_sacked.map(|(_, sent)| sent);
         let sample_sent = match self.cfg.rtt_sample_from {
-            RttSampleFrom::First => first_acked_sent.or(sacked_sent),
-            RttSampleFrom::Last => first_acked_sent.max(sacked_sent),
+            RttSampleFrom::First => first_acked_sent.or(first_sacked.map(|(_, sent)| sent)),
+            RttSampleFrom::Last => last_acked_sent.max(last_sacked_sent),
         };
         let rtt = match sample_sent {
             Some(sent) => self.rtt_sample(now - sent),
