@@ -860,9 +860,11 @@ impl TcpConn {
             _ => None,
         };
         let ts_offset = self.ts_offset;
+        // Asked only of retransmitted segments.
         let echo_older = move |sent: Time| {
             echo.is_some_and(|e| !ts_geq(e, ((sent / US) as u32).wrapping_add(ts_offset)))
         };
+        let rack_on = self.cfg.rack && self.sack_ok;
         let min_rtt = self.rtt.min_rtt();
         if ack > prior_una {
             let covered = self.segs_below(ack);
@@ -879,8 +881,10 @@ impl TcpConn {
                 if !seg.has(SACKED) {
                     acked += seg.len as u64;
                     self.rate.on_delivered(now, &seg, &mut rs);
-                    self.rack
-                        .on_delivered(k, &seg, now, min_rtt, echo_older(seg.sent));
+                    if rack_on {
+                        let echoes_older = seg.has(RETRANSMITTED) && echo_older(seg.sent);
+                        self.rack.on_delivered(k, &seg, now, min_rtt, echoes_older);
+                    }
                     last_acked_sent = last_acked_sent.max(Some(seg.sent));
                     first_acked_sent = first_acked_sent.or(Some(seg.sent));
                 }
@@ -909,7 +913,10 @@ impl TcpConn {
                 self.sb.sack_range(lo, hi, |k, seg| {
                     newly_sacked += seg.len as u64;
                     rate.on_delivered(now, seg, &mut rs);
-                    rack.on_delivered(k, seg, now, min_rtt, echo_older(seg.sent));
+                    if rack_on {
+                        let echoes_older = seg.has(RETRANSMITTED) && echo_older(seg.sent);
+                        rack.on_delivered(k, seg, now, min_rtt, echoes_older);
+                    }
                     if !seg.has(RETRANSMITTED) {
                         last_sacked_sent = last_sacked_sent.max(Some(seg.sent));
                         original_acked |= k < high_seg;
@@ -1015,7 +1022,7 @@ impl TcpConn {
                 }
             }
         }
-        if self.cfg.rack && self.sack_ok && self.in_fast_or_timeout_recovery() {
+        if rack_on && self.in_fast_or_timeout_recovery() {
             newly_lost |= self.rack.detect(&mut self.sb);
         }
         self.sb.prune_resend();
