@@ -131,13 +131,19 @@ impl Scoreboard {
         self.segs.push_back(seg);
     }
 
-    /// Segment `k` was retransmitted.
-    pub fn on_retransmit(&mut self, k: u64) {
+    /// Sets and clears flags of segment `k`, keeping the pipe in step; the new flags.
+    fn set_flags(&mut self, k: u64, set: u8, clear: u8) -> u8 {
         let s = self.get_mut(k);
         let before = s.pipe_share();
-        s.flags |= RTX_IN_FLIGHT | RETRANSMITTED;
-        let after = s.pipe_share();
+        s.flags = (s.flags | set) & !clear;
+        let (after, flags) = (s.pipe_share(), s.flags);
         self.pipe = self.pipe + after - before;
+        flags
+    }
+
+    /// Segment `k` was retransmitted.
+    pub fn on_retransmit(&mut self, k: u64) {
+        self.set_flags(k, RTX_IN_FLIGHT | RETRANSMITTED, 0);
         self.prune_resend();
     }
 
@@ -247,16 +253,11 @@ impl Scoreboard {
 
     /// Marks segment `k` lost (unless SACKed or already lost); true if newly marked.
     pub fn mark_lost(&mut self, k: u64) -> bool {
-        let s = self.get_mut(k);
+        let s = self.get(k);
         if s.has(SACKED) || s.has(LOST) {
             return false;
         }
-        let before = s.pipe_share();
-        s.flags |= LOST;
-        let after = s.pipe_share();
-        let in_flight = s.has(RTX_IN_FLIGHT);
-        self.pipe = self.pipe + after - before;
-        if !in_flight {
+        if self.set_flags(k, LOST, 0) & RTX_IN_FLIGHT == 0 {
             self.queue_resend(k);
         }
         true
@@ -264,11 +265,7 @@ impl Scoreboard {
 
     /// The retransmission of segment `k` was lost: it is lost again and no longer in flight.
     pub fn retransmission_lost(&mut self, k: u64) {
-        let s = self.get_mut(k);
-        let before = s.pipe_share();
-        s.flags = (s.flags | LOST) & !RTX_IN_FLIGHT;
-        let after = s.pipe_share();
-        self.pipe = self.pipe + after - before;
+        self.set_flags(k, LOST, RTX_IN_FLIGHT);
         self.queue_resend(k);
     }
 
