@@ -5,15 +5,11 @@
 use ecnlab::scenario::{self, RunOptions, RunOutput};
 
 fn run_toml(text: &str) -> RunOutput {
-    let s = scenario::parse_toml(text).unwrap_or_else(|e| panic!("{e}"));
-    scenario::run(&s, RunOptions::default()).unwrap_or_else(|e| panic!("{e}"))
+    scenario::run_toml(text).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn port(out: &RunOutput, name: &str, col: &str) -> f64 {
-    let r = (0..out.ports.rows())
-        .find(|&r| out.ports.str("port", r) == Some(name))
-        .expect("port");
-    out.ports.f64(col, r).unwrap()
+    out.port_value(name, col).expect("port")
 }
 
 fn campus(flows: usize, cc: &str, extra: &str) -> String {

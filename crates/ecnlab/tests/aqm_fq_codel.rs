@@ -2,7 +2,7 @@
 //! low delay, where behind a FIFO it waits behind the bulk flow's queue; CoDel alone keeps
 //! the shared queue near its target.
 
-use ecnlab::scenario::{self, RunOptions, RunOutput};
+use ecnlab::scenario::{self, RunOutput};
 
 fn run(queue: &str) -> RunOutput {
     let text = format!(
@@ -29,8 +29,7 @@ rate = "40kbps"
 packet_size = 100
 "#
     );
-    let s = scenario::parse_toml(&text).unwrap_or_else(|e| panic!("{e}"));
-    scenario::run(&s, RunOptions::default()).unwrap_or_else(|e| panic!("{e}"))
+    scenario::run_toml(&text).unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]

@@ -5,7 +5,7 @@
 use ecnlab::aqm::{DropTail, Limit};
 use ecnlab::net::{Ctx, Endpoint, LinkSpec, Sim};
 use ecnlab::packet::Packet;
-use ecnlab::scenario::{self, RunOptions};
+use ecnlab::scenario;
 use ecnlab::stats::FlowRecord;
 use ecnlab::time::{tx_time, Time, MS, NEVER, SEC, US};
 use ecnlab::wire::{Ipv4Repr, UdpRepr};
@@ -134,14 +134,11 @@ fn link_timing_is_exact_to_the_picosecond() {
 }
 
 fn run_toml(text: &str) -> scenario::RunOutput {
-    let s = scenario::parse_toml(text).unwrap_or_else(|e| panic!("{e}"));
-    scenario::run(&s, RunOptions::default()).unwrap_or_else(|e| panic!("{e}"))
+    scenario::run_toml(text).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn port_row(out: &scenario::RunOutput, port: &str) -> usize {
-    (0..out.ports.rows())
-        .find(|&r| out.ports.str("port", r) == Some(port))
-        .expect("port")
+    out.port_row(port).expect("port")
 }
 
 const DUMBBELL_1X1: &str = r#"

@@ -404,13 +404,9 @@ cc = "cubic"
 cc_params = {{ hystart = "{hystart}" }}
 "#
     );
-    let s = ecnlab::scenario::parse_toml(&text).unwrap();
-    let out = ecnlab::scenario::run(&s, ecnlab::scenario::RunOptions::default()).unwrap();
-    let r = (0..out.ports.rows())
-        .find(|&r| out.ports.str("port", r) == Some("rl->rr"))
-        .unwrap();
+    let out = ecnlab::scenario::run_toml(&text).unwrap();
     (
-        out.ports.f64("dropped_pkts", r).unwrap(),
+        out.port_value("rl->rr", "dropped_pkts").unwrap(),
         out.flows.f64("goodput_bps", 0).unwrap(),
     )
 }

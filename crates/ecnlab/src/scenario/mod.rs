@@ -84,6 +84,18 @@ pub struct RunOutput {
     pub scenario_toml: String,
 }
 
+impl RunOutput {
+    /// The row of port `port` in the ports table.
+    pub fn port_row(&self, port: &str) -> Option<usize> {
+        (0..self.ports.rows()).find(|&r| self.ports.str("port", r) == Some(port))
+    }
+
+    /// Column `col` of port `port` in the ports table.
+    pub fn port_value(&self, port: &str, col: &str) -> Option<f64> {
+        self.ports.f64(col, self.port_row(port)?)
+    }
+}
+
 #[derive(Debug)]
 pub enum RunError {
     Invalid(ScenarioError),
@@ -269,6 +281,14 @@ impl Scenario {
 }
 
 /// Runs a validated scenario.
+/// Parses a scenario's TOML text and runs it with the default options.
+pub fn run_toml(text: &str) -> Result<RunOutput, RunError> {
+    run(
+        &parse_toml(text).map_err(RunError::Invalid)?,
+        RunOptions::default(),
+    )
+}
+
 pub fn run(s: &Scenario, opts: RunOptions) -> Result<RunOutput, RunError> {
     run_inner(s, opts, true)
 }
