@@ -58,11 +58,7 @@ PORT_METRICS = (
 
 
 def _python(before: str | None) -> tuple[list[str], dict[str, str]]:
-    env = dict(os.environ)
-    if before:
-        env["PYTHONPATH"] = before
-    else:
-        env["PYTHONPATH"] = str(ROOT / "python")
+    env = dict(os.environ, PYTHONPATH=before or str(ROOT / "python"))
     return [sys.executable, "-m", "ecnlab"], env
 
 
