@@ -47,6 +47,7 @@ FLOW_METRICS = (
     ("goodput", "goodput Mb/s"),
     ("retransmissions", "retransmissions"),
     ("rtos", "timeouts"),
+    ("loss_probes", "tail loss probes"),
     ("rtt_mean", "mean RTT ms"),
 )
 PORT_METRICS = (
@@ -78,6 +79,7 @@ def metrics_from_run(directory: Path, ports: list[str]) -> dict[str, Any]:
             "goodput": (row.get("goodput_bps") or 0.0) * 1e-6,
             "retransmissions": row.get("retransmissions"),
             "rtos": row.get("rtos"),
+            "loss_probes": row.get("loss_probes"),
             "rtt_mean": None if rtt is None else rtt * 1e3,
         }
     out_ports: dict[str, dict[str, Any]] = {}
@@ -99,6 +101,7 @@ def metrics_from_ns3(report: dict[str, Any], flow_names: list[str], port: str) -
             "goodput": f["goodput_bps"] * 1e-6,
             "retransmissions": f["retransmissions"],
             "rtos": f.get("rtos"),
+            "loss_probes": None,
             "rtt_mean": None,
         }
     b = report["bottleneck"]
@@ -193,6 +196,8 @@ def table(stem: str, got: dict[str, list]) -> str:
         b = _values(got["before"], kind, entity, metric)
         e = _values(got["ecnlab"], kind, entity, metric)
         r = _values(got["reference"], kind, entity, metric)
+        if not (b or e or r):
+            return
         cells = [what, label] + ([_cell(b)] if have_before else []) + [_cell(e), _cell(r), _diff(e, r)]
         lines.append("| " + " | ".join(cells) + " |")
 

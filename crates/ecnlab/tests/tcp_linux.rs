@@ -245,6 +245,7 @@ fn rtt_samples_come_from_the_first_newly_acknowledged_segment() {
 fn delay_spike(frto: bool) -> (Harness, Vec<Call>, u64) {
     let cfg = TcpConfig {
         frto,
+        tlp: false,
         rcv_buf: 20 * MSS,
         ..Default::default()
     };
@@ -423,4 +424,139 @@ fn linux_hystart_leaves_slow_start_before_the_buffer_overflows() {
     assert!(goodput > 44e6, "{goodput}");
     let (drops_off, _) = cubic_into_one_bdp("off");
     assert!(drops_off > 50.0, "{drops_off}");
+}
+
+/// A NewReno transfer of `segments` full segments over 10 Mbit/s and 20 ms RTT, with a probe
+/// on the controller; `drop(h, dir, p, n)` decides per packet, `n` counting the packet's
+/// earlier transmissions (data) or 0 (ACKs).
+fn tail_run(
+    cfg: TcpConfig,
+    segments: Option<u64>,
+    until: Time,
+    drop: &dyn Fn(&Harness, Dir, &Packet, usize) -> bool,
+) -> (Harness, Vec<Call>, Vec<(Time, Time)>) {
+    let (probe, log) = Probe::new(NewReno::new(1000, NewRenoConfig::default()).unwrap());
+    let mut h = path(cfg, segments.map(|n| n * MSS), Box::new(probe), "none");
+    let mut times_sent = std::collections::HashMap::<u64, usize>::new();
+    // (probe time, SRTT then) for every data packet sent while a probe timer was due now.
+    let mut probes = Vec::new();
+    h.run(until, &mut |h: &Harness, dir, p: &mut Packet| {
+        let n = if dir == Dir::AtoB && p.payload_len > 0 {
+            let c = times_sent.entry(h.rel_seq_a(p)).or_default();
+            *c += 1;
+            if h.a.loss_probes() as usize > probes.len() {
+                probes.push((h.now, h.a.rtt().srtt()));
+            }
+            *c - 1
+        } else {
+            0
+        };
+        !drop(h, dir, p, n)
+    });
+    let calls = log.borrow().clone();
+    (h, calls, probes)
+}
+
+#[test]
+fn a_lost_tail_is_found_by_a_probe_not_by_the_timeout() {
+    // The last three of 100 segments are lost once. The probe resends the last one after
+    // 2·SRTT + 2 ms of silence; its SACK lets RACK find the other two after its reordering
+    // window, and fast recovery repairs them: no timeout.
+    let tail = |h: &Harness, dir, p: &Packet, n: usize| {
+        dir == Dir::AtoB && n == 0 && p.payload_len > 0 && h.rel_seq_a(p) >= seg(98)
+    };
+    let (h, calls, probes) = tail_run(TcpConfig::default(), Some(100), 3 * SEC, &tail);
+    assert!(h.a.state() == ecnlab::tcp::State::Established && h.b.bytes_delivered() == 100 * MSS);
+    assert_eq!(h.a.timeouts(), 0);
+    assert_eq!(h.a.loss_probes(), 1);
+    assert_eq!(h.a.retransmissions(), 3);
+    assert_eq!(sends(&h, 100).len(), 2);
+    // The probe went 2·SRTT + 2 ms after the last ACK that advanced SND.UNA.
+    let (t_probe, srtt) = probes[0];
+    let last_ack = h
+        .arrived
+        .iter()
+        .filter(|t| t.dir == Dir::BtoA && t.time < t_probe)
+        .map(|t| t.time)
+        .max()
+        .unwrap();
+    assert_eq!(t_probe - last_ack, 2 * srtt + 2 * MS);
+    // One reduction, by fast recovery, as RACK found the loss.
+    let losses = calls.iter().filter(|c| matches!(c, Call::Loss(..))).count();
+    assert_eq!(losses, 1);
+
+    // Without the probe the timer repairs the tail, 200 ms and more later.
+    let cfg = TcpConfig {
+        tlp: false,
+        ..Default::default()
+    };
+    let (h2, _, _) = tail_run(cfg, Some(100), 3 * SEC, &tail);
+    assert_eq!(h2.a.timeouts(), 1);
+    assert_eq!(h2.a.loss_probes(), 0);
+    let last_arrival = |h: &Harness| {
+        h.arrived
+            .iter()
+            .filter(|t| t.dir == Dir::AtoB && t.pkt.payload_len > 0)
+            .map(|t| t.time)
+            .max()
+            .unwrap()
+    };
+    let gain = last_arrival(&h2) - last_arrival(&h);
+    assert!(gain > 150 * MS, "the probe saved {gain} ps");
+}
+
+#[test]
+fn a_probe_answered_by_the_original_reduces_nothing() {
+    // A window-limited transfer (20 segments, below the path's 25) whose packets sent in
+    // [1 s, 1.01 s) take 60 ms longer: the probe fires during the silence and resends the
+    // last segment, which had not been lost. The duplicate's ACK tells the sender so.
+    let cfg = TcpConfig {
+        rcv_buf: 20 * MSS,
+        ..Default::default()
+    };
+    let (probe, log) = Probe::new(NewReno::new(1000, NewRenoConfig::default()).unwrap());
+    let mut h = path(cfg, None, Box::new(probe), "none");
+    h.run_clean(SEC);
+    let window_before = h.a.controller().unwrap().window();
+    h.delay = 70 * MS;
+    h.run_clean(SEC + 10 * MS);
+    h.delay = 10 * MS;
+    h.run_clean(2 * SEC);
+    assert_eq!(h.a.loss_probes(), 1);
+    assert_eq!(h.a.retransmissions(), 1);
+    assert_eq!(h.a.timeouts(), 0);
+    assert!(!log.borrow().iter().any(|c| matches!(c, Call::Loss(..))));
+    assert!(h.a.controller().unwrap().window() >= window_before);
+}
+
+#[test]
+fn a_probe_that_repairs_a_loss_reduces_once_at_once() {
+    // Window-limited to 20 segments: segment 60 is lost and so are the ACKs of 41..59, so
+    // the sender hears nothing after sending 60. The probe resends 60, the ACK that follows
+    // covers everything sent, and the first ACK beyond it shows the probe repaired a loss:
+    // one reduction (Linux: CWR entered and left at once), no recovery, no timeout.
+    let cfg = TcpConfig {
+        rcv_buf: 20 * MSS,
+        ..Default::default()
+    };
+    let lose = |h: &Harness, dir, p: &Packet, n: usize| match dir {
+        Dir::AtoB => n == 0 && p.payload_len > 0 && h.rel_seq_a(p) == seg(60),
+        Dir::BtoA => {
+            let a = h.rel_ack_b(p);
+            a > seg(41) && a <= seg(60)
+        }
+    };
+    let (h, calls, _) = tail_run(cfg, None, 2 * SEC, &lose);
+    assert_eq!(h.a.loss_probes(), 1);
+    assert_eq!(h.a.timeouts(), 0);
+    assert_eq!(h.a.fast_retransmits(), 0);
+    assert_eq!(sends(&h, 60).len(), 2);
+    let losses: Vec<usize> = calls
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| matches!(c, Call::Loss(..)))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(losses.len(), 1);
+    assert!(matches!(calls[losses[0] + 1], Call::RecoveryEnd(_)));
 }

@@ -233,6 +233,12 @@ def _results(p: dict, out: dict, reports: dict[str, dict], text: str, fmt: str, 
                 errors.append(f"flow {r['name']} ({r['role']}): {r['error']}")
             for t, kind, v in r.get("samples", []):
                 samples.append((t, kind, r["name"], v))
+    # Linux counts tail loss probes per namespace only: a flow gets its host's count when it
+    # is the only flow that host sends.
+    senders: dict[str, int] = {}
+    for f in p["flows"]:
+        senders[f["src"]] = senders.get(f["src"], 0) + 1
+    counters = {host: rep.get("tcp_counters", {}) for host, rep in reports.items()}
     rows = []
     for i, f in enumerate(p["flows"]):
         s = by_name.get(f["name"], {}).get("sender", {})
@@ -264,6 +270,7 @@ def _results(p: dict, out: dict, reports: dict[str, dict], text: str, fmt: str, 
                 "retransmissions": sf.get("total_retrans"),
                 "duplicate_segments": sf.get("dsack_dups"),
                 "rtos": sf.get("total_rto") if sf.get("total_rto", -1) >= 0 else None,
+                "loss_probes": counters.get(f["src"], {}).get("tcpext_TCPLossProbes") if senders[f["src"]] == 1 else None,
                 "signals_l1": None,
                 "signals_l2": None,
                 "rtt_min_s": sf["min_rtt_us"] * 1e-6 if sf.get("min_rtt_us") else None,
@@ -279,7 +286,7 @@ def _results(p: dict, out: dict, reports: dict[str, dict], text: str, fmt: str, 
             "flow": pl.Int64, "name": pl.Utf8, "transport": pl.Utf8, "scheme": pl.Utf8, "src": pl.Utf8, "dst": pl.Utf8,
             "start_s": pl.Float64, "size_bytes": pl.Int64, "bytes_sent": pl.Int64, "bytes_delivered": pl.Int64,
             "packets_sent": pl.Int64, "packets_received": pl.Int64, "duplicate_segments": pl.Int64, "fct_s": pl.Float64, "goodput_bps": pl.Float64,
-            "retransmissions": pl.Int64, "rtos": pl.Int64, "signals_l1": pl.Int64, "signals_l2": pl.Int64,
+            "retransmissions": pl.Int64, "rtos": pl.Int64, "loss_probes": pl.Int64, "signals_l1": pl.Int64, "signals_l2": pl.Int64,
             "rtt_min_s": pl.Float64, "rtt_mean_s": pl.Float64, "rtt_p95_s": pl.Float64,
             "ce_acked_pkts": pl.Int64, "bytes_retransmitted": pl.Int64,
         },
@@ -301,6 +308,7 @@ def _results(p: dict, out: dict, reports: dict[str, dict], text: str, fmt: str, 
     stack = {host: rep.get("stack_errors", {}) for host, rep in reports.items()}
     meta["host_stack_errors"] = sum(sum(v.values()) for v in stack.values())
     meta["host_stack_errors_by_host"] = stack
+    meta["host_tcp_counters"] = counters
     meta["warnings"] = list(p["warnings"]) + list(meta.get("warnings") or []) + errors
     toml = _core.validate(text, fmt)
     return Results(flows, _tables.to_polars(out["ports"]), ts, meta, toml)

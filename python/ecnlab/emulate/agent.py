@@ -210,23 +210,37 @@ def _sleep_until(ns: int) -> None:
         time.sleep(min(d * 1e-9, 0.05))
 
 
-def stack_errors() -> dict[str, int]:
-    """This namespace's count of received packets its IP and TCP layers refused as malformed
-    (/proc/net/snmp: Ip InHdrErrors, Tcp InCsumErrors): a packet the forwarder
-    rewrote badly would be counted here and never reach the socket."""
+def _proc_counters(path: str, wanted: dict[str, tuple[str, ...]]) -> dict[str, int]:
+    """Named counters from a /proc/net/snmp-style file (a header line of names, then a line
+    of values, per protocol), keyed `proto_Name`."""
     out: dict[str, int] = {}
     try:
-        lines = open("/proc/net/snmp", encoding="ascii").read().splitlines()
+        lines = open(path, encoding="ascii").read().splitlines()
     except OSError:
         return out
     for head, vals in zip(lines[::2], lines[1::2]):
         proto, names = head.split(":", 1)
         values = vals.split(":", 1)[1].split()
         row = dict(zip(names.split(), values))
-        for name in {"Ip": ("InHdrErrors",), "Tcp": ("InCsumErrors",)}.get(proto, ()):
+        for name in wanted.get(proto, ()):
             if name in row:
                 out[f"{proto.lower()}_{name}"] = int(row[name])
     return out
+
+
+def stack_errors() -> dict[str, int]:
+    """This namespace's count of received packets its IP and TCP layers refused as malformed
+    (/proc/net/snmp: Ip InHdrErrors, Tcp InCsumErrors): a packet the forwarder
+    rewrote badly would be counted here and never reach the socket."""
+    return _proc_counters("/proc/net/snmp", {"Ip": ("InHdrErrors",), "Tcp": ("InCsumErrors",)})
+
+
+def tcp_counters() -> dict[str, int]:
+    """This namespace's loss-recovery events (/proc/net/netstat TcpExt): tail loss probes
+    sent and the losses they repaired, SACK recoveries, timeouts — tcp_info has no per-socket
+    count of probes."""
+    names = ("TCPLossProbes", "TCPLossProbeRecovery", "TCPSackRecovery", "TCPTimeouts", "TCPSpuriousRTOs")
+    return _proc_counters("/proc/net/netstat", {"TcpExt": names})
 
 
 def main() -> int:
@@ -247,7 +261,7 @@ def main() -> int:
     for th in threads:
         th.join(timeout=max(0.0, (end_ns - time.monotonic_ns()) * 1e-9) + 2.0)
     out = [dict(f.result, samples=f.samples) for f in flows]
-    print(json.dumps({"flows": out, "stack_errors": stack_errors()}), flush=True)
+    print(json.dumps({"flows": out, "stack_errors": stack_errors(), "tcp_counters": tcp_counters()}), flush=True)
     return 0
 
 

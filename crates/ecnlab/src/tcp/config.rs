@@ -121,11 +121,18 @@ pub struct TcpConfig {
     /// spurious — undoing its reduction — when data sent before it and never retransmitted is
     /// acknowledged. With SACK only. Default on.
     pub frto: bool,
-    /// RACK loss detection in SACK recovery (RFC 8985 §6.2 with a zero reordering window, as
-    /// Linux's default `tcp_recovery = 1`; see [`super::rack`]): a segment, or a
-    /// retransmission, sent before one that has since been delivered is lost. Off: RFC 6675's
-    /// duplicate threshold only, and a lost retransmission waits for the timeout. Default on.
+    /// RACK loss detection with SACK (RFC 8985 §6.2, as Linux's default `tcp_recovery = 1`;
+    /// see [`super::rack`]): a segment, or a retransmission, sent before one that has since
+    /// been delivered is lost once the reordering window has passed — in recovery at once,
+    /// before it within min(min_rtt/4, SRTT) until DupThresh segments are SACKed. Off: RFC
+    /// 6675's duplicate threshold only, and a lost retransmission waits for the timeout.
+    /// Default on.
     pub rack: bool,
+    /// Tail loss probe (RFC 8985 §7, Linux's `tcp_early_retrans = 3`): with SACK, outside
+    /// recovery, a sender that has heard nothing for about two round trips sends one segment
+    /// (new if it can, else the last) so that a lost tail is found by SACK rather than by the
+    /// timeout. Default on.
+    pub tlp: bool,
 }
 
 impl Default for TcpConfig {
@@ -156,6 +163,7 @@ impl Default for TcpConfig {
             rtt_sample_from: RttSampleFrom::First,
             frto: true,
             rack: true,
+            tlp: true,
         }
     }
 }

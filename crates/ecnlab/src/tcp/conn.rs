@@ -22,10 +22,25 @@
 //!   own window follows its `on_loss` / `on_recovery_end`; the inflation is the connection's.
 //! - SACK (RFC 6675): scoreboard, pipe, NextSeg rules 1–3 (rule 4, the optional rescue
 //!   retransmission, is not implemented: a lost tail is repaired by the timeout).
-//! - RACK (RFC 8985, Linux's default; `rack`, on by default, see [`super::rack`]): in SACK
-//!   recovery a segment or a retransmission sent before one since delivered is lost, and a
-//!   lost retransmission goes again before NextSeg's rules — without it only the timer
-//!   repairs a retransmission that a queue dropped. No tail loss probe.
+//! - RACK (RFC 8985 §6, Linux's default; `rack`, on by default, see [`super::rack`]): with
+//!   SACK, in every state, a segment or a retransmission sent before one since delivered is
+//!   lost once the reordering window has passed (0 in recovery and once DupThresh segments
+//!   are SACKed, else min(min_rtt/4, SRTT), with a timer for what still waits); a loss it
+//!   finds outside recovery starts fast recovery (Linux's `tcp_time_to_recover`, and
+//!   `tcp_rack_reo_timeout` when the timer finds it), and a lost retransmission goes again
+//!   before NextSeg's rules — without it only the timer repairs a retransmission that a
+//!   queue dropped.
+//! - Tail loss probe (RFC 8985 §7, Linux's `tcp_schedule_loss_probe` / `tcp_send_loss_probe`
+//!   / `tcp_process_tlp_ack`; `tlp`, on by default, with SACK only, in the open and CWR
+//!   states): after new data is sent or an ACK advances SND.UNA the probe timer is set to
+//!   2·SRTT + 2 ms (2·SRTT + the minimum RTO with one segment outstanding; the initial RTO
+//!   before any sample), never later than the RTO. When it fires, one new segment goes out
+//!   regardless of cwnd if the application and the peer's window allow, else the last segment
+//!   sent is retransmitted; the RTO is restarted and no second probe goes until this one is
+//!   answered. A retransmitted probe followed by an ACK beyond the data then sent repaired a
+//!   loss: the controller reduces once, at once (`on_loss` then `on_recovery_end`, Linux's
+//!   CWR entered and left on the same ACK); a pure duplicate ACK at that point says the
+//!   original arrived too (where Linux would read a D-SACK), and nothing is reduced.
 //! - Timeout (RFC 6298 §5, RFC 5681 §3.1): back off, `on_rto` (window 1 SMSS), retransmit
 //!   from the first unacknowledged segment — go-back-N without SACK; with SACK every
 //!   un-SACKed segment is marked lost and NextSeg repairs them under pipe (RFC 6675 §5.1
@@ -163,6 +178,7 @@ struct SendStats {
     fast_retransmits: u64,
     rtos: u64,
     spurious_rtos: u64,
+    loss_probes: u64,
     signals_l1: u64,
     signals_l2: u64,
     rtt_ns: Option<Histogram>,
@@ -234,6 +250,13 @@ pub struct TcpConn {
     /// F-RTO is watching the current timeout recovery.
     frto: bool,
     rack: Rack,
+    /// RACK's reordering timer: segments sent before a delivered one wait for their window.
+    reo_deadline: Time,
+    /// The tail loss probe's timer, and the probe outstanding: SND.NXT when it went and
+    /// whether it was a retransmission (Linux's `tlp_high_seq`, `tlp_retrans`).
+    tlp_deadline: Time,
+    tlp_high_seq: Option<u64>,
+    tlp_retrans: bool,
     /// F-RTO step 2b: this ACK sends new data, not retransmissions.
     frto_new_data: bool,
     rate: RateState,
@@ -252,6 +275,9 @@ pub struct TcpConn {
 }
 
 const DEFAULT_PEER_MSS: u64 = 536;
+/// Added to the probe timeout when more than one segment is outstanding (Linux's
+/// `TCP_TIMEOUT_MIN_US`).
+const TLP_SLACK: Time = 2 * crate::time::MS;
 /// RFC 6298 §5.7: RTO after a handshake retransmission without an RTT sample.
 const RTO_AFTER_SYN_LOSS: Time = 3 * SEC;
 
@@ -318,6 +344,10 @@ impl TcpConn {
             frto: false,
             frto_new_data: false,
             rack: Rack::default(),
+            reo_deadline: NEVER,
+            tlp_deadline: NEVER,
+            tlp_high_seq: None,
+            tlp_retrans: false,
             rate: RateState::default(),
             next_send_at: 0,
             pacing_wait: false,
@@ -391,6 +421,14 @@ impl TcpConn {
     /// Timeouts F-RTO found spurious.
     pub fn spurious_timeouts(&self) -> u64 {
         self.stats.spurious_rtos
+    }
+    /// Tail loss probes sent.
+    pub fn loss_probes(&self) -> u64 {
+        self.stats.loss_probes
+    }
+    /// When the tail loss probe is due (`NEVER`: not armed).
+    pub fn loss_probe_deadline(&self) -> Time {
+        self.tlp_deadline
     }
     pub fn rto_deadline(&self) -> Time {
         self.rto_deadline
@@ -969,6 +1007,19 @@ impl TcpConn {
             self.dupacks += 1;
         }
 
+        // A retransmitted tail loss probe that repaired a loss: one reduction, ended at once.
+        let pure_dup =
+            ack == prior_una && pkt.payload_len == 0 && !window_changed && newly_sacked == 0;
+        if self.tlp_repaired_loss(ack, pure_dup) {
+            self.tlp_reduction(now);
+        }
+        if rack_on && self.rack.advanced() {
+            let reo_wnd = self.rack_reo_wnd();
+            let (lost, timer) = self.rack.detect(&mut self.sb, now, reo_wnd);
+            newly_lost |= lost;
+            self.reo_deadline = timer.unwrap_or(NEVER);
+        }
+
         // Loss recovery, entry side.
         let ends_fast_recovery = self.recovery == Recovery::Fast && ack >= self.recover;
         let mut restart_timer = ack > prior_una;
@@ -981,7 +1032,7 @@ impl TcpConn {
         match self.recovery {
             Recovery::Open | Recovery::Cwr => {
                 let loss = self.dupacks >= self.cfg.dupack_threshold
-                    || (self.sack_ok && self.sb.is_lost(self.sb.base()));
+                    || (self.sack_ok && (newly_lost || self.sb.is_lost(self.sb.base())));
                 let may_recover = ack >= self.recover || self.recovery == Recovery::Cwr;
                 if loss && outstanding && may_recover && !self.sb.is_empty() {
                     self.enter_fast_recovery(ctx, flight_before);
@@ -1021,9 +1072,6 @@ impl TcpConn {
                     self.frto = false;
                 }
             }
-        }
-        if rack_on && self.in_fast_or_timeout_recovery() {
-            newly_lost |= self.rack.detect(&mut self.sb);
         }
         self.sb.prune_resend();
 
@@ -1086,6 +1134,7 @@ impl TcpConn {
             }
         }
         if let Some(prior_cwnd) = enters_cwr {
+            self.tlp_high_seq = None;
             self.recovery = Recovery::Cwr;
             self.recover = snd_max;
             self.recovery_point = snd_max;
@@ -1105,8 +1154,126 @@ impl TcpConn {
 
         if self.snd_una >= self.snd_max_seq() {
             self.rto_deadline = NEVER;
-        } else if restart_timer {
-            self.rto_deadline = now + self.rtt.rto();
+            self.tlp_deadline = NEVER;
+            self.reo_deadline = NEVER;
+        } else {
+            if restart_timer {
+                self.rto_deadline = now + self.rtt.rto();
+            }
+            // Linux's single timer slot: a reordering timer displaces the probe.
+            if self.reo_deadline != NEVER || !self.may_probe() {
+                self.tlp_deadline = NEVER;
+            } else if ack > prior_una {
+                self.schedule_loss_probe(now, true);
+            }
+        }
+    }
+
+    /// RACK's reordering window (Linux's `tcp_rack_reo_wnd` while no reordering was seen).
+    fn rack_reo_wnd(&self) -> Time {
+        let sacked_segs = self.sb.sacked_bytes().div_ceil(self.mss);
+        if self.in_fast_or_timeout_recovery() || sacked_segs >= self.cfg.dupack_threshold as u64 {
+            return 0;
+        }
+        (self.rtt.min_rtt() / 4).min(self.rtt.srtt())
+    }
+
+    /// The reordering timer fired: check again; a loss found outside recovery starts it.
+    fn rack_timeout(&mut self, ctx: &mut Ctx) {
+        let reo_wnd = self.rack_reo_wnd();
+        let (lost, timer) = self.rack.detect(&mut self.sb, ctx.now, reo_wnd);
+        self.reo_deadline = timer.unwrap_or(NEVER);
+        self.sb.prune_resend();
+        if lost && matches!(self.recovery, Recovery::Open | Recovery::Cwr) && !self.sb.is_empty() {
+            let flight = self.flight_size();
+            self.enter_fast_recovery(ctx, flight);
+        }
+    }
+
+    /// Whether a tail loss probe may be armed (Linux: SACK, data outstanding, open or CWR).
+    fn may_probe(&self) -> bool {
+        self.cfg.tlp
+            && self.sack_ok
+            && !self.sb.is_empty()
+            && matches!(self.recovery, Recovery::Open | Recovery::Cwr)
+    }
+
+    /// Arms the probe timer (Linux's `tcp_schedule_loss_probe`); `advancing_rto`: the RTO is
+    /// being restarted now, so the cap is a full RTO rather than what is left of it.
+    fn schedule_loss_probe(&mut self, now: Time, advancing_rto: bool) {
+        if !self.may_probe() {
+            self.tlp_deadline = NEVER;
+            return;
+        }
+        let mut pto = if self.rtt.has_sample() {
+            let outstanding_segs = self.sb.end() - self.sb.base();
+            2 * self.rtt.srtt()
+                + if outstanding_segs == 1 {
+                    self.cfg.min_rto()
+                } else {
+                    TLP_SLACK
+                }
+        } else {
+            self.cfg.initial_rto()
+        };
+        let rto_left = if advancing_rto {
+            self.rtt.rto()
+        } else {
+            self.rto_deadline.saturating_sub(now)
+        };
+        if rto_left > 0 {
+            pto = pto.min(rto_left);
+        }
+        self.tlp_deadline = now + pto;
+    }
+
+    /// The probe timer fired (Linux's `tcp_send_loss_probe`).
+    fn send_loss_probe(&mut self, ctx: &mut Ctx) {
+        if self.tlp_high_seq.is_some() || !self.may_probe() {
+            return;
+        }
+        let (k, retx) = match self.new_segment() {
+            Some(k) => (k, false),
+            None => (self.sb.end() - 1, true),
+        };
+        self.transmit(ctx, k, retx);
+        self.tlp_retrans = retx;
+        self.tlp_high_seq = Some(self.snd_max_seq());
+        self.stats.loss_probes += 1;
+        self.rto_deadline = ctx.now + self.rtt.rto();
+    }
+
+    /// Linux's `tcp_process_tlp_ack`: whether this ACK shows that a retransmitted probe
+    /// repaired a loss (it goes beyond the data sent when the probe went); a new-data probe
+    /// is done with once acknowledged, and a pure duplicate at the probe's point means the
+    /// original had arrived too.
+    fn tlp_repaired_loss(&mut self, ack: u64, pure_dup: bool) -> bool {
+        let Some(high) = self.tlp_high_seq else {
+            return false;
+        };
+        if ack < high {
+            return false;
+        }
+        let repaired = self.tlp_retrans && ack > high;
+        if !self.tlp_retrans || repaired || pure_dup {
+            self.tlp_high_seq = None;
+        }
+        repaired
+    }
+
+    /// The reduction for a loss a probe repaired: Linux enters CWR and leaves it on the same
+    /// ACK with cwnd = ssthresh.
+    fn tlp_reduction(&mut self, now: Time) {
+        self.loss_reductions += 1;
+        self.recovery_point = self.snd_max_seq();
+        if self.recovery == Recovery::Cwr {
+            self.recovery = Recovery::Open;
+            self.prr = None;
+        }
+        let flight = self.flight_size();
+        if let Some(cc) = self.cc.as_mut() {
+            cc.on_loss(now, flight);
+            cc.on_recovery_end(now);
         }
     }
 
@@ -1114,6 +1281,8 @@ impl TcpConn {
         let now = ctx.now;
         let from_cwr = self.recovery == Recovery::Cwr;
         self.recovery = Recovery::Fast;
+        self.tlp_deadline = NEVER;
+        self.tlp_high_seq = None;
         self.partial_ack_seen = false;
         self.stats.fast_retransmits += 1;
         if from_cwr {
@@ -1192,6 +1361,9 @@ impl TcpConn {
 
     fn on_rto(&mut self, ctx: &mut Ctx) {
         self.rto_deadline = NEVER;
+        self.tlp_deadline = NEVER;
+        self.reo_deadline = NEVER;
+        self.tlp_high_seq = None;
         if self.sb.is_empty() {
             return;
         }
@@ -1311,13 +1483,18 @@ impl TcpConn {
         while let Some((k, retx)) = self.next_segment() {
             if ctx.now < self.next_send_at && self.pacing_rate().is_some() {
                 self.pacing_wait = true;
-                self.validate_cwnd(sent);
-                return;
+                break;
             }
             self.transmit(ctx, k, retx);
             sent = true;
         }
         self.validate_cwnd(sent);
+        if sent && self.reo_deadline == NEVER {
+            self.schedule_loss_probe(ctx.now, false);
+        }
+        if self.pacing_wait {
+            return;
+        }
         // Application-limited (delivery-rate draft §3.4): everything written has been sent,
         // no repair is pending and the window is not full.
         if self.send_bytes.is_some()
@@ -1495,6 +1672,14 @@ impl Endpoint for TcpConn {
         if self.state != State::Established {
             return;
         }
+        if self.reo_deadline <= now {
+            self.reo_deadline = NEVER;
+            self.rack_timeout(ctx);
+        }
+        if self.tlp_deadline <= now {
+            self.tlp_deadline = NEVER;
+            self.send_loss_probe(ctx);
+        }
         if self.rto_deadline <= now {
             self.on_rto(ctx);
         }
@@ -1511,7 +1696,11 @@ impl Endpoint for TcpConn {
     fn deadline(&self) -> Time {
         let mut d = self.open_at.min(self.hs_deadline).min(self.app_stop_at);
         if self.state == State::Established {
-            d = d.min(self.rto_deadline).min(self.rcv.delack_deadline);
+            d = d
+                .min(self.rto_deadline)
+                .min(self.rcv.delack_deadline)
+                .min(self.tlp_deadline)
+                .min(self.reo_deadline);
             if self.pacing_wait {
                 d = d.min(self.next_send_at);
             }
@@ -1529,6 +1718,7 @@ impl Endpoint for TcpConn {
             r.packets_sent = Some(self.stats.packets_sent);
             r.retransmissions = Some(self.stats.retransmissions);
             r.rtos = Some(self.stats.rtos);
+            r.loss_probes = Some(self.stats.loss_probes);
             r.signals_l1 = Some(self.stats.signals_l1);
             r.signals_l2 = Some(self.stats.signals_l2);
             if let Some(h) = self.stats.rtt_ns.as_ref().filter(|h| h.count > 0) {
