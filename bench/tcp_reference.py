@@ -47,6 +47,7 @@ FLOW_METRICS = (
     ("goodput", "goodput Mb/s"),
     ("retransmissions", "retransmissions"),
     ("rtos", "timeouts"),
+    ("recoveries", "fast recoveries"),
     ("loss_probes", "tail loss probes"),
     ("rtt_mean", "mean RTT ms"),
 )
@@ -79,6 +80,7 @@ def metrics_from_run(directory: Path, ports: list[str]) -> dict[str, Any]:
             "goodput": (row.get("goodput_bps") or 0.0) * 1e-6,
             "retransmissions": row.get("retransmissions"),
             "rtos": row.get("rtos"),
+            "recoveries": row.get("recoveries"),
             "loss_probes": row.get("loss_probes"),
             "rtt_mean": None if rtt is None else rtt * 1e3,
         }
@@ -101,6 +103,7 @@ def metrics_from_ns3(report: dict[str, Any], flow_names: list[str], port: str) -
             "goodput": f["goodput_bps"] * 1e-6,
             "retransmissions": f["retransmissions"],
             "rtos": f.get("rtos"),
+            "recoveries": None,
             "loss_probes": None,
             "rtt_mean": None,
         }

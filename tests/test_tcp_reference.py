@@ -62,5 +62,5 @@ def test_ns3_report_maps_to_the_scenario_flows():
         "bottleneck": {"dropped": 0, "marked": 100, "mean_queue_pkts": 61.9, "queue_series_pkts": [60, 66, 70]},
     }
     m = ref.metrics_from_ns3(report, ["dctcp.0", "dctcp.1"], "rl->rr")
-    assert m["flows"]["dctcp.1"] == {"goodput": 1.0, "retransmissions": 9, "rtos": 9, "loss_probes": None, "rtt_mean": None}
+    assert m["flows"]["dctcp.1"] == {"goodput": 1.0, "retransmissions": 9, "rtos": 9, "recoveries": None, "loss_probes": None, "rtt_mean": None}
     assert m["ports"]["rl->rr"]["marks"] == 100

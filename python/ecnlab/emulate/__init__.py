@@ -218,6 +218,14 @@ def emulate(
     return _results(p, out, reports, text, fmt, duration)
 
 
+def _host_count(counters: dict[str, dict[str, int]], senders: dict[str, int], host: str, *names: str) -> int | None:
+    """The sum of a host's TcpExt counters `names`, if the host sends one flow only."""
+    c = counters.get(host, {})
+    if senders.get(host) != 1 or not any(f"tcpext_{n}" in c for n in names):
+        return None
+    return sum(c.get(f"tcpext_{n}", 0) for n in names)
+
+
 def _results(p: dict, out: dict, reports: dict[str, dict], text: str, fmt: str, duration: float) -> Results:
     from .. import _tables
 
@@ -233,8 +241,8 @@ def _results(p: dict, out: dict, reports: dict[str, dict], text: str, fmt: str, 
                 errors.append(f"flow {r['name']} ({r['role']}): {r['error']}")
             for t, kind, v in r.get("samples", []):
                 samples.append((t, kind, r["name"], v))
-    # Linux counts tail loss probes per namespace only: a flow gets its host's count when it
-    # is the only flow that host sends.
+    # Linux counts recoveries and tail loss probes per namespace only: a flow gets its host's
+    # counts when it is the only flow that host sends.
     senders: dict[str, int] = {}
     for f in p["flows"]:
         senders[f["src"]] = senders.get(f["src"], 0) + 1
@@ -270,7 +278,8 @@ def _results(p: dict, out: dict, reports: dict[str, dict], text: str, fmt: str, 
                 "retransmissions": sf.get("total_retrans"),
                 "duplicate_segments": sf.get("dsack_dups"),
                 "rtos": sf.get("total_rto") if sf.get("total_rto", -1) >= 0 else None,
-                "loss_probes": counters.get(f["src"], {}).get("tcpext_TCPLossProbes") if senders[f["src"]] == 1 else None,
+                "recoveries": _host_count(counters, senders, f["src"], "TCPSackRecovery", "TCPRenoRecovery"),
+                "loss_probes": _host_count(counters, senders, f["src"], "TCPLossProbes"),
                 "signals_l1": None,
                 "signals_l2": None,
                 "rtt_min_s": sf["min_rtt_us"] * 1e-6 if sf.get("min_rtt_us") else None,
@@ -286,7 +295,7 @@ def _results(p: dict, out: dict, reports: dict[str, dict], text: str, fmt: str, 
             "flow": pl.Int64, "name": pl.Utf8, "transport": pl.Utf8, "scheme": pl.Utf8, "src": pl.Utf8, "dst": pl.Utf8,
             "start_s": pl.Float64, "size_bytes": pl.Int64, "bytes_sent": pl.Int64, "bytes_delivered": pl.Int64,
             "packets_sent": pl.Int64, "packets_received": pl.Int64, "duplicate_segments": pl.Int64, "fct_s": pl.Float64, "goodput_bps": pl.Float64,
-            "retransmissions": pl.Int64, "rtos": pl.Int64, "loss_probes": pl.Int64, "signals_l1": pl.Int64, "signals_l2": pl.Int64,
+            "retransmissions": pl.Int64, "rtos": pl.Int64, "recoveries": pl.Int64, "loss_probes": pl.Int64, "signals_l1": pl.Int64, "signals_l2": pl.Int64,
             "rtt_min_s": pl.Float64, "rtt_mean_s": pl.Float64, "rtt_p95_s": pl.Float64,
             "ce_acked_pkts": pl.Int64, "bytes_retransmitted": pl.Int64,
         },

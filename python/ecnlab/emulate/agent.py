@@ -239,7 +239,9 @@ def tcp_counters() -> dict[str, int]:
     """This namespace's loss-recovery events (/proc/net/netstat TcpExt): tail loss probes
     sent and the losses they repaired, SACK recoveries, timeouts — tcp_info has no per-socket
     count of probes."""
-    names = ("TCPLossProbes", "TCPLossProbeRecovery", "TCPSackRecovery", "TCPTimeouts", "TCPSpuriousRTOs")
+    names = (
+        "TCPLossProbes", "TCPLossProbeRecovery", "TCPSackRecovery", "TCPRenoRecovery", "TCPTimeouts", "TCPSpuriousRTOs",
+    )  # fmt: skip
     return _proc_counters("/proc/net/netstat", {"TcpExt": names})
 
 

@@ -26,6 +26,7 @@ FLOW_METRICS = (
     ("goodput_bps", "goodput Mb/s", 1e-6),
     ("retransmissions", "retransmissions", 1.0),
     ("rtos", "timeouts", 1.0),
+    ("recoveries", "fast recoveries", 1.0),
     ("loss_probes", "tail loss probes", 1.0),
     ("rtt_mean_s", "mean RTT ms", 1e3),
     ("fct_s", "FCT s", 1.0),

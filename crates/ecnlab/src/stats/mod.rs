@@ -246,6 +246,8 @@ pub struct FlowRecord {
     pub goodput_bps: Option<f64>,
     pub retransmissions: Option<u64>,
     pub rtos: Option<u64>,
+    /// Fast recoveries entered (duplicate ACKs, SACK or RACK found a loss), TCP only.
+    pub recoveries: Option<u64>,
     /// Tail loss probes sent (TCP with SACK).
     pub loss_probes: Option<u64>,
     /// Congestion signals the sender acted on, by level (level 1 = ECN/CL1/incipient, 2 =
@@ -301,6 +303,7 @@ impl FlowRecord {
             .retransmissions
             .map(|x| x as i64));
         col!("rtos", I64, |r| r.rtos.map(|x| x as i64));
+        col!("recoveries", I64, |r| r.recoveries.map(|x| x as i64));
         col!("loss_probes", I64, |r| r.loss_probes.map(|x| x as i64));
         col!("signals_l1", I64, |r| r.signals_l1.map(|x| x as i64));
         col!("signals_l2", I64, |r| r.signals_l2.map(|x| x as i64));

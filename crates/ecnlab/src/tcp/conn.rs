@@ -1718,6 +1718,7 @@ impl Endpoint for TcpConn {
             r.packets_sent = Some(self.stats.packets_sent);
             r.retransmissions = Some(self.stats.retransmissions);
             r.rtos = Some(self.stats.rtos);
+            r.recoveries = Some(self.stats.fast_retransmits);
             r.loss_probes = Some(self.stats.loss_probes);
             r.signals_l1 = Some(self.stats.signals_l1);
             r.signals_l2 = Some(self.stats.signals_l2);
