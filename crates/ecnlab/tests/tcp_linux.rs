@@ -560,3 +560,31 @@ fn a_probe_that_repairs_a_loss_reduces_once_at_once() {
     assert_eq!(losses.len(), 1);
     assert!(matches!(calls[losses[0] + 1], Call::RecoveryEnd(_)));
 }
+
+#[test]
+fn a_dsack_for_the_probe_says_nothing_was_lost() {
+    // As above, but segment 60 arrives: only the ACKs of 41..60 are lost (those sent before
+    // the probe). The probe's copy
+    // of 60 is a duplicate, and the receiver's D-SACK for it tells the sender that nothing
+    // was lost, although that ACK is the first to advance SND.UNA. Without D-SACK the sender
+    // cannot tell, and reduces once (as Linux with `tcp_dsack = 0`).
+    let lose = |h: &Harness, dir, p: &Packet, _: usize| {
+        dir == Dir::BtoA && {
+            let a = h.rel_ack_b(p);
+            a > seg(41) && a <= seg(61) && h.a.loss_probes() == 0
+        }
+    };
+    for dsack in [true, false] {
+        let cfg = TcpConfig {
+            rcv_buf: 20 * MSS,
+            dsack,
+            ..Default::default()
+        };
+        let (h, calls, _) = tail_run(cfg, None, 2 * SEC, &lose);
+        assert_eq!(h.a.loss_probes(), 1);
+        assert_eq!(h.a.timeouts(), 0);
+        assert_eq!(sends(&h, 60).len(), 2);
+        let losses = calls.iter().filter(|c| matches!(c, Call::Loss(..))).count();
+        assert_eq!(losses, !dsack as usize, "dsack = {dsack}");
+    }
+}

@@ -89,6 +89,10 @@ pub struct TcpConfig {
     /// Selective acknowledgments (RFC 2018) with RFC 6675 loss recovery when both ends agree;
     /// otherwise NewReno recovery (RFC 6582). Default on.
     pub sack: bool,
+    /// D-SACK (RFC 2883, Linux's `tcp_dsack = 1`): with SACK, the receiver reports a
+    /// duplicate segment in the first SACK block of its next ACK, and the sender reads it
+    /// (a duplicate of a tail loss probe means nothing was lost). Default on.
+    pub dsack: bool,
     /// Timestamps option (RFC 7323): RTT samples from TSecr when both ends agree, otherwise
     /// from segments that were never retransmitted (Karn). Default off, so pure ACKs are 40
     /// bytes as in the papers' setups.
@@ -151,6 +155,7 @@ impl Default for TcpConfig {
             delack_segments: 2,
             delack_timeout_s: 0.04,
             sack: true,
+            dsack: true,
             timestamps: false,
             window_scaling: true,
             rcv_buf: 64 << 20,

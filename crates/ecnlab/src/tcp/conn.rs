@@ -39,8 +39,14 @@
 //!   sent is retransmitted; the RTO is restarted and no second probe goes until this one is
 //!   answered. A retransmitted probe followed by an ACK beyond the data then sent repaired a
 //!   loss: the controller reduces once, at once (`on_loss` then `on_recovery_end`, Linux's
-//!   CWR entered and left on the same ACK); a pure duplicate ACK at that point says the
-//!   original arrived too (where Linux would read a D-SACK), and nothing is reduced.
+//!   CWR entered and left on the same ACK); a D-SACK of the probe's segment (or, with
+//!   `dsack` off, a pure duplicate ACK at that point) says the original arrived too, and
+//!   nothing is reduced.
+//! - D-SACK (RFC 2883, `dsack`, on by default): the receiver reports a duplicate segment in
+//!   the first SACK block of its next ACK; the sender recognises it (below the cumulative ACK,
+//!   or inside the second block), takes no SACK information from it and uses it for the
+//!   tail loss probe only — Linux's D-SACK undo of a spurious fast retransmit and its growth
+//!   of RACK's reordering window are not modelled (the simulator reorders nothing).
 //! - Timeout (RFC 6298 §5, RFC 5681 §3.1): back off, `on_rto` (window 1 SMSS), retransmit
 //!   from the first unacknowledged segment — go-back-N without SACK; with SACK every
 //!   un-SACKed segment is marked lost and NextSeg repairs them under pipe (RFC 6675 §5.1
@@ -74,7 +80,7 @@
 //!   retransmission without a sample the RTO is at least 3 s (RFC 6298 §5.7).
 //! - Receiver: immediate ACK for out-of-order, duplicate or gap-filling segments, for a FIN,
 //!   and when the codec asks; otherwise every `delack_segments` in-order segments or after
-//!   `delack_timeout_s` (RFC 5681 §4.2). No D-SACK (RFC 2883), no quick-ack mode.
+//!   `delack_timeout_s` (RFC 5681 §4.2). No quick-ack mode.
 //! - Controller calls per ACK: entering fast recovery (`on_loss`) first, then the codec's
 //!   signal (`on_signal`), then `on_ack` if the ACK acknowledged (or SACKed) new bytes, then
 //!   `on_recovery_end` if the ACK ended fast recovery — so the ACK that ends recovery is
@@ -600,10 +606,16 @@ impl TcpConn {
         if self.ts_ok {
             t.timestamp = Some((self.ts_now(ctx.now), self.rcv.ts_recent));
         }
-        if self.sack_ok && self.rcv.has_ooo() && flags & TcpFlags::SYN == 0 {
+        let dsack = self.rcv.dsack.filter(|_| self.cfg.dsack);
+        if self.sack_ok && (self.rcv.has_ooo() || dsack.is_some()) && flags & TcpFlags::SYN == 0 {
             let max = if self.ts_ok { 3 } else { MAX_SACK_BLOCKS };
             let mut blocks = [(0u64, 0u64); MAX_SACK_BLOCKS];
-            let n = self.rcv.sack_blocks(max, &mut blocks);
+            let mut n = 0;
+            if let Some(d) = dsack {
+                blocks[0] = d;
+                n = 1;
+            }
+            n += self.rcv.sack_blocks(max - n, &mut blocks[n..]);
             for (i, &(l, r)) in blocks[..n].iter().enumerate() {
                 t.sack[i] = (
                     self.irs.wrapping_add(l as u32),
@@ -937,8 +949,16 @@ impl TcpConn {
         }
         let mut newly_sacked = 0u64;
         let mut newly_lost = false;
+        let mut dsack_tlp = false;
         if self.sack_ok && t.sack_count > 0 {
-            for &(l, r) in t.sack_blocks() {
+            let blocks = t.sack_blocks();
+            let mut blocks = blocks.iter();
+            if let Some((l, r)) = self.dsack_block(blocks.as_slice()) {
+                blocks.next();
+                // Linux's FLAG_DSACK_TLP: one segment, ending where the probe left SND.NXT.
+                dsack_tlp = r - l <= self.mss && self.tlp_high_seq == Some(r);
+            }
+            for &(l, r) in blocks {
                 let l = unwrap32(self.snd_una, l.wrapping_sub(self.iss)).max(self.snd_una);
                 let r = unwrap32(self.snd_una, r.wrapping_sub(self.iss));
                 if r <= l || r > snd_max {
@@ -1010,7 +1030,7 @@ impl TcpConn {
         // A retransmitted tail loss probe that repaired a loss: one reduction, ended at once.
         let pure_dup =
             ack == prior_una && pkt.payload_len == 0 && !window_changed && newly_sacked == 0;
-        if self.tlp_repaired_loss(ack, pure_dup) {
+        if self.tlp_repaired_loss(ack, pure_dup, dsack_tlp) {
             self.tlp_reduction(now);
         }
         if rack_on && self.rack.advanced() {
@@ -1178,6 +1198,21 @@ impl TcpConn {
         (self.rtt.min_rtt() / 4).min(self.rtt.srtt())
     }
 
+    /// The first SACK block, unwrapped, if it is a D-SACK (RFC 2883 §4: below the cumulative
+    /// ACK, or inside the second block).
+    fn dsack_block(&self, blocks: &[(u32, u32)]) -> Option<(u64, u64)> {
+        let unwrap = |x: u32| unwrap32(self.snd_una, x.wrapping_sub(self.iss));
+        let &(l, r) = blocks.first()?;
+        let (l, r) = (unwrap(l), unwrap(r));
+        if r <= l {
+            return None;
+        }
+        let inside_second = blocks
+            .get(1)
+            .is_some_and(|&(l2, r2)| unwrap(l2) <= l && r <= unwrap(r2));
+        (r <= self.snd_una || inside_second).then_some((l, r))
+    }
+
     /// The reordering timer fired: check again; a loss found outside recovery starts it.
     fn rack_timeout(&mut self, ctx: &mut Ctx) {
         let reo_wnd = self.rack_reo_wnd();
@@ -1245,17 +1280,17 @@ impl TcpConn {
 
     /// Linux's `tcp_process_tlp_ack`: whether this ACK shows that a retransmitted probe
     /// repaired a loss (it goes beyond the data sent when the probe went); a new-data probe
-    /// is done with once acknowledged, and a pure duplicate at the probe's point means the
-    /// original had arrived too.
-    fn tlp_repaired_loss(&mut self, ack: u64, pure_dup: bool) -> bool {
+    /// is done with once acknowledged, and a D-SACK of the probe or a pure duplicate at its
+    /// point means the original had arrived too.
+    fn tlp_repaired_loss(&mut self, ack: u64, pure_dup: bool, dsack_tlp: bool) -> bool {
         let Some(high) = self.tlp_high_seq else {
             return false;
         };
         if ack < high {
             return false;
         }
-        let repaired = self.tlp_retrans && ack > high;
-        if !self.tlp_retrans || repaired || pure_dup {
+        let repaired = self.tlp_retrans && !dsack_tlp && ack > high;
+        if !self.tlp_retrans || dsack_tlp || repaired || pure_dup {
             self.tlp_high_seq = None;
         }
         repaired

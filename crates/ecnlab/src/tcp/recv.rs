@@ -1,5 +1,7 @@
 //! The receiving half of a connection: reassembly (in-order point plus out-of-order
-//! intervals), SACK block generation (RFC 2018 §4) and the delayed-ACK counters.
+//! intervals), SACK block generation (RFC 2018 §4) with D-SACK (RFC 2883: the next ACK after
+//! a duplicate segment reports it in its first block, Linux's `tcp_dsack_set`) and the
+//! delayed-ACK counters.
 
 use super::seq::IntervalSet;
 use crate::time::{Time, NEVER};
@@ -37,6 +39,8 @@ pub struct Receiver {
     pub last_ack_sent: u64,
     /// RFC 7323 TS.Recent.
     pub ts_recent: u32,
+    /// A duplicate segment's range, for the first SACK block of the next ACK (RFC 2883).
+    pub dsack: Option<(u64, u64)>,
     pub segs_received: u64,
     pub dup_segs: u64,
     pub ooo_segs: u64,
@@ -55,6 +59,7 @@ impl Default for Receiver {
             ack_now: false,
             last_ack_sent: 0,
             ts_recent: 0,
+            dsack: None,
             segs_received: 0,
             dup_segs: 0,
             ooo_segs: 0,
@@ -68,12 +73,14 @@ impl Receiver {
         self.segs_received += 1;
         if e <= self.rcv_nxt {
             self.dup_segs += 1;
+            self.dsack = Some((s, e));
             return Arrival::Duplicate;
         }
         if s > self.rcv_nxt {
             self.ooo_segs += 1;
             if self.ooo.containing(s).is_some_and(|(_, b)| b >= e) {
                 self.dup_segs += 1;
+                self.dsack = Some((s, e));
             }
             let (bs, be) = self.ooo.insert(s, e);
             // The block holding the newest segment goes first (RFC 2018 §4); entries that now
@@ -91,6 +98,9 @@ impl Receiver {
             self.recent[0] = s;
             self.n_recent += 1;
             return Arrival::OutOfOrder;
+        }
+        if s < self.rcv_nxt {
+            self.dsack = Some((s, self.rcv_nxt));
         }
         let filled_gap = !self.ooo.is_empty();
         self.rcv_nxt = e;
@@ -162,6 +172,7 @@ impl Receiver {
         self.delack_deadline = NEVER;
         self.ack_now = false;
         self.last_ack_sent = self.rcv_nxt;
+        self.dsack = None;
     }
 }
 
@@ -191,6 +202,12 @@ mod tests {
         let n = r.sack_blocks(2, &mut b);
         assert_eq!(n, 2);
         assert_eq!(r.receive(1, 101), Arrival::Duplicate);
+        assert_eq!(r.dsack, Some((1, 101)));
+        r.on_ack_sent();
+        assert_eq!(r.dsack, None);
+        // A segment inside a held block is a duplicate too (the block follows it in the ACK).
+        assert_eq!(r.receive(301, 401), Arrival::OutOfOrder);
+        assert_eq!(r.dsack, Some((301, 401)));
         // Filling the first hole delivers through 401.
         assert_eq!(r.receive(101, 201), Arrival::InOrder { filled_gap: true });
         assert_eq!(r.rcv_nxt, 401);
