@@ -238,32 +238,40 @@ fn rtt_samples_come_from_the_first_newly_acknowledged_segment() {
     );
 }
 
-/// A bulk NewReno transfer (window-limited to 20 segments, below the path's 25: no queue,
-/// RTO ≈ 220 ms) whose packets sent in [1 s, 1.03 s), one round trip and more, take 400 ms
-/// longer — a delay spike, nothing lost or reordered: the timer fires although nothing was
-/// lost.
-fn delay_spike(frto: bool) -> (Harness, Vec<Call>, u64) {
+/// A bulk NewReno transfer, window-limited to 20 segments (below the path's 25: no queue,
+/// RTO ≈ 220 ms), whose packets sent in [1 s, 1 s + `span`) take `delay` − 10 ms longer —
+/// a delay spike, nothing lost or reordered; runs until `until`.
+fn delay_spike(cfg: TcpConfig, delay: Time, span: Time, until: Time) -> (Harness, Vec<Call>, u64) {
     let cfg = TcpConfig {
-        frto,
-        tlp: false,
         rcv_buf: 20 * MSS,
-        ..Default::default()
+        ..cfg
     };
     let (probe, log) = Probe::new(NewReno::new(1000, NewRenoConfig::default()).unwrap());
     let mut h = path(cfg, None, Box::new(probe), "none");
     h.run_clean(SEC);
     let window_before = h.a.controller().unwrap().window();
-    h.delay = 410 * MS;
-    h.run_clean(SEC + 30 * MS);
+    h.delay = delay;
+    h.run_clean(SEC + span);
     h.delay = 10 * MS;
-    h.run_clean(3 * SEC);
+    h.run_clean(until);
     let calls = log.borrow().clone();
     (h, calls, window_before)
 }
 
+/// A spike of 400 ms over one round trip and more: the timer fires although nothing was lost
+/// (the tail loss probe off, so that the timer is what answers the silence).
+fn timeout_spike(frto: bool) -> (Harness, Vec<Call>, u64) {
+    let cfg = TcpConfig {
+        frto,
+        tlp: false,
+        ..Default::default()
+    };
+    delay_spike(cfg, 410 * MS, 30 * MS, 3 * SEC)
+}
+
 #[test]
 fn frto_finds_a_spurious_timeout_and_undoes_it() {
-    let (h, calls, window_before) = delay_spike(true);
+    let (h, calls, window_before) = timeout_spike(true);
     assert_eq!(h.a.timeouts(), 1);
     assert_eq!(h.a.spurious_timeouts(), 1);
     // Only the head was resent; the window came back to where it was.
@@ -276,7 +284,7 @@ fn frto_finds_a_spurious_timeout_and_undoes_it() {
     assert!(h.a.controller().unwrap().window() >= window_before);
 
     // Without F-RTO the same spike resends everything that was in flight.
-    let (h, calls, _) = delay_spike(false);
+    let (h, calls, _) = timeout_spike(false);
     assert_eq!(h.a.timeouts(), 1);
     assert_eq!(h.a.spurious_timeouts(), 0);
     assert!(!calls.iter().any(|c| matches!(c, Call::SpuriousTimeout(_))));
@@ -507,25 +515,14 @@ fn a_lost_tail_is_found_by_a_probe_not_by_the_timeout() {
 
 #[test]
 fn a_probe_answered_by_the_original_reduces_nothing() {
-    // A window-limited transfer (20 segments, below the path's 25) whose packets sent in
-    // [1 s, 1.01 s) take 60 ms longer: the probe fires during the silence and resends the
-    // last segment, which had not been lost. The duplicate's ACK tells the sender so.
-    let cfg = TcpConfig {
-        rcv_buf: 20 * MSS,
-        ..Default::default()
-    };
-    let (probe, log) = Probe::new(NewReno::new(1000, NewRenoConfig::default()).unwrap());
-    let mut h = path(cfg, None, Box::new(probe), "none");
-    h.run_clean(SEC);
-    let window_before = h.a.controller().unwrap().window();
-    h.delay = 70 * MS;
-    h.run_clean(SEC + 10 * MS);
-    h.delay = 10 * MS;
-    h.run_clean(2 * SEC);
+    // The window-limited transfer's packets sent in [1 s, 1.01 s) take 60 ms longer: the
+    // probe fires during the silence and resends the last segment, which had not been lost.
+    // The duplicate's ACK tells the sender so.
+    let (h, calls, window_before) = delay_spike(TcpConfig::default(), 70 * MS, 10 * MS, 2 * SEC);
     assert_eq!(h.a.loss_probes(), 1);
     assert_eq!(h.a.retransmissions(), 1);
     assert_eq!(h.a.timeouts(), 0);
-    assert!(!log.borrow().iter().any(|c| matches!(c, Call::Loss(..))));
+    assert!(!calls.iter().any(|c| matches!(c, Call::Loss(..))));
     assert!(h.a.controller().unwrap().window() >= window_before);
 }
 
