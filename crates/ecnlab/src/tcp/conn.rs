@@ -432,10 +432,6 @@ impl TcpConn {
     pub fn loss_probes(&self) -> u64 {
         self.stats.loss_probes
     }
-    /// When the tail loss probe is due (`NEVER`: not armed).
-    pub fn loss_probe_deadline(&self) -> Time {
-        self.tlp_deadline
-    }
     pub fn rto_deadline(&self) -> Time {
         self.rto_deadline
     }

@@ -93,6 +93,22 @@ impl Rack {
         let Some(latest) = self.latest else {
             return (false, None);
         };
+        // Retransmissions since acknowledged, resent or lost again are dropped first. Then,
+        // with nothing SACKed and no retransmission in flight, everything sent before the
+        // latest delivery has been acknowledged: the common case of an ACK in order.
+        while let Some(&(k, sent)) = self.retransmitted.front() {
+            if k >= sb.base() && {
+                let s = sb.get(k);
+                s.sent == sent && !s.has(SACKED) && s.has(RTX_IN_FLIGHT)
+            } {
+                break;
+            }
+            self.retransmitted.pop_front();
+        }
+        if !sb.any_sacked() && self.retransmitted.is_empty() {
+            self.scan = self.scan.max(sb.base());
+            return (false, None);
+        }
         let expiry = |sent: Time| sent + self.rtt + reo_wnd;
         let mut any = false;
         let mut last_pending: Option<Time> = None;
