@@ -37,3 +37,38 @@ def test_mahimahi_lines_carry_the_rates():
     lines = mahimahi_lines([24e6, 12e6], 0.01)
     assert lines.count(1) == 2 and lines.count(15) == 1 and lines[-1] == 20
     assert len(lines) == 30
+
+
+def test_mobility_trace_command_writes_the_models_rates(tmp_path, capsys):
+    from ecnlab.cli import main
+
+    out = tmp_path / "walk.trace"
+    assert main(["mobility-trace", str(out), "--duration", "2", "--seed", "7", "--quiet"]) == 0
+    first = out.read_text()
+    assert main(["mobility-trace", str(out), "--duration", "2", "--seed", "7", "--quiet"]) == 0
+    assert out.read_text() == first  # seeded: the same file again
+    lines = [int(x) for x in first.split()]
+    rates = MobilityModel().rates_bps(2, 7)
+    # The trace carries the model's mean rate (to one opportunity) and lasts 2 s.
+    assert lines[-1] == 2000
+    assert abs(len(lines) * 1500 * 8 / 2.0 - statistics.mean(rates)) <= 1500 * 8 / 2.0
+    assert lines == mahimahi_lines(rates, 0.01)
+
+
+def test_mobility_trace_command_refuses_bad_options_by_name(tmp_path, capsys):
+    from ecnlab.cli import main
+
+    out = tmp_path / "walk.trace"
+    cases = [
+        (["--speed-min", "2", "--speed-max", "1"], "--speed-min"),
+        (["--efficiency", "1.5"], "--efficiency"),
+        (["--fading-db", "-3"], "--fading-db"),
+        (["--step", "0.0015"], "--step"),
+        (["--step", "5", "--duration", "1"], "--step"),
+    ]
+    for extra, name in cases:
+        assert main(["mobility-trace", str(out), *extra]) == 2, extra
+        assert name in capsys.readouterr().err
+        assert not out.exists()
+    assert main(["mobility-trace", str(tmp_path / "missing" / "x.trace")]) == 2
+    assert "no such directory" in capsys.readouterr().err

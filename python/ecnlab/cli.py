@@ -137,6 +137,58 @@ def cmd_emulate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _pos_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not (v > 0 and v < float("inf")):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return v
+
+
+def cmd_mobility_trace(args: argparse.Namespace) -> int:
+    from .wireless import MobilityModel, mahimahi_lines, write_mahimahi
+
+    out = Path(args.out)
+    if out.is_dir():
+        raise _UsageError(f"{out}: is a directory; give the trace file's path")
+    if not out.parent.is_dir():
+        raise _UsageError(f"{out.parent}: no such directory")
+    if args.mtu < 64:
+        raise _UsageError(f"--mtu: at least 64 bytes, got {args.mtu}")
+    model = MobilityModel(
+        clients=args.clients,
+        side_m=args.side,
+        speed_min=args.speed_min,
+        speed_max=args.speed_max,
+        fading_db=args.fading_db,
+        efficiency=args.efficiency,
+        step_s=args.step,
+    )
+    if not 0 < model.efficiency <= 1:
+        raise _UsageError(f"--efficiency: must be in (0, 1], got {model.efficiency}")
+    if not 0 <= model.fading_db < float("inf"):
+        raise _UsageError(f"--fading-db: must be a non-negative number of dB, got {model.fading_db}")
+    step_ms = model.step_s * 1e3
+    if abs(step_ms - round(step_ms)) > 1e-9 or model.step_s > args.duration:
+        raise _UsageError(f"--step: a whole number of milliseconds, at most --duration, got {model.step_s:g} s")
+    try:
+        rates = model.rates_bps(args.duration, args.seed)
+    except ValueError as e:
+        raise _UsageError(str(e).replace("speed_", "--speed-").replace("step_s", "--step").replace("duration_s", "--duration")) from None
+    write_mahimahi(out, rates, model.step_s, args.mtu)
+    if not args.quiet:
+        n = len(mahimahi_lines(rates, model.step_s, args.mtu))
+        mean = sum(rates) / len(rates)
+        print(
+            f"wrote {out}: {n} delivery opportunities of {args.mtu} bytes in {args.duration:g} s "
+            f"(then repeating); capacity mean {mean / 1e6:.1f} Mb/s, per {model.step_s * 1e3:g} ms "
+            f"step {min(rates) / 1e6:.1f}–{max(rates) / 1e6:.1f} Mb/s"
+        )
+    return EXIT_OK
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     from . import results
 
@@ -379,6 +431,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rp.add_argument("--quiet", "-q", action="store_true")
     rp.set_defaults(func=cmd_reproduce)
+
+    mt = sub.add_parser(
+        "mobility-trace",
+        help="write a mahimahi capacity trace of clients moving around an access point",
+        description="Generate the wireless hop's capacity for clients moving by random waypoint "
+        "around an access point (log-distance path loss, a random loss per step, the 802.11ax "
+        "MCS table, a MAC efficiency, the harmonic mean over clients: ecnlab.wireless) and "
+        "write it as a mahimahi trace (one line per delivery opportunity of one MTU, in ms), "
+        "for a link's `trace`. The same options and seed give the same file. This models the "
+        "hop by its capacity, not a MAC/PHY.",
+    )
+    mt.add_argument("out", metavar="FILE", help="trace file to write (replaced if it exists)")
+    mt.add_argument("--duration", type=_pos_float, default=60.0, metavar="S", help="seconds of trace (default 60)")
+    mt.add_argument("--clients", type=_pos_int, default=2, metavar="N", help="moving clients sharing the medium (default 2)")
+    mt.add_argument("--seed", type=_nonneg_int, default=1, metavar="N", help="random seed (default 1)")
+    mt.add_argument("--side", type=_pos_float, default=10.0, metavar="M", help="side of the square around the AP, metres (default 10)")
+    mt.add_argument("--speed-min", type=_pos_float, default=0.5, metavar="M/S", help="slowest walking speed (default 0.5)")
+    mt.add_argument("--speed-max", type=_pos_float, default=1.5, metavar="M/S", help="fastest walking speed (default 1.5)")
+    mt.add_argument("--fading-db", type=float, default=30.0, metavar="DB", help="random loss per step, uniform in [0, DB] (default 30)")
+    mt.add_argument("--efficiency", type=_pos_float, default=0.6, metavar="F", help="MAC efficiency in (0, 1] (default 0.6)")
+    mt.add_argument("--step", type=_pos_float, default=0.01, metavar="S", help="seconds per capacity step (default 0.01)")
+    mt.add_argument("--mtu", type=_pos_int, default=1500, metavar="BYTES", help="bytes per delivery opportunity (default 1500)")
+    mt.add_argument("--quiet", "-q", action="store_true", help="no summary line")
+    mt.set_defaults(func=cmd_mobility_trace)
 
     from . import bench
 
