@@ -489,6 +489,15 @@ fn a_lost_tail_is_found_by_a_probe_not_by_the_timeout() {
         .max()
         .unwrap();
     assert_eq!(t_probe - last_ack, 2 * srtt + 2 * MS);
+    // 98 and 99 were sent long before the probe, so its SACK makes RACK declare them lost
+    // at once (their reordering window has long passed): both go again on that ACK.
+    let t_sack = h
+        .arrived
+        .iter()
+        .find(|t| t.dir == Dir::BtoA && t.time > t_probe && t.pkt.tcp().unwrap().sack_count > 0)
+        .unwrap()
+        .time;
+    assert_eq!((sends(&h, 98)[1], sends(&h, 99)[1]), (t_sack, t_sack));
     // One reduction, by fast recovery, as RACK found the loss.
     let losses = calls.iter().filter(|c| matches!(c, Call::Loss(..))).count();
     assert_eq!(losses, 1);
@@ -584,4 +593,52 @@ fn a_dsack_for_the_probe_says_nothing_was_lost() {
         let losses = calls.iter().filter(|c| matches!(c, Call::Loss(..))).count();
         assert_eq!(losses, !dsack as usize, "dsack = {dsack}");
     }
+}
+
+#[test]
+fn a_hole_with_two_segments_after_it_waits_for_racks_reordering_window() {
+    // Segment 98 of 100 is lost once: 99 and 100 arrive and are SACKed, two segments, below
+    // the duplicate threshold. RACK holds 98 for min(min_rtt/4, SRTT) after the RTT of the
+    // last delivery, then (Linux's timer slack: + 2 ms) declares it lost and fast recovery
+    // resends it — no probe, no timeout.
+    let hole = |h: &Harness, dir, p: &Packet, n: usize| {
+        dir == Dir::AtoB && n == 0 && p.payload_len > 0 && h.rel_seq_a(p) == seg(98)
+    };
+    let (h, calls, _) = tail_run(TcpConfig::default(), Some(100), 3 * SEC, &hole);
+    assert_eq!(h.b.bytes_delivered(), 100 * MSS);
+    assert_eq!(
+        (h.a.timeouts(), h.a.loss_probes(), h.a.retransmissions()),
+        (0, 0, 1)
+    );
+    let sack_of_100 = h
+        .arrived
+        .iter()
+        .filter(|t| t.dir == Dir::BtoA && t.pkt.tcp().unwrap().sack_count > 0)
+        .find(|t| {
+            let tcp = t.pkt.tcp().unwrap();
+            tcp.sack_blocks()
+                .iter()
+                .any(|&(_, r)| r.wrapping_sub(0xFFFF_F000) as u64 >= seg(100) + MSS)
+        })
+        .unwrap()
+        .time;
+    let rack_rtt = sack_of_100 - sends(&h, 100)[0];
+    let reo_wnd = (h.a.rtt().min_rtt() / 4).min(h.a.rtt().srtt());
+    assert_eq!(
+        sends(&h, 98)[1],
+        sends(&h, 98)[0] + rack_rtt + reo_wnd + 2 * MS
+    );
+    assert_eq!(
+        calls.iter().filter(|c| matches!(c, Call::Loss(..))).count(),
+        1
+    );
+
+    // RFC 6675's rules alone (RACK off) cannot count three SACKed segments here: the probe
+    // resends 100, which adds no new SACK, and the timer repairs the hole.
+    let cfg = TcpConfig {
+        rack: false,
+        ..Default::default()
+    };
+    let (h2, _, _) = tail_run(cfg, Some(100), 3 * SEC, &hole);
+    assert_eq!(h2.a.timeouts(), 1);
 }

@@ -1187,8 +1187,9 @@ impl TcpConn {
 
     /// RACK's reordering window (Linux's `tcp_rack_reo_wnd` while no reordering was seen).
     fn rack_reo_wnd(&self) -> Time {
-        let sacked_segs = self.sb.sacked_bytes().div_ceil(self.mss);
-        if self.in_fast_or_timeout_recovery() || sacked_segs >= self.cfg.dupack_threshold as u64 {
+        if self.in_fast_or_timeout_recovery()
+            || self.sb.sacked_segs() >= self.cfg.dupack_threshold as u64
+        {
             return 0;
         }
         (self.rtt.min_rtt() / 4).min(self.rtt.srtt())

@@ -75,6 +75,7 @@ pub struct Scoreboard {
     sacked: IntervalSet,
     pipe: u64,
     sacked_bytes: u64,
+    sacked_segs: u64,
     /// Segments below this have been checked against the IsLost rule.
     lost_scan: u64,
     /// Lost segments to be retransmitted, lowest first; entries that no longer need it
@@ -108,6 +109,10 @@ impl Scoreboard {
     }
     pub fn sacked_bytes(&self) -> u64 {
         self.sacked_bytes
+    }
+    /// SACKed segments not yet cumulatively acknowledged (Linux's `sacked_out`).
+    pub fn sacked_segs(&self) -> u64 {
+        self.sacked_segs
     }
     #[inline]
     pub fn get(&self, k: u64) -> &Seg {
@@ -182,6 +187,7 @@ impl Scoreboard {
         self.pipe -= s.pipe_share();
         if s.has(SACKED) {
             self.sacked_bytes -= s.len as u64;
+            self.sacked_segs -= 1;
         }
         self.base += 1;
         self.sacked.remove_below(self.base);
@@ -233,6 +239,7 @@ impl Scoreboard {
         let seg = *s;
         self.pipe -= share;
         self.sacked_bytes += seg.len as u64;
+        self.sacked_segs += 1;
         f(k, &seg);
     }
 
