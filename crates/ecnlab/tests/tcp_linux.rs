@@ -642,3 +642,47 @@ fn a_hole_with_two_segments_after_it_waits_for_racks_reordering_window() {
     let (h2, _, _) = tail_run(cfg, Some(100), 3 * SEC, &hole);
     assert_eq!(h2.a.timeouts(), 1);
 }
+
+#[test]
+fn an_autotuned_receiver_opens_its_window_as_data_is_read() {
+    // Linux's receive-buffer autotuning (opt-in): the first ACKs offer about the handshake's
+    // 64 KB,
+    // the window then follows what is read per round trip, and the sender never has more
+    // in flight than the window it was offered.
+    let cfg = TcpConfig {
+        rcv_autotune: true,
+        ..Default::default()
+    };
+    let cc = NewReno::new(1000, NewRenoConfig::default()).unwrap();
+    let mut h = path(cfg, None, Box::new(cc), "none");
+    let mut offered = Vec::new();
+    let mut worst_excess = i64::MIN;
+    let mut wnd = u64::MAX;
+    h.run(3 * SEC, &mut |h: &Harness, dir, p: &mut Packet| {
+        let t = p.tcp().unwrap();
+        match dir {
+            Dir::BtoA if !t.flags.has(ecnlab::wire::TcpFlags::SYN) => {
+                // The harness's receiver scales by 2^11 (64 MiB buffer).
+                wnd = (t.window as u64) << 11;
+                offered.push((h.now, wnd, h.rel_ack_b(p)));
+            }
+            Dir::AtoB if p.payload_len > 0 && wnd != u64::MAX => {
+                let end = h.rel_seq_a(p) + p.payload_len as u64;
+                let acked = offered.last().map_or(1, |o| o.2);
+                worst_excess = worst_excess.max(end as i64 - (acked + wnd) as i64);
+            }
+            _ => {}
+        }
+        true
+    });
+    // The first ACK covers two segments: 65535 + 2 × 2 MSS, in 2 KiB units.
+    let first = offered[0].1;
+    assert_eq!(first, (65_535 + 4 * MSS) >> 11 << 11);
+    let last = offered.last().unwrap().1;
+    // Above the initial buffer's 131072 × 0.62 = 81264: it grew with what was read.
+    assert!(last > 100_000, "window after 3 s: {last}");
+    assert!(
+        worst_excess <= 0,
+        "sent {worst_excess} bytes beyond the offered window"
+    );
+}

@@ -99,6 +99,17 @@ pub struct TcpConfig {
     pub timestamps: bool,
     /// Window scaling (RFC 7323 §2). Default on.
     pub window_scaling: bool,
+    /// Linux's receive-buffer autotuning (see [`super::rcvbuf`]): the advertised window
+    /// starts from `rcv_buf_initial` and follows twice what was read per round trip, up to
+    /// `rcv_buf`. Off: the whole `rcv_buf` is advertised from the start. Default off: the
+    /// model does not yet grow as fast as Linux 6.18's receiver (see the module's notes).
+    pub rcv_autotune: bool,
+    /// With `rcv_autotune`: the initial buffer (Linux's `tcp_rmem[1]`; `rcv_buf` if that is
+    /// smaller). Default 131072.
+    pub rcv_buf_initial: u64,
+    /// With `rcv_autotune`: window bytes per buffer byte (Linux's `scaling_ratio`, set by the
+    /// receiving device's buffer sizes). Default 0.62 (the emulation's TUN devices).
+    pub rcv_space_ratio: f64,
     /// Receive buffer in bytes, advertised as the receive window. The application reads
     /// in-order data at once, so the advertised window is always the whole buffer
     /// (out-of-order data is not charged against it). Default 64 MiB.
@@ -158,6 +169,9 @@ impl Default for TcpConfig {
             dsack: true,
             timestamps: false,
             window_scaling: true,
+            rcv_autotune: false,
+            rcv_buf_initial: 131_072,
+            rcv_space_ratio: 0.62,
             rcv_buf: 64 << 20,
             limited_transmit: true,
             dupack_threshold: 3,
@@ -233,6 +247,18 @@ impl TcpConfig {
                 self.rcv_buf
             ));
         }
+        if !(self.rcv_space_ratio > 0.0 && self.rcv_space_ratio <= 1.0) {
+            return Err(format!(
+                "rcv_space_ratio: must be in (0, 1], got {}",
+                self.rcv_space_ratio
+            ));
+        }
+        if self.rcv_buf_initial < self.mss as u64 {
+            return Err(format!(
+                "rcv_buf_initial: must hold at least one segment ({} bytes), got {}",
+                self.mss, self.rcv_buf_initial
+            ));
+        }
         for (name, v) in [
             ("pacing_ss_ratio", self.pacing_ss_ratio),
             ("pacing_ca_ratio", self.pacing_ca_ratio),
@@ -298,5 +324,9 @@ mod tests {
         assert!(c.validate().unwrap_err().starts_with("delack_timeout_s"));
         let c: TcpConfig = toml::from_str("window_scaling = false").unwrap();
         assert!(c.validate().unwrap_err().starts_with("rcv_buf"));
+        let c: TcpConfig = toml::from_str("rcv_space_ratio = 1.5").unwrap();
+        assert!(c.validate().unwrap_err().starts_with("rcv_space_ratio"));
+        let c: TcpConfig = toml::from_str("rcv_buf_initial = 10").unwrap();
+        assert!(c.validate().unwrap_err().starts_with("rcv_buf_initial"));
     }
 }

@@ -112,6 +112,7 @@ use super::config::{CwndReduction, RtoFloor, RttSampleFrom, TcpConfig};
 use super::prr::Prr;
 use super::rack::Rack;
 use super::rate::{RateSample, RateState};
+use super::rcvbuf::RcvAutotune;
 use super::recv::{Arrival, Receiver};
 use super::rtt::RttEstimator;
 use super::scoreboard::{Scoreboard, Seg, RETRANSMITTED, RTX_IN_FLIGHT, SACKED};
@@ -271,6 +272,8 @@ pub struct TcpConn {
 
     // Receiving half.
     rcv: Receiver,
+    /// The advertised window under Linux's autotuning (`rcv_autotune`), from the handshake.
+    autotune: Option<RcvAutotune>,
     last_delivery: Time,
     /// One-way delay of every data segment that arrived (the receiving side only), ns.
     owd_ns: Option<Histogram>,
@@ -358,6 +361,7 @@ impl TcpConn {
             next_send_at: 0,
             pacing_wait: false,
             rcv: Receiver::default(),
+            autotune: None,
             last_delivery: 0,
             owd_ns: (!has_cc).then(Histogram::default),
             stats: SendStats {
@@ -597,7 +601,11 @@ impl TcpConn {
         t.window = if flags & TcpFlags::SYN != 0 {
             self.cfg.rcv_buf.min(u16::MAX as u64) as u16
         } else {
-            (self.cfg.rcv_buf >> self.rcv_wscale).min(u16::MAX as u64) as u16
+            let wnd = self
+                .autotune
+                .as_ref()
+                .map_or(self.cfg.rcv_buf, |a| a.window().min(self.cfg.rcv_buf));
+            (wnd >> self.rcv_wscale).min(u16::MAX as u64) as u16
         };
         if self.ts_ok {
             t.timestamp = Some((self.ts_now(ctx.now), self.rcv.ts_recent));
@@ -715,7 +723,7 @@ impl TcpConn {
             self.rtt_sample(ctx.now - self.hs_sent_at);
         }
         self.codec.handshake_in(Handshake::SynAck, pkt);
-        self.establish();
+        self.establish(ctx.now);
         self.send_handshake_ack(ctx);
     }
 
@@ -736,11 +744,20 @@ impl TcpConn {
         }
         self.snd_wnd = (t.window as u64) << self.snd_wscale;
         self.codec.handshake_in(Handshake::Ack, pkt);
-        self.establish();
+        self.establish(ctx.now);
     }
 
-    fn establish(&mut self) {
+    fn establish(&mut self, now: Time) {
         self.state = State::Established;
+        if self.cfg.rcv_autotune {
+            self.autotune = Some(RcvAutotune::new(
+                self.cfg.rcv_buf_initial,
+                self.cfg.rcv_buf,
+                self.cfg.rcv_space_ratio,
+                self.mss,
+                now,
+            ));
+        }
         self.hs_deadline = NEVER;
         if self.hs_retx > 0 && !self.rtt.has_sample() {
             self.rtt.raise_to(RTO_AFTER_SYN_LOSS);
@@ -823,8 +840,21 @@ impl TcpConn {
             }
             Arrival::OutOfOrder | Arrival::Duplicate => immediate = true,
         }
+        if let Some(a) = self.autotune.as_mut() {
+            let echo = match (self.ts_ok, t.timestamp) {
+                (true, Some((_, tsecr))) => {
+                    let sent = tsecr.wrapping_sub(self.ts_offset) as Time * US;
+                    (sent <= now).then_some((tsecr, sent))
+                }
+                _ => None,
+            };
+            a.on_segment(now, pkt.payload_len as u64, self.mss, echo);
+        }
         if self.rcv.data_delivered() > delivered_before {
             self.last_delivery = now;
+            if let Some(a) = self.autotune.as_mut() {
+                a.on_delivered(now, self.rcv.data_delivered(), self.mss, self.ts_ok);
+            }
         }
         if self.rcv.fin_received() && !had_fin {
             immediate = true;

@@ -15,6 +15,7 @@ pub mod flow;
 pub mod prr;
 pub mod rack;
 pub mod rate;
+pub mod rcvbuf;
 pub mod recv;
 pub mod rtt;
 pub mod scoreboard;
