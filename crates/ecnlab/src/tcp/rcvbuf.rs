@@ -17,13 +17,14 @@
 //! - The receiver's RTT: with timestamps, each data segment echoing a new TSval gives the time
 //!   since that value was sent, smoothed by 1/8, a smaller sample replacing the estimate;
 //!   without, the time to receive one advertised window, keeping the minimum.
-//! - Kernels from 6.19 also add a slow-start "grow" term to the doubling; 6.18, the reference
-//!   here, does not.
 //!
 //! Not yet matched to Linux, which is why it is off by default. The first round trips agree
 //! with a capture of a Linux 6.18 receiver behind the emulation's TUN device (64 KB, then the
 //! 81 KB plateau), but from the fourth round trip this model's window grows about 1.4× per
-//! round trip where the captured one grew about 2× (83 → 154 → 344 → 591 KB). On the MECN
+//! round trip where the captured one grew about 2× (83 → 154 → 344 → 591 KB). The kernel's
+//! `tcp:tcp_rcvbuf_grow` tracepoint in that run shows why: 6.18 sets the clamp to 2.6, 3.0,
+//! 3.7 and 4.6 times the bytes read in the period (57440 → 151431, 116316 → 344639, 193860 →
+//! 709525, 196732 → 904679), not twice; its growth term is not modelled yet. On the MECN
 //! router with classic hosts (`scenarios/emulate_mecn_classic.toml`) it brings the drops from
 //! 506 to 236 against Linux's 219, but on the RED+ECN parking lot it removes every drop where
 //! Linux has about 200.
