@@ -101,8 +101,8 @@ pub struct TcpConfig {
     pub window_scaling: bool,
     /// Linux's receive-buffer autotuning (see [`super::rcvbuf`]): the advertised window
     /// starts from `rcv_buf_initial` and follows twice what was read per round trip, up to
-    /// `rcv_buf`. Off: the whole `rcv_buf` is advertised from the start. Default off: the
-    /// model does not yet grow as fast as Linux 6.18's receiver (see the module's notes).
+    /// `rcv_buf`. Off: the whole `rcv_buf` is advertised from the start. Default off (the
+    /// paper experiments model hosts without it; see the module's notes).
     pub rcv_autotune: bool,
     /// With `rcv_autotune`: the initial buffer (Linux's `tcp_rmem[1]`; `rcv_buf` if that is
     /// smaller). Default 131072.
