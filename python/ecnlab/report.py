@@ -18,6 +18,7 @@ from typing import Any, Iterable, Sequence
 import polars as pl
 
 from . import plots
+from .fsutil import atomic_write_text
 
 __all__ = ["Html", "write_run_report", "run_figures"]
 
@@ -144,10 +145,7 @@ class Html:
         )
 
     def write(self, path: Path) -> Path:
-        tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_text(self.render(), encoding="utf-8")
-        os.replace(tmp, path)
-        return path
+        return atomic_write_text(path, self.render())
 
 
 # ----------------------------------------------------------------- run reports

@@ -23,11 +23,11 @@ Everything is seeded: the same seed gives the same rates.
 from __future__ import annotations
 
 import math
-import os
 import random
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from .fsutil import atomic_write_text
 
 __all__ = ["MCS_TABLE", "MobilityModel", "mahimahi_lines", "write_mahimahi"]
 
@@ -144,15 +144,5 @@ def mahimahi_lines(rates_bps: list[float], step_s: float, mtu: int = 1500) -> li
 
 
 def write_mahimahi(path: str | Path, rates_bps: list[float], step_s: float, mtu: int = 1500) -> Path:
-    """Writes the trace to ``path`` whole or not at all (a temporary file renamed into place)."""
-    p = Path(path)
-    text = "".join(f"{t}\n" for t in mahimahi_lines(rates_bps, step_s, mtu))
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent if str(p.parent) else ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, p)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return p
+    """Writes the trace to ``path`` whole or not at all."""
+    return atomic_write_text(path, "".join(f"{t}\n" for t in mahimahi_lines(rates_bps, step_s, mtu)))
