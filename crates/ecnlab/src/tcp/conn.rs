@@ -540,6 +540,11 @@ impl TcpConn {
             .then(|| Prr::new(prior_cwnd, target, self.mss));
     }
 
+    /// A sequence number of our sending half from the wire, relative to our ISN.
+    fn rel_snd_seq(&self, wire: u32) -> u64 {
+        unwrap32(self.snd_una, wire.wrapping_sub(self.iss))
+    }
+
     fn ts_now(&self, now: Time) -> u32 {
         ((now / US) as u32).wrapping_add(self.ts_offset)
     }
@@ -898,7 +903,7 @@ impl TcpConn {
 
     fn on_ack(&mut self, ctx: &mut Ctx, pkt: &Packet, t: &TcpRepr) {
         let now = ctx.now;
-        let ack = unwrap32(self.snd_una, t.ack.wrapping_sub(self.iss));
+        let ack = self.rel_snd_seq(t.ack);
         let snd_max = self.snd_max_seq();
         if ack < self.snd_una || ack > snd_max {
             return;
@@ -985,8 +990,8 @@ impl TcpConn {
                 dsack_tlp = r - l <= self.mss && self.tlp_high_seq == Some(r);
             }
             for &(l, r) in blocks {
-                let l = unwrap32(self.snd_una, l.wrapping_sub(self.iss)).max(self.snd_una);
-                let r = unwrap32(self.snd_una, r.wrapping_sub(self.iss));
+                let l = self.rel_snd_seq(l).max(self.snd_una);
+                let r = self.rel_snd_seq(r);
                 if r <= l || r > snd_max {
                     continue;
                 }
@@ -1054,10 +1059,12 @@ impl TcpConn {
         }
 
         // A retransmitted tail loss probe that repaired a loss: one reduction, ended at once.
-        let pure_dup =
-            ack == prior_una && pkt.payload_len == 0 && !window_changed && newly_sacked == 0;
-        if self.tlp_repaired_loss(ack, pure_dup, dsack_tlp) {
-            self.tlp_reduction(now);
+        if self.tlp_high_seq.is_some() {
+            let pure_dup =
+                ack == prior_una && pkt.payload_len == 0 && !window_changed && newly_sacked == 0;
+            if self.tlp_repaired_loss(ack, pure_dup, dsack_tlp) {
+                self.tlp_reduction(now);
+            }
         }
         if rack_on && self.rack.advanced() {
             let reo_wnd = self.rack_reo_wnd();
@@ -1228,15 +1235,14 @@ impl TcpConn {
     /// The first SACK block, unwrapped, if it is a D-SACK (RFC 2883 §4: below the cumulative
     /// ACK, or inside the second block).
     fn dsack_block(&self, blocks: &[(u32, u32)]) -> Option<(u64, u64)> {
-        let unwrap = |x: u32| unwrap32(self.snd_una, x.wrapping_sub(self.iss));
         let &(l, r) = blocks.first()?;
-        let (l, r) = (unwrap(l), unwrap(r));
+        let (l, r) = (self.rel_snd_seq(l), self.rel_snd_seq(r));
         if r <= l {
             return None;
         }
         let inside_second = blocks
             .get(1)
-            .is_some_and(|&(l2, r2)| unwrap(l2) <= l && r <= unwrap(r2));
+            .is_some_and(|&(l2, r2)| self.rel_snd_seq(l2) <= l && r <= self.rel_snd_seq(r2));
         (r <= self.snd_una || inside_second).then_some((l, r))
     }
 
@@ -1250,6 +1256,13 @@ impl TcpConn {
             let flight = self.flight_size();
             self.enter_fast_recovery(ctx, flight);
         }
+    }
+
+    /// Recovery or a timeout takes over from the probe (Linux clears `tlp_high_seq` when a
+    /// reduction starts).
+    fn forget_loss_probe(&mut self) {
+        self.tlp_deadline = NEVER;
+        self.tlp_high_seq = None;
     }
 
     /// Whether a tail loss probe may be armed (Linux: SACK, data outstanding, open or CWR).
@@ -1343,8 +1356,7 @@ impl TcpConn {
         let now = ctx.now;
         let from_cwr = self.recovery == Recovery::Cwr;
         self.recovery = Recovery::Fast;
-        self.tlp_deadline = NEVER;
-        self.tlp_high_seq = None;
+        self.forget_loss_probe();
         self.partial_ack_seen = false;
         self.stats.fast_retransmits += 1;
         if from_cwr {
@@ -1423,9 +1435,8 @@ impl TcpConn {
 
     fn on_rto(&mut self, ctx: &mut Ctx) {
         self.rto_deadline = NEVER;
-        self.tlp_deadline = NEVER;
         self.reo_deadline = NEVER;
-        self.tlp_high_seq = None;
+        self.forget_loss_probe();
         if self.sb.is_empty() {
             return;
         }
