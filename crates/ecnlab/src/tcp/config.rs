@@ -100,7 +100,7 @@ pub struct TcpConfig {
     /// Window scaling (RFC 7323 §2). Default on.
     pub window_scaling: bool,
     /// Linux's receive-buffer autotuning (see [`super::rcvbuf`]): the advertised window
-    /// starts from `rcv_buf_initial` and follows twice what was read per round trip, up to
+    /// starts from `rcv_buf_initial` and grows with what was read per round trip, up to
     /// `rcv_buf`. Off: the whole `rcv_buf` is advertised from the start. Default off (the
     /// paper experiments model hosts without it; see the module's notes).
     pub rcv_autotune: bool,

@@ -1,12 +1,11 @@
 //! Linux's receive-buffer autotuning ("dynamic right-sizing", `tcp_rcv_space_adjust` and
-//! `tcp_rcvbuf_grow` of Linux 6.16–6.18, `tcp_grow_window`, `tcp_rcv_rtt_measure[_ts]`):
-//! the receiver does not advertise its whole buffer from the start. The window it offers is
-//! the smaller of `rcv_ssthresh`, which grows by two segments per segment received in order,
-//! and the window clamp, which starts at the initial buffer (`tcp_rmem[1]`, 128 KiB) times
-//! the window-to-buffer ratio and, once per receiver-measured round trip, becomes twice what
-//! the application read in the last one (if that is more). A sender in slow start is
-//! therefore held by the receiver's window for a few round trips, which paces how fast a new
-//! flow fills a queue.
+//! `tcp_rcvbuf_grow` of Linux 6.18, `tcp_grow_window`, `tcp_rcv_rtt_measure[_ts]`): the
+//! receiver does not advertise its whole buffer from the start. The window it offers is the
+//! smaller of `rcv_ssthresh`, which grows by two segments per segment received in order, and
+//! the window clamp, which starts at the initial buffer (`tcp_rmem[1]`, 128 KiB) times the
+//! window-to-buffer ratio and, once per receiver-measured round trip, grows with what the
+//! application read (rule below). It stays ahead of a sender in slow start: in the scenarios
+//! checked so far it changes little (see `docs/emulation.md`).
 //!
 //! Readings:
 //! - The application reads everything in order at once (as elsewhere in this TCP), so "read
