@@ -143,6 +143,6 @@ def mahimahi_lines(rates_bps: list[float], step_s: float, mtu: int = 1500) -> li
     return out
 
 
-def write_mahimahi(path: str | Path, rates_bps: list[float], step_s: float, mtu: int = 1500) -> Path:
-    """Writes the trace to ``path`` whole or not at all."""
-    return atomic_write_text(path, "".join(f"{t}\n" for t in mahimahi_lines(rates_bps, step_s, mtu)))
+def write_mahimahi(path: str | Path, lines: list[int]) -> Path:
+    """Writes the trace lines of :func:`mahimahi_lines` to ``path``, whole or not at all."""
+    return atomic_write_text(path, "".join(f"{t}\n" for t in lines))
