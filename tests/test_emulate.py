@@ -103,6 +103,29 @@ def test_plan_maps_controllers_and_counts_shared_bottlenecks_once():
     assert p["max_load_bps"] == 20_000_000
 
 
+def test_linux_counters_are_read_per_namespace_and_given_to_a_lone_sender(tmp_path: Path):
+    from ecnlab.emulate import _host_count
+    from ecnlab.emulate.agent import _proc_counters
+
+    netstat = tmp_path / "netstat"
+    netstat.write_text(
+        "TcpExt: SyncookiesSent TCPLossProbes TCPSackRecovery TCPRenoRecovery\n"
+        "TcpExt: 0 3 5 1\n"
+        "IpExt: InNoRoutes\nIpExt: 7\n",
+        encoding="ascii",
+    )
+    c = _proc_counters(str(netstat), {"TcpExt": ("TCPLossProbes", "TCPSackRecovery", "TCPRenoRecovery", "TCPTimeouts")})
+    assert c == {"tcpext_TCPLossProbes": 3, "tcpext_TCPSackRecovery": 5, "tcpext_TCPRenoRecovery": 1}
+    counters = {"a": c, "b": c}
+    senders = {"a": 1, "b": 2}
+    assert _host_count(counters, senders, "a", "TCPSackRecovery", "TCPRenoRecovery") == 6
+    assert _host_count(counters, senders, "a", "TCPLossProbes") == 3
+    # Two flows from one host: the namespace's count cannot be split between them.
+    assert _host_count(counters, senders, "b", "TCPLossProbes") is None
+    # A kernel without the counter: unknown, not zero.
+    assert _host_count(counters, senders, "a", "TCPTimeouts") is None
+
+
 def test_without_root_emulation_says_so(monkeypatch):
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     with pytest.raises(EmulationError, match="needs root"):
