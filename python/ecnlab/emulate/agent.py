@@ -32,6 +32,7 @@ POLL_S = 0.05
 _U32 = {
     "snd_mss": 16,
     "rtt_us": 68,
+    "snd_ssthresh": 76,
     "snd_cwnd": 80,
     "total_retrans": 100,
     "min_rtt_us": 148,
@@ -168,6 +169,9 @@ class Flow:
         i = tcp_info(s)
         t = self.rel(now)
         self.samples.append((t, "cwnd_bytes", float(i["snd_cwnd"] * i["snd_mss"])))
+        # TCP_INFINITE_SSTHRESH until the first reduction, as the simulator leaves it out.
+        if i["snd_ssthresh"] < 0x7FFFFFFF:
+            self.samples.append((t, "ssthresh_bytes", float(i["snd_ssthresh"] * i["snd_mss"])))
         if i["rtt_us"]:
             self.samples.append((t, "srtt_s", i["rtt_us"] * 1e-6))
 

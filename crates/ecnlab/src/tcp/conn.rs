@@ -1829,7 +1829,8 @@ impl Endpoint for TcpConn {
 
     fn sample(&self, now: Time, out: &mut Samples) {
         if let Some(cc) = self.cc.as_ref() {
-            out.push(("cwnd_bytes", cc.window() as f64));
+            // The window the sender uses — PRR's during a reduction — as Linux's tcpi_snd_cwnd.
+            out.push(("cwnd_bytes", self.cwnd() as f64));
             let ss = cc.ssthresh();
             if ss < u64::MAX / 2 {
                 out.push(("ssthresh_bytes", ss as f64));
