@@ -9,6 +9,13 @@ number) and the table gives each metric's mean and range beside the reference's.
     .venv/bin/python bench/tcp_reference.py --runs 3 --out bench/results/tcp-reference
     .venv/bin/python bench/tcp_reference.py --before /path/to/old/python   # add a column
 
+`--scenario FILE` adds any other scenario file with Linux as its reference (e.g.
+scenarios/emulate_mecn_classic.toml); `--sim-runs N` runs the simulation on more seeds than
+the reference (simulated runs are cheap). The last column is the two-sided permutation test
+of "same mean" for each metric (exact when the splits are few, else 20000 seeded
+resamples): where a quantity spreads widely from run to run, a difference of means says
+little without it.
+
 `--before` names a Python path that holds another ecnlab build (its `ecnlab` package with
 the compiled core); its simulations make a "before" column, so a change to the TCP can be
 shown against the same references. Runs already in --out are reused with --reuse.
@@ -17,8 +24,11 @@ shown against the same references. Runs already in --out are reused with --reuse
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
+import math
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -129,19 +139,19 @@ def _sampled_ports(path: Path) -> list[str]:
         return list(tomllib.load(fh)["measure"]["sample_ports"])
 
 
-def run_scenario(stem: str, runs: int, out: Path, before: str | None, reuse: bool) -> dict[str, list]:
-    path = ROOT / "scenarios" / "tcp" / f"{stem}.toml"
+def run_scenario(stem: str, path: Path, ref: Any, runs: int, sim_runs: int, out: Path, before: str | None, reuse: bool) -> dict[str, list]:
     ports = _sampled_ports(path)
-    ref = SCENARIOS[stem]
     got: dict[str, list] = {"before": [], "ecnlab": [], "reference": []}
-    for k in range(1, runs + 1):
+    for k in range(1, max(runs, sim_runs) + 1):
         sides = [("ecnlab", None)] + ([("before", before)] if before else [])
-        for side, pypath in sides:
+        for side, pypath in sides if k <= sim_runs else []:
             d = out / stem / f"{side}-{k}"
             if not (reuse and (d / "run.json").exists()):
                 cmd, env = _python(pypath)
                 _run(cmd + ["run", str(path), "--seed", str(k), "--quiet", "--out", str(d)], env)
             got[side].append(metrics_from_run(d, ports))
+        if k > runs:
+            continue
         if ref == "linux":
             d = out / stem / f"linux-{k}"
             if not (reuse and (d / "run.json").exists()):
@@ -157,7 +167,7 @@ def run_scenario(stem: str, runs: int, out: Path, before: str | None, reuse: boo
             report = json.loads(f.read_text(encoding="utf-8"))
             names = list(got["ecnlab"][-1]["flows"])
             got["reference"].append(metrics_from_ns3(report, names, ports[0]))
-        print(f"{stem}: run {k} of {runs} done", file=sys.stderr)
+        print(f"{stem}: run {k} done", file=sys.stderr)
     return got
 
 
@@ -188,11 +198,38 @@ def _diff(a: list[float], b: list[float]) -> str:
     return f"{(ma / mb - 1) * 100:+.0f} %"
 
 
-def table(stem: str, got: dict[str, list]) -> str:
-    ref = SCENARIOS[stem]
+def permutation_p(a: list[float], b: list[float], resamples: int = 20000) -> float | None:
+    """Two-sided permutation test of equal means: the share of the splits of a + b into
+    groups of len(a) and len(b) whose difference of means is at least the observed one.
+    Every split when they are at most ``resamples``, else that many drawn with a fixed seed."""
+    if len(a) < 2 or len(b) < 2:
+        return None
+    pooled = a + b
+    n, total = len(a), sum(pooled)
+    observed = abs(statistics.fmean(a) - statistics.fmean(b))
+    eps = 1e-9 * max(1.0, observed)
+
+    def extreme(idx: tuple[int, ...] | list[int]) -> bool:
+        sa = sum(pooled[i] for i in idx)
+        return abs(sa / n - (total - sa) / len(b)) >= observed - eps
+
+    if math.comb(len(pooled), n) <= resamples:
+        splits = list(itertools.combinations(range(len(pooled)), n))
+        return sum(extreme(c) for c in splits) / len(splits)
+    rng = random.Random(0)
+    hits = sum(extreme(rng.sample(range(len(pooled)), n)) for _ in range(resamples))
+    return (hits + 1) / (resamples + 1)
+
+
+def _p_cell(a: list[float], b: list[float]) -> str:
+    p = permutation_p(a, b)
+    return "–" if p is None else f"{p:.2g}"
+
+
+def table(stem: str, ref: Any, got: dict[str, list]) -> str:
     ref_name = "Linux" if ref == "linux" else "ns-3"
     have_before = bool(got["before"])
-    head = ["", "metric"] + (["ecnlab before"] if have_before else []) + ["ecnlab", ref_name, "ecnlab vs " + ref_name]
+    head = ["", "metric"] + (["ecnlab before"] if have_before else []) + ["ecnlab", ref_name, "ecnlab vs " + ref_name, "p (same mean)"]
     lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
 
     def row(what: str, label: str, kind: str, entity: str, metric: str) -> None:
@@ -201,7 +238,7 @@ def table(stem: str, got: dict[str, list]) -> str:
         r = _values(got["reference"], kind, entity, metric)
         if not (b or e or r):
             return
-        cells = [what, label] + ([_cell(b)] if have_before else []) + [_cell(e), _cell(r), _diff(e, r)]
+        cells = [what, label] + ([_cell(b)] if have_before else []) + [_cell(e), _cell(r), _diff(e, r), _p_cell(e, r)]
         lines.append("| " + " | ".join(cells) + " |")
 
     flows = list(got["ecnlab"][0]["flows"])
@@ -221,7 +258,8 @@ def table(stem: str, got: dict[str, list]) -> str:
         return [v for v in out if v == v]
 
     cells = ["all", "retransmissions / drops"] + ([_cell(totals(got["before"]))] if have_before else [])
-    cells += [_cell(totals(got["ecnlab"])), _cell(totals(got["reference"])), "–"]
+    e, r = totals(got["ecnlab"]), totals(got["reference"])
+    cells += [_cell(e), _cell(r), _diff(e, r), _p_cell(e, r)]
     lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -232,21 +270,33 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "tcp-reference")
     ap.add_argument("--before", help="Python path of another ecnlab build, for a 'before' column")
     ap.add_argument("--only", nargs="*", choices=sorted(SCENARIOS), help="these scenarios only")
+    ap.add_argument("--scenario", type=Path, action="append", default=[], metavar="FILE", help="another scenario file, against Linux (repeatable)")
+    ap.add_argument("--sim-runs", type=int, help="simulated seeds per scenario (default: --runs)")
     ap.add_argument("--reuse", action="store_true", help="reuse runs already in --out")
     a = ap.parse_args(argv)
     if a.runs < 1:
         ap.error("--runs must be at least 1")
-    stems = a.only or list(SCENARIOS)
-    if any(SCENARIOS[s] == "linux" for s in stems) and os.geteuid() != 0:
+    sim_runs = a.runs if a.sim_runs is None else a.sim_runs
+    if sim_runs < 1:
+        ap.error("--sim-runs must be at least 1")
+    chosen: dict[str, tuple[Path, Any]] = {}
+    if a.only is not None or not a.scenario:
+        chosen = {s: (ROOT / "scenarios" / "tcp" / f"{s}.toml", SCENARIOS[s]) for s in (a.only or SCENARIOS)}
+    for f in a.scenario:
+        if not f.is_file():
+            ap.error(f"--scenario: no such file: {f}")
+        chosen[f.stem] = (f.resolve(), "linux")
+    if any(ref == "linux" for _, ref in chosen.values()) and os.geteuid() != 0:
         ap.error("the Linux references need root (ecnlab emulate); use --only dctcp_step_10g")
-    if any(SCENARIOS[s] != "linux" for s in stems) and not ns3.available():
+    if any(ref != "linux" for _, ref in chosen.values()) and not ns3.available():
         ap.error("the ns-3 reference needs the ns3 wheel: pip install -r bench/ns3/requirements.txt")
     a.out.mkdir(parents=True, exist_ok=True)
     doc = ["# ecnlab's TCP beside Linux and ns-3", ""]
     everything = {}
-    for stem in stems:
-        got = everything[stem] = run_scenario(stem, a.runs, a.out, a.before, a.reuse)
-        doc += [f"## {stem} ({a.runs} runs per side)", "", table(stem, got)]
+    for stem, (path, ref) in chosen.items():
+        got = everything[stem] = run_scenario(stem, path, ref, a.runs, sim_runs, a.out, a.before, a.reuse)
+        runs = f"{a.runs} runs per side" if sim_runs == a.runs else f"{sim_runs} simulated seeds, {a.runs} reference runs"
+        doc += [f"## {stem} ({runs})", "", table(stem, ref, got)]
     (a.out / "summary.json").write_text(json.dumps(everything, indent=1) + "\n", encoding="utf-8")
     text = "\n".join(doc)
     (a.out / "tables.md").write_text(text, encoding="utf-8")

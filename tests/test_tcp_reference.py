@@ -49,11 +49,24 @@ def test_metrics_of_a_run_and_the_table(tmp_path: Path):
         }
 
     got = {"before": [], "ecnlab": [run(9, 10, 10), run(11, 30, 10)], "reference": [run(10, 5, 5), run(10, 5, 5)]}
-    text = ref.table("parking_lot_red_ecn", got)
-    assert "| flow a | goodput Mb/s | 10 (9–11) | 10 (10–10) | +0 % |" in text
-    assert "| flow a | retransmissions | 20 (10–30) | 5 (5–5) | +300 % |" in text
-    assert "| all | retransmissions / drops | 2 (1–3) | 1 (1–1) | – |" in text
+    text = ref.table("parking_lot_red_ecn", "linux", got)
+    assert "| flow a | goodput Mb/s | 10 (9–11) | 10 (10–10) | +0 % | 1 |" in text
+    # {10, 30} against {5, 5}: 2 of the 6 splits of the four values are as far apart.
+    assert "| flow a | retransmissions | 20 (10–30) | 5 (5–5) | +300 % | 0.33 |" in text
+    assert "| all | retransmissions / drops | 2 (1–3) | 1 (1–1) | +100 % | 1 |" in text
     assert "ecnlab before" not in text
+
+
+def test_the_permutation_test_by_hand():
+    # 20 splits of six values into three and three; only the observed one and its mirror
+    # are as far apart as {1, 2, 3} against {4, 5, 6}.
+    assert ref.permutation_p([1, 2, 3], [4, 5, 6]) == 0.1
+    assert ref.permutation_p([5, 5], [5, 5]) == 1.0
+    assert ref.permutation_p([1], [2, 3]) is None
+    # Too many splits for all of them: seeded resamples, the same answer every time.
+    a, b = [float(x) for x in range(12)], [float(x) + 6 for x in range(12)]
+    p = ref.permutation_p(a, b)
+    assert p == ref.permutation_p(a, b) and 0.0 < p < 0.05
 
 
 def test_ns3_report_maps_to_the_scenario_flows():
