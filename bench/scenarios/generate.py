@@ -21,10 +21,14 @@ clock_granularity_s = 0.001
 delayed_ack = true
 delack_segments = 2
 delack_timeout_s = 0.2
+quickack = false
 sack = true
 timestamps = false
 window_scaling = true
 limited_transmit = true
+# ns-3 has no receive-buffer autotuning.
+rcv_autotune = false
+rcv_buf = 67108864
 """
 
 NEWRENO = 'cc = "newreno"\ncc_params = { abc_limit = 1, ca_increase = "per_ack" }\n'

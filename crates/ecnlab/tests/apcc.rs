@@ -29,20 +29,24 @@ wireless = {{ rate = "100Mbps", delay = "0s" }}
     t
 }
 
-/// A receive window caps the flow at that many bytes per round trip whatever its cwnd.
+/// A fixed receive window (no autotuning) caps the flow at that many bytes per round trip whatever its cwnd.
 /// 20 segments on a 100 Mb/s path that could take 176 per RTT: goodput 20·1448·8 bits per
 /// ~20.4 ms, never more than the window queued. 400 segments: the link is full and the AP holds the 224 the
 /// path cannot (CUBIC alone would fill the 12 MB buffer).
 #[test]
 fn the_sender_obeys_the_receive_window() {
     let rtt = 2.0 * (10e-3 + 3.0 * 50e-6) + 1500.0 * 8.0 / 100e6;
-    let small = run_toml(&(campus(1, "cubic", "") + "[tcp]\nmss = 1448\nrcv_buf = 28960\n"));
+    let small = run_toml(
+        &(campus(1, "cubic", "") + "[tcp]\nmss = 1448\nrcv_autotune = false\nrcv_buf = 28960\n"),
+    );
     let g = small.flows.f64("goodput_bps", 0).unwrap();
     let expect = 28960.0 * 8.0 / rtt;
     assert!((g / expect - 1.0).abs() < 0.05, "goodput {g} vs {expect}");
     // The window arrives as a burst at the AP (1 Gb/s in, 100 Mb/s out): never more queued.
     assert!(port(&small, "ap->wlan", "max_queue_pkts") <= 20.0);
-    let big = run_toml(&(campus(1, "cubic", "") + "[tcp]\nmss = 1448\nrcv_buf = 579200\n"));
+    let big = run_toml(
+        &(campus(1, "cubic", "") + "[tcp]\nmss = 1448\nrcv_autotune = false\nrcv_buf = 579200\n"),
+    );
     let q = port(&big, "ap->wlan", "max_queue_pkts");
     let bdp = 100e6 * rtt / (8.0 * 1500.0);
     assert!(

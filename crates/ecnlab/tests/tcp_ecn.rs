@@ -223,9 +223,11 @@ fn ece_until_cwr_and_one_reduction_per_window() {
 
 #[test]
 fn dctcp_receiver_state_machine_and_exact_marked_bytes() {
+    // RFC 8257's receiver alone, without Linux's quick ACKs at the start.
     let cfg = TcpConfig {
         delayed_ack: true,
         delack_segments: 2,
+        quickack: false,
         ..Default::default()
     };
     let (probe, log) = Probe::new(FixedWindow(20 * MSS));

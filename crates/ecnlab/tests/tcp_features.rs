@@ -52,10 +52,12 @@ fn max_flight(h: &Harness) -> u64 {
 
 #[test]
 fn the_receive_window_bounds_the_flight_with_and_without_scaling() {
+    // A fixed buffer, advertised whole from the start.
     for (ws, buf) in [(false, 8_000u64), (true, 300_000)] {
         let cfg = TcpConfig {
             window_scaling: ws,
             rcv_buf: buf,
+            rcv_autotune: false,
             ..Default::default()
         };
         let mut h = harness(cfg, Some(2_000_000), Box::new(FixedWindow(1000 * MSS)));

@@ -244,6 +244,7 @@ fn rtt_samples_come_from_the_first_newly_acknowledged_segment() {
 fn delay_spike(cfg: TcpConfig, delay: Time, span: Time, until: Time) -> (Harness, Vec<Call>, u64) {
     let cfg = TcpConfig {
         rcv_buf: 20 * MSS,
+        rcv_autotune: false,
         ..cfg
     };
     let (probe, log) = Probe::new(NewReno::new(1000, NewRenoConfig::default()).unwrap());
@@ -378,6 +379,7 @@ fn a_window_the_receiver_holds_back_does_not_grow() {
         let name = cc.name();
         let cfg = TcpConfig {
             rcv_buf: 20 * MSS,
+            rcv_autotune: false,
             ..Default::default()
         };
         let mut h = path(cfg, None, cc, "none");
@@ -543,6 +545,7 @@ fn a_probe_that_repairs_a_loss_reduces_once_at_once() {
     // one reduction (Linux: CWR entered and left at once), no recovery, no timeout.
     let cfg = TcpConfig {
         rcv_buf: 20 * MSS,
+        rcv_autotune: false,
         ..Default::default()
     };
     let lose = |h: &Harness, dir, p: &Packet, n: usize| match dir {
@@ -583,6 +586,7 @@ fn a_dsack_for_the_probe_says_nothing_was_lost() {
     for dsack in [true, false] {
         let cfg = TcpConfig {
             rcv_buf: 20 * MSS,
+            rcv_autotune: false,
             dsack,
             ..Default::default()
         };
@@ -645,8 +649,7 @@ fn a_hole_with_two_segments_after_it_waits_for_racks_reordering_window() {
 
 #[test]
 fn an_autotuned_receiver_opens_its_window_as_data_is_read() {
-    // Linux's receive-buffer autotuning (opt-in): the first ACKs offer about the handshake's
-    // 64 KB,
+    // Linux's receive-buffer autotuning: the first ACKs offer about the handshake's 64 KB,
     // the window then follows what is read per round trip, and the sender never has more
     // in flight than the window it was offered.
     let cfg = TcpConfig {
@@ -662,8 +665,8 @@ fn an_autotuned_receiver_opens_its_window_as_data_is_read() {
         let t = p.tcp().unwrap();
         match dir {
             Dir::BtoA if !t.flags.has(ecnlab::wire::TcpFlags::SYN) => {
-                // The harness's receiver scales by 2^11 (64 MiB buffer).
-                wnd = (t.window as u64) << 11;
+                // The harness's receiver scales by 2^10 (32 MiB buffer).
+                wnd = (t.window as u64) << 10;
                 offered.push((h.now, wnd, h.rel_ack_b(p)));
             }
             Dir::AtoB if p.payload_len > 0 && wnd != u64::MAX => {
@@ -675,9 +678,9 @@ fn an_autotuned_receiver_opens_its_window_as_data_is_read() {
         }
         true
     });
-    // The first ACK covers two segments: 65535 + 2 × 2 MSS, in 2 KiB units.
+    // The first ACK (quick-ACK mode) covers one segment: 65535 + 2 MSS, in 1 KiB units.
     let first = offered[0].1;
-    assert_eq!(first, (65_535 + 4 * MSS) >> 11 << 11);
+    assert_eq!(first, (65_535 + 2 * MSS) >> 10 << 10);
     let last = offered.last().unwrap().1;
     // Above the initial buffer's 131072 × 0.62 = 81264: it grew with what was read.
     assert!(last > 100_000, "window after 3 s: {last}");
@@ -685,4 +688,45 @@ fn an_autotuned_receiver_opens_its_window_as_data_is_read() {
         worst_excess <= 0,
         "sent {worst_excess} bytes beyond the offered window"
     );
+}
+
+/// Segments acknowledged by each pure ACK of a 60-segment transfer.
+fn acked_segments(cfg: TcpConfig) -> Vec<u64> {
+    let cc = NewReno::new(1000, NewRenoConfig::default()).unwrap();
+    let mut h = path(cfg, Some(60 * MSS), Box::new(cc), "none");
+    let mut acks = Vec::new();
+    h.run(3 * SEC, &mut |h: &Harness, dir, p: &mut Packet| {
+        let t = p.tcp().unwrap();
+        if dir == Dir::BtoA && p.payload_len == 0 && !t.flags.has(ecnlab::wire::TcpFlags::SYN) {
+            let segs = (h.rel_ack_b(p) - 1) / MSS;
+            if acks.last() != Some(&segs) && segs > 0 {
+                acks.push(segs);
+            }
+        }
+        true
+    });
+    acks
+}
+
+#[test]
+fn quick_acks_for_the_first_segments_then_one_ack_per_two() {
+    // Linux's tcp_incr_quickack on the first data segment: half the offered window in
+    // segments, at most 16, are acknowledged one by one; then every second segment.
+    let quick = acked_segments(TcpConfig::default());
+    let mut want: Vec<u64> = (1..=16).collect();
+    want.extend((18..=60).step_by(2));
+    assert_eq!(quick, want);
+    // Without it, every second segment from the start (RFC 5681).
+    let plain = acked_segments(TcpConfig {
+        quickack: false,
+        ..Default::default()
+    });
+    assert_eq!(plain, (2..=60).step_by(2).collect::<Vec<_>>());
+    // A 6000-byte window: 6000 / (2 × 1000) = 3 quick ACKs.
+    let small = acked_segments(TcpConfig {
+        rcv_autotune: false,
+        rcv_buf: 6000,
+        ..Default::default()
+    });
+    assert_eq!(&small[..4], &[1, 2, 3, 5]);
 }

@@ -26,6 +26,8 @@ fn stalled_recovery() -> (Harness, Vec<Call>) {
         sack: true,
         delayed_ack: false,
         rack: false,
+        // A window that never binds, so recovery can send for a whole RTO past the hole.
+        rcv_autotune: false,
         ..Default::default()
     };
     let nr = NewReno::new(

@@ -19,8 +19,9 @@ Readings (constants here, or reading axes):
 - Delays: the paper gives none. The server's link has 10 ms, each campus link 50 µs, the
   wireless hop 0: a base RTT of 20.3 ms, so δ = 80 ms is 4 RTTs (the paper advises 2–4).
 - Packets: 1448-byte segments with timestamps (1500-byte IP packets), SACK, Linux's timing
-  (the TCP defaults), 12 MB DropTail everywhere (the AP's queue included, unless the scheme
-  replaces it).
+  (the TCP defaults) but hosts as ns-3's: no quick-ACK mode and no receive-buffer
+  autotuning (a fixed 64 MiB window); 12 MB DropTail everywhere (the AP's queue included,
+  unless the scheme replaces it).
 - Flows: one bulk download per client from the one server, clients starting 0–50 ms apart
   (per seed); ``flows`` axis: 2 clients (default) or 1.
 - ECN schemes (NewReno+ECN, CUBIC+ECN, DCTCP) are marked at the AP by a step marker at
@@ -142,7 +143,7 @@ def scenario(
         "duration": f"{duration_s}s",
         "seed": seed,
         "topology": topo,
-        "tcp": {"mss": MSS, "sack": True, "timestamps": True},
+        "tcp": {"mss": MSS, "sack": True, "timestamps": True, "quickack": False, "rcv_autotune": False, "rcv_buf": 64 << 20},
         "measure": {"interval": SAMPLE, "sample_ports": [AP_PORT], "sample_flows": True},
         "flows": [],
     }

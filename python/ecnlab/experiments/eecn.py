@@ -47,7 +47,7 @@ constants below.
   ns-3's other defaults as our ns-3 bench sets them (``max_p`` 0.02, ``w_q`` 0.002, gentle,
   wait, hard drop, mean packet 1040 B). PPP framing (2 B) as ns-3's point-to-point links.
 - TCP as the ns-3 bench: MSS 1000 B, initial window 10, SACK, delayed ACKs (2 segments,
-  200 ms), minimum RTO 200 ms. ``NS3_NEWRENO``: the NewReno baselines grow as ns-3's
+  200 ms, no quick-ACK mode), a fixed 64 MiB receive window, minimum RTO 200 ms. ``NS3_NEWRENO``: the NewReno baselines grow as ns-3's
   ``TcpNewReno`` (one segment per ACK in slow start, SMSS²/cwnd per ACK in congestion
   avoidance), since the paper ran ns-3; EECN's controller counts ACKs the same way. They
   halve the window (``reduce_from = "cwnd"``), close to ns-3, which halves its RFC 6675 bytes
@@ -147,6 +147,7 @@ TCP = {
     "delayed_ack": True,
     "delack_segments": 2,
     "delack_timeout_s": 0.2,
+    "quickack": False,
     "rto_floor": "rfc6298",
     # The reading under which this reproduction was made (docs/reproductions/eecn.md). With
     # Linux's and ns-3's sample (the first newly acknowledged segment, "first") one elephant of
@@ -156,6 +157,9 @@ TCP = {
     "timestamps": False,
     "window_scaling": True,
     "limited_transmit": True,
+    # ns-2 and ns-3 hosts advertise a fixed buffer, here large enough never to bind.
+    "rcv_autotune": False,
+    "rcv_buf": 64 << 20,
 }
 NS3_NEWRENO = {"abc_limit": 1, "ca_increase": "per_ack", "reduce_from": "cwnd"}
 ELEPHANT_BYTES = 125_000_000

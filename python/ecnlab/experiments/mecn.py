@@ -273,6 +273,7 @@ def scenario(
             "mss": MSS,
             "initial_window": readings.initial_window,
             "rcv_buf": WINDOW_PKTS * MSS,
+            "rcv_autotune": False,
             "delayed_ack": False,
             "sack": False,
             "limited_transmit": False,

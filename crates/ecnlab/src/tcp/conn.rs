@@ -80,7 +80,7 @@
 //!   retransmission without a sample the RTO is at least 3 s (RFC 6298 §5.7).
 //! - Receiver: immediate ACK for out-of-order, duplicate or gap-filling segments, for a FIN,
 //!   and when the codec asks; otherwise every `delack_segments` in-order segments or after
-//!   `delack_timeout_s` (RFC 5681 §4.2). No quick-ack mode.
+//!   `delack_timeout_s` (RFC 5681 §4.2); with `quickack`, Linux's quick-ACK mode (below).
 //! - Controller calls per ACK: entering fast recovery (`on_loss`) first, then the codec's
 //!   signal (`on_signal`), then `on_ack` if the ACK acknowledged (or SACKed) new bytes, then
 //!   `on_recovery_end` if the ACK ended fast recovery — so the ACK that ends recovery is
@@ -289,6 +289,8 @@ const DEFAULT_PEER_MSS: u64 = 536;
 const TLP_SLACK: Time = 2 * crate::time::MS;
 /// RFC 6298 §5.7: RTO after a handshake retransmission without an RTT sample.
 const RTO_AFTER_SYN_LOSS: Time = 3 * SEC;
+/// Linux's TCP_MAX_QUICKACKS.
+const MAX_QUICKACKS: u32 = 16;
 
 impl TcpConn {
     pub fn new(p: ConnParams) -> Self {
@@ -606,11 +608,7 @@ impl TcpConn {
         t.window = if flags & TcpFlags::SYN != 0 {
             self.cfg.rcv_buf.min(u16::MAX as u64) as u16
         } else {
-            let wnd = self
-                .autotune
-                .as_ref()
-                .map_or(self.cfg.rcv_buf, |a| a.window().min(self.cfg.rcv_buf));
-            (wnd >> self.rcv_wscale).min(u16::MAX as u64) as u16
+            (self.rcv_window() >> self.rcv_wscale).min(u16::MAX as u64) as u16
         };
         if self.ts_ok {
             t.timestamp = Some((self.ts_now(ctx.now), self.rcv.ts_recent));
@@ -838,12 +836,31 @@ impl TcpConn {
         let mut immediate = pkt.payload_len > 0 && self.codec.data_in(pkt);
         let delivered_before = self.rcv.data_delivered();
         let had_fin = self.rcv.fin_received();
+        let quickack = self.cfg.quickack && self.cfg.delayed_ack && pkt.payload_len > 0;
         match self.rcv.receive(s, e) {
             Arrival::InOrder { filled_gap } => {
                 immediate |= filled_gap;
                 self.rcv.unacked_segs += 1;
+                if quickack {
+                    // Linux's tcp_event_data_recv: the first data segment, and the first
+                    // after a silence longer than the RTO, start the quick-ACK mode.
+                    let last = self.rcv.last_data_at;
+                    if last == NEVER || now - last > self.rtt.rto() {
+                        self.rcv.enter_quickack(self.quickacks());
+                    }
+                    self.rcv.last_data_at = now;
+                    immediate |= self.rcv.quick > 0;
+                }
             }
-            Arrival::OutOfOrder | Arrival::Duplicate => immediate = true,
+            Arrival::OutOfOrder => immediate = true,
+            Arrival::Duplicate => {
+                immediate = true;
+                // Linux's tcp_data_queue: a segment wholly below rcv_nxt means our ACK was
+                // lost or late; the following ACKs go out at once too.
+                if quickack {
+                    self.rcv.enter_quickack(MAX_QUICKACKS);
+                }
+            }
         }
         if let Some(a) = self.autotune.as_mut() {
             let echo = match (self.ts_ok, t.timestamp) {
@@ -870,6 +887,22 @@ impl TcpConn {
             self.rcv.ack_now = true;
         } else if self.rcv.delack_deadline == NEVER {
             self.rcv.delack_deadline = now + self.cfg.delack_timeout();
+        }
+    }
+
+    /// The receive window we advertise, in bytes.
+    fn rcv_window(&self) -> u64 {
+        self.autotune
+            .as_ref()
+            .map_or(self.cfg.rcv_buf, |a| a.window().min(self.cfg.rcv_buf))
+    }
+
+    /// Linux's `tcp_incr_quickack`: half the advertised window in segments (2 if that is
+    /// none), at most 16.
+    fn quickacks(&self) -> u32 {
+        match (self.rcv_window() / (2 * self.mss.max(1))).min(MAX_QUICKACKS as u64) as u32 {
+            0 => 2,
+            n => n,
         }
     }
 

@@ -35,6 +35,10 @@ pub struct Receiver {
     pub delack_deadline: Time,
     /// An ACK must go out before this event's processing ends.
     pub ack_now: bool,
+    /// ACKs still to send at once in Linux's quick-ACK mode (`icsk_ack.quick`).
+    pub quick: u32,
+    /// When the last in-order data segment arrived (Linux's `lrcvtime`); NEVER before one.
+    pub last_data_at: Time,
     /// `rcv_nxt` carried by the last ACK we sent (RFC 7323 Last.ACK.sent).
     pub last_ack_sent: u64,
     /// RFC 7323 TS.Recent.
@@ -57,6 +61,8 @@ impl Default for Receiver {
             unacked_segs: 0,
             delack_deadline: NEVER,
             ack_now: false,
+            quick: 0,
+            last_data_at: NEVER,
             last_ack_sent: 0,
             ts_recent: 0,
             dsack: None,
@@ -166,8 +172,15 @@ impl Receiver {
         self.ack_now || self.unacked_segs > 0
     }
 
+    /// Linux's `tcp_incr_quickack`: the next `n` ACKs go out at once (never fewer than
+    /// already owed).
+    pub fn enter_quickack(&mut self, n: u32) {
+        self.quick = self.quick.max(n);
+    }
+
     /// An ACK carrying `rcv_nxt` went out (pure or piggybacked).
     pub fn on_ack_sent(&mut self) {
+        self.quick = self.quick.saturating_sub(1);
         self.unacked_segs = 0;
         self.delack_deadline = NEVER;
         self.ack_now = false;
