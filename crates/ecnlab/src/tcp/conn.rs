@@ -852,7 +852,12 @@ impl TcpConn {
                     immediate |= self.rcv.quick > 0;
                 }
             }
-            Arrival::OutOfOrder => immediate = true,
+            Arrival::OutOfOrder => {
+                immediate = true;
+                if let Some(a) = self.autotune.as_mut() {
+                    a.on_out_of_order(self.mss, self.rcv.ooo_span(), self.sack_ok);
+                }
+            }
             Arrival::Duplicate => {
                 immediate = true;
                 // Linux's tcp_data_queue: a segment wholly below rcv_nxt means our ACK was

@@ -4,8 +4,7 @@
 //! smaller of `rcv_ssthresh`, which grows by two segments per segment received in order, and
 //! the window clamp, which starts at the initial buffer (`tcp_rmem[1]`, 128 KiB) times the
 //! window-to-buffer ratio and, once per receiver-measured round trip, grows with what the
-//! application read (rule below). It stays ahead of a sender in slow start: in the scenarios
-//! checked so far it changes little (see `docs/emulation.md`).
+//! application read (rule below). It stays ahead of a sender in slow start.
 //!
 //! Readings:
 //! - The application reads everything in order at once (as elsewhere in this TCP), so "read
@@ -24,11 +23,17 @@
 //!   since that value was sent, smoothed by 1/8, a smaller sample replacing the estimate;
 //!   without, the time to receive one advertised window, keeping the minimum.
 //!
+//! - Out-of-order data (Linux 6.16 and later): each segment queued beyond a hole grows the
+//!   buffer to twice the last period's reading plus the span held out of order, so the
+//!   window a sender repairing losses sees is not used up by what it sent beyond them.
+//!   Without it, a sender whose retransmission is lost again can be left with nothing it may
+//!   send, no SACK to find the loss by, and only the timer.
+//!
 //! Checked against a capture of a Linux 6.18 receiver (`scenarios/emulate_mecn_classic.toml`,
 //! emulated): its first six windows were 68, 81, 83, 151, 344, 591 KB; this model's, in the
-//! same scenario simulated, 70, 80, 84, 154, 350, 592 KB. Off by default until the paper
-//! experiments and the benchmark scenarios (which model ns-2/ns-3 hosts, without it) say so
-//! explicitly.
+//! same scenario simulated, 70, 80, 84, 154, 350, 592 KB. On by default, as on Linux; the
+//! paper experiments and the ns-3 benchmark scenarios, whose hosts have no autotuning, turn
+//! it off.
 
 use crate::time::Time;
 
@@ -135,16 +140,34 @@ impl RcvAutotune {
             // in slow start doubles (6.18's `tcp_rcvbuf_grow`, without the old 16-segment
             // cushion).
             let grow = 2 * copied * (copied - self.space) / self.space.max(1);
-            let rcvwin = 2 * copied + 2 * grow;
             self.space = copied;
-            let rcvbuf = ((rcvwin as f64 / self.ratio) as u64).min(self.max_buf);
-            if rcvbuf > self.rcvbuf {
-                self.rcvbuf = rcvbuf;
-                self.clamp = (rcvbuf as f64 * self.ratio) as u64;
-            }
+            self.grow_buffer(2 * copied + 2 * grow);
         }
         self.space_seq = delivered;
         self.space_time = now;
+    }
+
+    /// A segment was queued out of order (Linux's `tcp_data_queue_ofo`); `span` is from
+    /// rcv_nxt to the end of the highest out-of-order data. With SACK the offered window grows
+    /// as for in-order data (`tcp_grow_window`); either way the buffer grows to hold twice
+    /// the last period's reading plus that span (`tcp_rcvbuf_grow` with no new reading, Linux
+    /// 6.16 and later), so that a sender repairing holes is not held back by the data it
+    /// already sent beyond them.
+    pub fn on_out_of_order(&mut self, mss: u64, span: u64, sack: bool) {
+        if sack {
+            self.ssthresh = (self.ssthresh + 2 * mss).min(self.clamp);
+        }
+        self.grow_buffer(2 * self.space + span);
+    }
+
+    /// Raises the buffer (and the window clamp with it) to hold a window of `rcvwin` bytes,
+    /// never beyond `max_buf`, never lowering it.
+    fn grow_buffer(&mut self, rcvwin: u64) {
+        let rcvbuf = ((rcvwin as f64 / self.ratio) as u64).min(self.max_buf);
+        if rcvbuf > self.rcvbuf {
+            self.rcvbuf = rcvbuf;
+            self.clamp = (rcvbuf as f64 * self.ratio) as u64;
+        }
     }
 }
 
@@ -196,6 +219,25 @@ mod tests {
         // A quiet round trip and a trickle: it never shrinks.
         round(&mut a, 200 * MS, 150, 1);
         assert_eq!(a.window(), clamp(347_520));
+    }
+
+    #[test]
+    fn data_held_out_of_order_grows_the_buffer_by_its_span() {
+        let mut a = RcvAutotune::new(131_072, 32 << 20, 0.62, MSS, 0);
+        let clamp = |win: u64| (((win as f64 / 0.62) as u64) as f64 * 0.62) as u64;
+        // Before any reading: space = 10 MSS. 100 segments held beyond a hole: the buffer
+        // must hold 2 × 14480 + 144800 = 173760 of window.
+        a.on_out_of_order(MSS, 100 * MSS, true);
+        assert_eq!(a.clamp, clamp(173_760));
+        // With SACK the offered window grew two segments, from the handshake's 65535.
+        assert_eq!(a.window(), 65_535 + 2 * MSS);
+        // Without SACK it does not (Linux keeps it, to force duplicate ACKs).
+        let mut b = RcvAutotune::new(131_072, 32 << 20, 0.62, MSS, 0);
+        b.on_out_of_order(MSS, 100 * MSS, false);
+        assert_eq!(b.window(), 65_535);
+        // A smaller span later never shrinks it.
+        a.on_out_of_order(MSS, 10 * MSS, true);
+        assert_eq!(a.clamp, clamp(173_760));
     }
 
     #[test]

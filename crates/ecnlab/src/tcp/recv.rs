@@ -167,6 +167,13 @@ impl Receiver {
         self.ooo.covered()
     }
 
+    /// From rcv_nxt to the end of the highest out-of-order data (0 if none).
+    pub fn ooo_span(&self) -> u64 {
+        self.ooo
+            .last()
+            .map_or(0, |(_, e)| e.saturating_sub(self.rcv_nxt))
+    }
+
     /// A delayed or immediate ACK is owed.
     pub fn ack_pending(&self) -> bool {
         self.ack_now || self.unacked_segs > 0
