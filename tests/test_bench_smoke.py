@@ -99,3 +99,17 @@ def test_results_of_both_simulators_use_the_same_terms() -> None:
     assert a["goodput_bps"] == 5e6
     assert abs(a["jain_index"] - 25 / 34) < 1e-12
     assert a["finished_flows"] == 1 and a["fct_mean_s"] == 0.5
+
+
+def test_the_scenario_files_are_what_their_generator_writes() -> None:
+    # The files are committed and the generator is the definition: an edit to one alone
+    # (a TCP key pinned in the files but not in the generator) would be lost, silently, at
+    # the next regeneration.
+    path = REPO / "bench" / "scenarios" / "generate.py"
+    spec = importlib.util.spec_from_file_location("_bench_scenarios_generate", path)
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    files = gen.files()
+    assert sorted(n.removesuffix(".toml") for n in files) == sorted(SCENARIOS)
+    for name, text in files.items():
+        assert (REPO / "bench" / "scenarios" / name).read_text() == text, name

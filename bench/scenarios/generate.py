@@ -11,11 +11,13 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 # TCP as SCENARIOS.md §3: NewReno growth as ns-3 does it (+1 SMSS per ACK in slow start,
-# +SMSS²/cwnd per ACK in congestion avoidance), SACK on, timestamps off, min RTO 200 ms.
+# +SMSS²/cwnd per ACK in congestion avoidance), SACK on, timestamps off, min RTO 200 ms
+# floored as RFC 6298 (as ns-3), no quick ACKs, a fixed receive window.
 TCP = """[tcp]
 mss = 1000
 initial_window = 10
 min_rto_s = 0.2
+rto_floor = "rfc6298"
 initial_rto_s = 1.0
 clock_granularity_s = 0.001
 delayed_ack = true
@@ -116,15 +118,19 @@ start = "{j}ms"
     return head + "\n" + "\n".join(flows)
 
 
-def main() -> None:
-    files = {
+def files() -> dict[str, str]:
+    """Every benchmark scenario file by name, as this script writes it."""
+    return {
         "red100-ecn0.toml": red100(False),
         "red100-ecn1.toml": red100(True),
         "dt1g.toml": dt1g(10, 10, "1 Gbps / 20 ms dumbbell, 10 bulk flows (SCENARIOS.md, scenario B)."),
         "dt1g-1000.toml": dt1g(1000, 1000, "dt1g with 1000 flows on 1000 sender hosts (SCENARIOS.md, scenario C)."),
         "dt1g-10000.toml": dt1g_10000(),
     }
-    for name, text in files.items():
+
+
+def main() -> None:
+    for name, text in files().items():
         (HERE / name).write_text(text)
         print("wrote", HERE / name)
 
