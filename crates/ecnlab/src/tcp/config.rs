@@ -117,10 +117,10 @@ pub struct TcpConfig {
     /// With `rcv_autotune`: window bytes per buffer byte (Linux's `scaling_ratio`, set by the
     /// receiving device's buffer sizes). Default 0.62 (the emulation's TUN devices).
     pub rcv_space_ratio: f64,
-    /// Receive buffer in bytes, advertised as the receive window. The application reads
-    /// in-order data at once, so the advertised window is always the whole buffer
-    /// (out-of-order data is not charged against it); with `rcv_autotune`, the most the buffer
-    /// grows to. Default 32 MiB (Linux's `tcp_rmem[2]`).
+    /// Receive buffer in bytes: with `rcv_autotune`, the most the buffer grows to; without,
+    /// the receive window advertised from the start (the application reads in-order data at
+    /// once and out-of-order data is not charged against it, so it is always the whole
+    /// buffer). Default 32 MiB (Linux's `tcp_rmem[2]`).
     pub rcv_buf: u64,
     /// Limited transmit (RFC 3042): one new segment on each of the first two duplicate ACKs.
     /// Default on.
