@@ -411,6 +411,6 @@ fn dctcp_holds_the_queue_at_the_step_threshold() {
     let (e_mean, e_sd, _, e_goodput, e_drops) = step_marked_dumbbell("ecn", k, CwndReduction::Prr);
     assert!(e_sd > 2.0 * p_sd, "ECN queue sd {e_sd} vs DCTCP {p_sd}");
     assert!(e_mean < p_mean - 3.0);
-    assert!(e_goodput > 0.98 * link);
+    assert!(e_goodput > 0.98 * link, "ECN goodput {e_goodput} of {link}");
     assert_eq!(e_drops, 0);
 }

@@ -90,7 +90,9 @@ pub struct TcpConfig {
     /// those after a silence longer than the RTO, and those after a duplicate segment are
     /// acknowledged at once, up to half the advertised window in segments and at most 16
     /// (`tcp_incr_quickack`). Not modelled: the two quick ACKs Linux adds on the first CE
-    /// mark. Default on.
+    /// mark since the sender's last CWR (`__tcp_ecn_check_ce`); built as Linux has it, they
+    /// lowered two classic-ECN NewReno flows' utilisation on a 1 ms path with step marking
+    /// at 20 packets from 99.6 % to 97.7 %, which is not yet understood. Default on.
     pub quickack: bool,
     /// Selective acknowledgments (RFC 2018) with RFC 6675 loss recovery when both ends agree;
     /// otherwise NewReno recovery (RFC 6582). Default on.
