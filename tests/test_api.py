@@ -92,6 +92,23 @@ def test_same_seed_same_results_other_seed_other_results():
     assert "seed = 6" in c.scenario_toml
 
 
+def test_start_jitter_draws_each_copy_from_the_seed():
+    def starts(seed: int, jitter: str | None) -> list[float]:
+        s = ecnlab.Scenario.dumbbell(left=3, right=3, duration="1s", seed=seed)
+        extra = {"start_jitter": jitter} if jitter else {}
+        s.add_tcp_flow("l{k}", "r{k}", cc="newreno", count=3, start="100ms", stagger="10ms", **extra)
+        return ecnlab.run(s).flows.sort("name")["start_s"].to_list()
+
+    assert starts(1, None) == pytest.approx([0.1, 0.11, 0.12])
+    a, b = starts(1, "5ms"), starts(2, "5ms")
+    assert a == starts(1, "5ms")  # the same seed, the same draws
+    assert a != b  # another seed, other draws
+    for got in (a, b):
+        offsets = [t - base for t, base in zip(got, (0.1, 0.11, 0.12))]
+        assert all(0.0 <= o < 0.005 for o in offsets), offsets
+        assert len(set(offsets)) == 3  # each copy its own draw
+
+
 def test_tables_have_the_documented_columns_and_types(udp_toml):
     r = ecnlab.run(udp_toml)
     assert r.timeseries.schema == pl.Schema({"time_s": pl.Float64, "kind": pl.String, "entity": pl.String, "value": pl.Float64})

@@ -28,6 +28,7 @@ pub mod kind {
     pub const LINK: u64 = 5;
     pub const WORKLOAD: u64 = 6;
     pub const ELEMENT: u64 = 7;
+    pub const FLOW_START: u64 = 8;
 }
 
 #[cfg(test)]

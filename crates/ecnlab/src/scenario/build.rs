@@ -775,8 +775,10 @@ fn add_flow_spec(c: &mut Ctx, path: &str, f: &FlowSpec, index: usize) -> Result<
             "spaces the starts of copies: give count too",
         ));
     }
+    let jitter = f.start_jitter.map_or(0, |d| d.0);
     let last_start = f.start.map_or(0, |d| d.0)
-        + f.stagger.map_or(0, |d| d.0) * (count as Time).saturating_sub(1);
+        + f.stagger.map_or(0, |d| d.0) * (count as Time).saturating_sub(1)
+        + jitter;
     // A shortened run of a longer scenario legitimately leaves late flows out: said, not
     // refused.
     if last_start >= c.scenario.duration.0 {
@@ -815,8 +817,24 @@ fn add_flow_spec(c: &mut Ctx, path: &str, f: &FlowSpec, index: usize) -> Result<
         }
         pairs.push((src, dst));
     }
-    let start = f.start.map_or(0, |d| d.0);
-    let stagger = f.stagger.map_or(0, |d| d.0);
+    // Copy k's start: start + k·stagger + its jitter, drawn per flow entry and copy so that
+    // adding a flow entry moves no other flow's start.
+    let starts: Vec<Time> = {
+        use rand::Rng as _;
+        let base = f.start.map_or(0, |d| d.0);
+        let stagger = f.stagger.map_or(0, |d| d.0);
+        let mut r = rng::stream(c.seed, rng::kind::FLOW_START, index as u64);
+        (0..count)
+            .map(|k| {
+                base + stagger * k as Time
+                    + if jitter > 0 {
+                        r.gen_range(0..jitter)
+                    } else {
+                        0
+                    }
+            })
+            .collect()
+    };
     match f.kind {
         FlowKind::Udp if c.planned.is_some() => {
             return Err(err(
@@ -855,7 +873,7 @@ fn add_flow_spec(c: &mut Ctx, path: &str, f: &FlowSpec, index: usize) -> Result<
                 ));
             }
             let stop = f.stop.map_or(NEVER, |d| d.0);
-            if stop <= start {
+            if starts.iter().any(|&s| stop <= s) {
                 return Err(err(format!("{path}.stop"), "must be after start"));
             }
             let on_off = match (f.on, f.off) {
@@ -885,7 +903,7 @@ fn add_flow_spec(c: &mut Ctx, path: &str, f: &FlowSpec, index: usize) -> Result<
                     rate_bps: rate.0,
                     packet_size: size as u32,
                     pattern: f.pattern.unwrap_or(UdpPattern::Cbr),
-                    start: start + stagger * k as Time,
+                    start: starts[k],
                     stop,
                     ecn,
                     on_off,
@@ -931,7 +949,7 @@ fn add_flow_spec(c: &mut Ctx, path: &str, f: &FlowSpec, index: usize) -> Result<
                         "a TCP flow stops either by its size or at a time; omit one",
                     ));
                 }
-                if t <= start + stagger * pairs.len().saturating_sub(1) as Time {
+                if starts.iter().any(|&s| t <= s) {
                     return Err(err(
                         format!("{path}.stop"),
                         "must be after every copy's start",
@@ -956,7 +974,7 @@ fn add_flow_spec(c: &mut Ctx, path: &str, f: &FlowSpec, index: usize) -> Result<
                     src,
                     dst,
                     f.size.map(|s| s.0),
-                    start + stagger * k as Time,
+                    starts[k],
                     &tcp,
                 )?;
             }

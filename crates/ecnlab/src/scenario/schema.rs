@@ -400,7 +400,8 @@ pub enum FlowKind {
 }
 
 /// One flow (or `count` copies: "{k}" in `src`/`dst`/`name` becomes the copy's index, and
-/// copy k starts at `start + k·stagger`). TCP fields and UDP fields are exclusive.
+/// copy k starts at `start + k·stagger`, plus a draw from `[0, start_jitter)` of its own
+/// when that is given). TCP fields and UDP fields are exclusive.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FlowSpec {
@@ -417,6 +418,10 @@ pub struct FlowSpec {
     /// Gap between the starts of the `count` copies.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stagger: Option<Duration>,
+    /// Each copy starts later by a uniform draw from `[0, start_jitter)`, from the run's seed
+    /// (so seeds differ where nothing else in a scenario is random).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_jitter: Option<Duration>,
     // ---- TCP
     /// Bytes to transfer (TCP); absent = unlimited (bulk).
     #[serde(default, skip_serializing_if = "Option::is_none")]
