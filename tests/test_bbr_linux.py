@@ -12,18 +12,13 @@ from __future__ import annotations
 import ecnlab
 
 
-def two_bbr(cc_params: dict | None) -> ecnlab.Scenario:
-    flows = []
-    for k, start in ((0, "0s"), (1, "1s")):
-        f = {"name": f"f{k}", "src": f"l{k}", "dst": f"r{k}", "cc": "bbr", "start": start}
-        if cc_params:
-            f["cc_params"] = cc_params
-        flows.append(f)
+def two_bbr(seed: int) -> ecnlab.Scenario:
+    flows = [{"name": f"f{k}", "src": f"l{k}", "dst": f"r{k}", "cc": "bbr", "start": start} for k, start in ((0, "0s"), (1, "1s"))]
     return ecnlab.Scenario(
         {
             "name": "two BBR flows",
             "duration": "40s",
-            "seed": 1,
+            "seed": seed,
             "topology": {
                 "kind": "dumbbell",
                 "left": 2,
@@ -47,9 +42,7 @@ def test_two_bbr_flows_keep_a_standing_queue():
     bdp = 100e6 * 0.04 / 8  # bytes
     queues = []
     for seed in (1, 2, 3, 4):
-        d = two_bbr(None).to_dict()
-        d["seed"] = seed
-        queues.append(standing_queue(ecnlab.run(ecnlab.Scenario(d))))
+        queues.append(standing_queue(ecnlab.run(two_bbr(seed))))
     mean = sum(queues) / len(queues)
     assert 0.25 * bdp < mean < 1.5 * bdp, queues
     assert min(queues) > 0.1 * bdp, queues

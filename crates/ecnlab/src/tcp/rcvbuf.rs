@@ -119,8 +119,7 @@ impl RcvAutotune {
     /// In-order data now reaches `delivered` bytes (read by the application at once); `mss`
     /// is the segment size, `timestamps` whether the RTT comes from them.
     pub fn on_delivered(&mut self, now: Time, delivered: u64, mss: u64, timestamps: bool) {
-        // tcp_grow_window: two segments per segment received, up to the clamp.
-        self.ssthresh = (self.ssthresh + 2 * mss).min(self.clamp);
+        self.grow_window(mss);
         if !timestamps {
             if self.rtt_time != 0 && delivered >= self.rtt_seq {
                 self.rtt_update(now.saturating_sub(self.rtt_time), true);
@@ -155,9 +154,14 @@ impl RcvAutotune {
     /// already sent beyond them.
     pub fn on_out_of_order(&mut self, mss: u64, span: u64, sack: bool) {
         if sack {
-            self.ssthresh = (self.ssthresh + 2 * mss).min(self.clamp);
+            self.grow_window(mss);
         }
         self.grow_buffer(2 * self.space + span);
+    }
+
+    /// Linux's `tcp_grow_window`: two segments per segment received, up to the clamp.
+    fn grow_window(&mut self, mss: u64) {
+        self.ssthresh = (self.ssthresh + 2 * mss).min(self.clamp);
     }
 
     /// Raises the buffer (and the window clamp with it) to hold a window of `rcvwin` bytes,
