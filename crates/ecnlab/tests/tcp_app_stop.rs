@@ -58,11 +58,11 @@ fn stopped_bulk_flow_finishes_soon_after_its_stop_and_delivers_what_it_wrote() {
         .expect("size set at the stop");
     let delivered = out.flows.f64("bytes_delivered", a).unwrap();
     assert_eq!(size, delivered);
-    assert_eq!(size % 1000.0, 0.0, "whole segments: {size}");
-    // Nothing written after 2 s: at most what 2 s of the 10 Mb/s link carried (1040-byte
-    // packets) plus a buffer and a window in flight.
+    assert_eq!(size % 1448.0, 0.0, "whole segments: {size}");
+    // Nothing written after 2 s: at most what 2 s of the 10 Mb/s link carried (1500-byte
+    // packets of 1448 payload bytes) plus a buffer and a window in flight.
     assert!(
-        size < 2.0 * 10e6 / 8.0 * 1000.0 / 1040.0 + 300_000.0,
+        size < 2.0 * 10e6 / 8.0 * 1448.0 / 1500.0 + 300_000.0,
         "size {size}"
     );
     let later = run("3s");

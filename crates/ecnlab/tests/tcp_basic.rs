@@ -4,7 +4,7 @@ use ecnlab::aqm::{DropTail, Limit};
 use ecnlab::net::Endpoint;
 use ecnlab::net::LinkSpec;
 use ecnlab::tcp::codecs::{NoEcn, Rfc3168};
-use ecnlab::tcp::testing::{Dir, Harness, Reno};
+use ecnlab::tcp::testing::{thousand_byte_segments, Dir, Harness, Reno};
 use ecnlab::tcp::{add_tcp_flow, State, TcpConfig, TcpFlowSpec};
 use ecnlab::time::{MS, SEC};
 use ecnlab::wire::TcpFlags;
@@ -34,7 +34,7 @@ fn handshake_negotiates_options_and_transfers_across_the_wrap() {
             timestamps: ts,
             window_scaling: ws,
             rcv_buf: if ws { 64 << 20 } else { 65535 },
-            ..Default::default()
+            ..thousand_byte_segments()
         };
         let mut h = harness(cfg, Some(300_000), false);
         h.run_clean(10 * SEC);
@@ -76,7 +76,7 @@ fn handshake_negotiates_options_and_transfers_across_the_wrap() {
 
 #[test]
 fn client_initiated_download_and_fin_exchange() {
-    let mut h = harness(TcpConfig::default(), Some(50_000), true);
+    let mut h = harness(thousand_byte_segments(), Some(50_000), true);
     h.run_clean(10 * SEC);
     // b (the receiver) sent the SYN.
     assert_eq!(h.sent[0].dir, Dir::BtoA);
@@ -102,7 +102,7 @@ fn flows_in_a_sim_fill_their_records_and_conserve_packets() {
     let q = || Box::new(DropTail::new(Limit::Packets(1000)));
     sim.connect(a, r, &LinkSpec::new(100_000_000, 5 * MS), q(), q());
     sim.connect(r, b, &LinkSpec::new(10_000_000, 5 * MS), q(), q());
-    let cfg = TcpConfig::default();
+    let cfg = thousand_byte_segments();
     let mut ids = vec![];
     for (i, ci) in [false, true].into_iter().enumerate() {
         let spec = TcpFlowSpec {
@@ -180,7 +180,7 @@ fn a_flow_beyond_4_gib_crosses_the_32_bit_sequence_space() {
     sim.set_element(r, Box::new(imp));
     let cfg = TcpConfig {
         mss: 60_000,
-        ..Default::default()
+        ..thousand_byte_segments()
     };
     let size = 4_500_000_000u64 + 12_345;
     let spec = TcpFlowSpec {
@@ -216,7 +216,7 @@ fn a_flow_beyond_4_gib_crosses_the_32_bit_sequence_space() {
 fn handshake_gives_up_after_syn_retries_with_doubling_timeouts() {
     let cfg = TcpConfig {
         syn_retries: 3,
-        ..Default::default()
+        ..thousand_byte_segments()
     };
     let mut h = harness(cfg, Some(10_000), false);
     h.run(600 * SEC, &mut |_, dir, _| dir == Dir::BtoA);

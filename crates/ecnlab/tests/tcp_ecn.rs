@@ -13,7 +13,7 @@ use ecnlab::net::LinkSpec;
 use ecnlab::packet::Packet;
 use ecnlab::stats::FlowRecord;
 use ecnlab::tcp::codecs::by_name;
-use ecnlab::tcp::testing::{Call, Dir, FixedWindow, Harness, Probe, Reno};
+use ecnlab::tcp::testing::{thousand_byte_segments, Call, Dir, FixedWindow, Harness, Probe, Reno};
 use ecnlab::tcp::{add_tcp_flow, TcpFlowSpec};
 use ecnlab::tcp::{CwndReduction, TcpConfig};
 use ecnlab::time::US;
@@ -61,7 +61,7 @@ fn negotiation_and_fallback_to_no_ecn() {
         ("dctcp", "none", false),
     ] {
         let cc = Box::new(Reno::new(1000));
-        let mut h = harness(TcpConfig::default(), Some(60_000), cc, ca, cb);
+        let mut h = harness(thousand_byte_segments(), Some(60_000), cc, ca, cb);
         h.run_clean(10 * SEC);
         assert_eq!(h.b.bytes_delivered(), 60_000, "{ca}/{cb}");
         assert_eq!(h.a.codec().negotiated(), agreed, "{ca}/{cb} sender");
@@ -90,7 +90,7 @@ fn negotiation_and_fallback_to_no_ecn() {
 #[test]
 fn lost_ecn_setup_syn_is_retried_without_ecn() {
     let cc = Box::new(Reno::new(1000));
-    let mut h = harness(TcpConfig::default(), Some(30_000), cc, "ecn", "ecn");
+    let mut h = harness(thousand_byte_segments(), Some(30_000), cc, "ecn", "ecn");
     let mut first = true;
     h.run(20 * SEC, &mut |_, dir, p| {
         let drop = first && dir == Dir::AtoB && flags(p).has(TcpFlags::SYN);
@@ -143,7 +143,7 @@ fn mark_first(marked: &[u64]) -> impl FnMut(&Harness, Dir, &mut Packet) -> bool 
 fn ece_until_cwr_and_one_reduction_per_window() {
     let cfg = TcpConfig {
         delayed_ack: false,
-        ..Default::default()
+        ..thousand_byte_segments()
     };
     let (probe, log) = Probe::new(Reno::new(1000));
     let mut h = harness(cfg, None, Box::new(probe), "ecn", "ecn");
@@ -228,7 +228,7 @@ fn dctcp_receiver_state_machine_and_exact_marked_bytes() {
         delayed_ack: true,
         delack_segments: 2,
         quickack: false,
-        ..Default::default()
+        ..thousand_byte_segments()
     };
     let (probe, log) = Probe::new(FixedWindow(20 * MSS));
     let mut h = harness(cfg, None, Box::new(probe), "dctcp", "dctcp");
@@ -322,7 +322,7 @@ fn step_marked_dumbbell(
     sim.set_sample_interval(MS / 2);
     let cfg = TcpConfig {
         cwnd_reduction: reduction,
-        ..TcpConfig::default()
+        ..thousand_byte_segments()
     };
     for i in 0..2 {
         let spec = TcpFlowSpec {

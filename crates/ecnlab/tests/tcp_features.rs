@@ -5,7 +5,7 @@ use ecnlab::aqm::{DropTail, Limit};
 use ecnlab::cc::{AckEvent, Controller, Signal};
 use ecnlab::net::LinkSpec;
 use ecnlab::tcp::codecs::NoEcn;
-use ecnlab::tcp::testing::{Call, Dir, FixedWindow, Harness, Probe, Reno};
+use ecnlab::tcp::testing::{thousand_byte_segments, Call, Dir, FixedWindow, Harness, Probe, Reno};
 use ecnlab::tcp::{add_tcp_flow, TcpConfig, TcpFlowSpec};
 use ecnlab::time::{to_secs, Time, MS, SEC};
 use ecnlab::Sim;
@@ -58,7 +58,7 @@ fn the_receive_window_bounds_the_flight_with_and_without_scaling() {
             window_scaling: ws,
             rcv_buf: buf,
             rcv_autotune: false,
-            ..Default::default()
+            ..thousand_byte_segments()
         };
         let mut h = harness(cfg, Some(2_000_000), Box::new(FixedWindow(1000 * MSS)));
         h.run_clean(20 * SEC);
@@ -111,7 +111,11 @@ fn data_send_gaps(h: &Harness) -> Vec<Time> {
 #[test]
 fn pacing_spaces_segments_at_the_controller_rate_or_at_cwnd_over_srtt() {
     // Controller rate: 1 MB/s → one 1040-byte packet every 1.04 ms.
-    let mut h = harness(TcpConfig::default(), None, Box::new(Paced(100 * MSS, 1e6)));
+    let mut h = harness(
+        thousand_byte_segments(),
+        None,
+        Box::new(Paced(100 * MSS, 1e6)),
+    );
     h.run_clean(500 * MS);
     let gaps = data_send_gaps(&h);
     assert!(gaps.len() > 400);
@@ -120,7 +124,7 @@ fn pacing_spaces_segments_at_the_controller_rate_or_at_cwnd_over_srtt() {
     // cwnd/SRTT pacing: 20 segments per ~20 ms RTT, ×2 while below ssthresh.
     let cfg = TcpConfig {
         pace_cwnd: true,
-        ..Default::default()
+        ..thousand_byte_segments()
     };
     let mut h = harness(cfg, None, Box::new(FixedWindow(20 * MSS)));
     h.run_clean(SEC);
@@ -147,7 +151,7 @@ fn pacing_spaces_segments_at_the_controller_rate_or_at_cwnd_over_srtt() {
 fn delivery_rate_samples_measure_the_bottleneck() {
     // 10 Mbit/s bottleneck, 40-segment window over a 25-segment BDP: the link stays busy.
     let (probe, log) = Probe::new(FixedWindow(40 * MSS));
-    let mut h = harness(TcpConfig::default(), None, Box::new(probe));
+    let mut h = harness(thousand_byte_segments(), None, Box::new(probe));
     h.rate_ab = 10_000_000;
     h.run_clean(3 * SEC);
     let log = log.borrow();
@@ -186,7 +190,7 @@ fn timestamps_give_rtt_samples_even_for_retransmitted_data() {
         timestamps: true,
         sack: false,
         delayed_ack: false,
-        ..Default::default()
+        ..thousand_byte_segments()
     };
     let (probe, log) = Probe::new(FixedWindow(4 * MSS));
     let mut h = harness(cfg, None, Box::new(probe));
@@ -220,7 +224,7 @@ fn a_flow_samples_its_window_rtt_and_rate() {
     sim.connect(a, r, &LinkSpec::new(100_000_000, 5 * MS), q(), q());
     sim.connect(r, b, &LinkSpec::new(10_000_000, 5 * MS), q(), q());
     sim.set_sample_interval(100 * MS);
-    let cfg = TcpConfig::default();
+    let cfg = thousand_byte_segments();
     let spec = TcpFlowSpec {
         name: "bulk".into(),
         src: a,

@@ -9,7 +9,7 @@ use ecnlab::cc::newreno::{NewReno, NewRenoConfig};
 use ecnlab::cc::Controller;
 use ecnlab::packet::Packet;
 use ecnlab::tcp::codecs::by_name;
-use ecnlab::tcp::testing::{Call, Dir, Harness, Probe};
+use ecnlab::tcp::testing::{thousand_byte_segments, Call, Dir, Harness, Probe};
 use ecnlab::tcp::{CwndReduction, Recovery, TcpConfig};
 use ecnlab::time::{Time, MS, SEC};
 use ecnlab::wire::Ecn;
@@ -49,7 +49,7 @@ fn mark_then_drop(
 ) -> (Harness, Trace) {
     let cfg = TcpConfig {
         cwnd_reduction: reduction,
-        ..Default::default()
+        ..thousand_byte_segments()
     };
     let mut h = path(cfg, None, cc, codec);
     let mut trace = Trace::new();
@@ -197,7 +197,7 @@ fn rtt_samples_come_from_the_first_newly_acknowledged_segment() {
     // so it includes the wait for the second (Linux's seq_rtt from first_ackt).
     let (probe, log) = Probe::new(NewReno::new(1000, NewRenoConfig::default()).unwrap());
     let mut h = path(
-        TcpConfig::default(),
+        thousand_byte_segments(),
         Some(400 * MSS),
         Box::new(probe),
         "none",
@@ -265,7 +265,7 @@ fn timeout_spike(frto: bool) -> (Harness, Vec<Call>, u64) {
     let cfg = TcpConfig {
         frto,
         tlp: false,
-        ..Default::default()
+        ..thousand_byte_segments()
     };
     delay_spike(cfg, 410 * MS, 30 * MS, 3 * SEC)
 }
@@ -301,7 +301,7 @@ fn frto_finds_a_spurious_timeout_and_undoes_it() {
 fn lose(rack: bool, lost: &[(u64, usize)]) -> Harness {
     let cfg = TcpConfig {
         rack,
-        ..Default::default()
+        ..thousand_byte_segments()
     };
     let cc = NewReno::new(1000, NewRenoConfig::default()).unwrap();
     let mut h = path(cfg, None, Box::new(cc), "none");
@@ -380,7 +380,7 @@ fn a_window_the_receiver_holds_back_does_not_grow() {
         let cfg = TcpConfig {
             rcv_buf: 20 * MSS,
             rcv_autotune: false,
-            ..Default::default()
+            ..thousand_byte_segments()
         };
         let mut h = path(cfg, None, cc, "none");
         h.run_clean(5 * SEC);
@@ -475,7 +475,7 @@ fn a_lost_tail_is_found_by_a_probe_not_by_the_timeout() {
     let tail = |h: &Harness, dir, p: &Packet, n: usize| {
         dir == Dir::AtoB && n == 0 && p.payload_len > 0 && h.rel_seq_a(p) >= seg(98)
     };
-    let (h, calls, probes) = tail_run(TcpConfig::default(), Some(100), 3 * SEC, &tail);
+    let (h, calls, probes) = tail_run(thousand_byte_segments(), Some(100), 3 * SEC, &tail);
     assert!(h.a.state() == ecnlab::tcp::State::Established && h.b.bytes_delivered() == 100 * MSS);
     assert_eq!(h.a.timeouts(), 0);
     assert_eq!(h.a.loss_probes(), 1);
@@ -507,7 +507,7 @@ fn a_lost_tail_is_found_by_a_probe_not_by_the_timeout() {
     // Without the probe the timer repairs the tail, 200 ms and more later.
     let cfg = TcpConfig {
         tlp: false,
-        ..Default::default()
+        ..thousand_byte_segments()
     };
     let (h2, _, _) = tail_run(cfg, Some(100), 3 * SEC, &tail);
     assert_eq!(h2.a.timeouts(), 1);
@@ -529,7 +529,8 @@ fn a_probe_answered_by_the_original_reduces_nothing() {
     // The window-limited transfer's packets sent in [1 s, 1.01 s) take 60 ms longer: the
     // probe fires during the silence and resends the last segment, which had not been lost.
     // The duplicate's ACK tells the sender so.
-    let (h, calls, window_before) = delay_spike(TcpConfig::default(), 70 * MS, 10 * MS, 2 * SEC);
+    let (h, calls, window_before) =
+        delay_spike(thousand_byte_segments(), 70 * MS, 10 * MS, 2 * SEC);
     assert_eq!(h.a.loss_probes(), 1);
     assert_eq!(h.a.retransmissions(), 1);
     assert_eq!(h.a.timeouts(), 0);
@@ -546,7 +547,7 @@ fn a_probe_that_repairs_a_loss_reduces_once_at_once() {
     let cfg = TcpConfig {
         rcv_buf: 20 * MSS,
         rcv_autotune: false,
-        ..Default::default()
+        ..thousand_byte_segments()
     };
     let lose = |h: &Harness, dir, p: &Packet, n: usize| match dir {
         Dir::AtoB => n == 0 && p.payload_len > 0 && h.rel_seq_a(p) == seg(60),
@@ -588,7 +589,7 @@ fn a_dsack_for_the_probe_says_nothing_was_lost() {
             rcv_buf: 20 * MSS,
             rcv_autotune: false,
             dsack,
-            ..Default::default()
+            ..thousand_byte_segments()
         };
         let (h, calls, _) = tail_run(cfg, None, 2 * SEC, &lose);
         assert_eq!(h.a.loss_probes(), 1);
@@ -608,7 +609,7 @@ fn a_hole_with_two_segments_after_it_waits_for_racks_reordering_window() {
     let hole = |h: &Harness, dir, p: &Packet, n: usize| {
         dir == Dir::AtoB && n == 0 && p.payload_len > 0 && h.rel_seq_a(p) == seg(98)
     };
-    let (h, calls, _) = tail_run(TcpConfig::default(), Some(100), 3 * SEC, &hole);
+    let (h, calls, _) = tail_run(thousand_byte_segments(), Some(100), 3 * SEC, &hole);
     assert_eq!(h.b.bytes_delivered(), 100 * MSS);
     assert_eq!(
         (h.a.timeouts(), h.a.loss_probes(), h.a.retransmissions()),
@@ -641,7 +642,7 @@ fn a_hole_with_two_segments_after_it_waits_for_racks_reordering_window() {
     // resends 100, which adds no new SACK, and the timer repairs the hole.
     let cfg = TcpConfig {
         rack: false,
-        ..Default::default()
+        ..thousand_byte_segments()
     };
     let (h2, _, _) = tail_run(cfg, Some(100), 3 * SEC, &hole);
     assert_eq!(h2.a.timeouts(), 1);
@@ -654,7 +655,7 @@ fn an_autotuned_receiver_opens_its_window_as_data_is_read() {
     // in flight than the window it was offered.
     let cfg = TcpConfig {
         rcv_autotune: true,
-        ..Default::default()
+        ..thousand_byte_segments()
     };
     let cc = NewReno::new(1000, NewRenoConfig::default()).unwrap();
     let mut h = path(cfg, None, Box::new(cc), "none");
@@ -712,21 +713,21 @@ fn acked_segments(cfg: TcpConfig) -> Vec<u64> {
 fn quick_acks_for_the_first_segments_then_one_ack_per_two() {
     // Linux's tcp_incr_quickack on the first data segment: half the offered window in
     // segments, at most 16, are acknowledged one by one; then every second segment.
-    let quick = acked_segments(TcpConfig::default());
+    let quick = acked_segments(thousand_byte_segments());
     let mut want: Vec<u64> = (1..=16).collect();
     want.extend((18..=60).step_by(2));
     assert_eq!(quick, want);
     // Without it, every second segment from the start (RFC 5681).
     let plain = acked_segments(TcpConfig {
         quickack: false,
-        ..Default::default()
+        ..thousand_byte_segments()
     });
     assert_eq!(plain, (2..=60).step_by(2).collect::<Vec<_>>());
     // A 6000-byte window: 6000 / (2 × 1000) = 3 quick ACKs.
     let small = acked_segments(TcpConfig {
         rcv_autotune: false,
         rcv_buf: 6000,
-        ..Default::default()
+        ..thousand_byte_segments()
     });
     assert_eq!(&small[..4], &[1, 2, 3, 5]);
 }

@@ -6,7 +6,7 @@
 use ecnlab::cc::AckEvent;
 use ecnlab::packet::Packet;
 use ecnlab::tcp::codecs::NoEcn;
-use ecnlab::tcp::testing::{Call, Dir, FixedWindow, Harness, Probe};
+use ecnlab::tcp::testing::{thousand_byte_segments, Call, Dir, FixedWindow, Harness, Probe};
 use ecnlab::tcp::{RtoFloor, TcpConfig};
 use ecnlab::time::{Time, MS, SEC};
 
@@ -87,7 +87,7 @@ fn fast_retransmit_on_exactly_the_third_duplicate_ack_and_limited_transmit() {
             sack: false,
             delayed_ack: false,
             limited_transmit: lt,
-            ..Default::default()
+            ..thousand_byte_segments()
         };
         let mut h = harness(cfg, Box::new(FixedWindow(10 * MSS)));
         let lost = seg(21);
@@ -116,7 +116,7 @@ fn newreno_partial_ack_retransmits_the_next_hole_at_once() {
     let cfg = TcpConfig {
         sack: false,
         delayed_ack: false,
-        ..Default::default()
+        ..thousand_byte_segments()
     };
     let (probe, log) = Probe::new(FixedWindow(10 * MSS));
     let mut h = harness(cfg, Box::new(probe));
@@ -152,7 +152,7 @@ fn rto_backoff_doubles_and_karn_takes_no_sample_from_retransmissions() {
         sack: false,
         delayed_ack: false,
         rto_floor: RtoFloor::Rfc6298,
-        ..Default::default()
+        ..thousand_byte_segments()
     };
     let run = |until: Time| {
         // A small fixed window keeps the RTT constant (no queue), so the RTO is the 200 ms
@@ -215,7 +215,7 @@ fn delayed_ack_every_second_segment_or_after_the_timeout() {
         // alone: without Linux's quick ACKs for the first segments.
         let cfg = TcpConfig {
             quickack: false,
-            ..Default::default()
+            ..thousand_byte_segments()
         };
         let mut h = harness(cfg, Box::new(FixedWindow(window)));
         h.run_clean(3 * SEC);
@@ -255,7 +255,7 @@ fn sack_blocks_report_the_newest_segment_first_and_recovery_repairs_in_order() {
         sack: true,
         delayed_ack: true,
         rack: false,
-        ..Default::default()
+        ..thousand_byte_segments()
     };
     let (probe, log) = Probe::new(FixedWindow(20 * MSS));
     let mut h = harness(cfg, Box::new(probe));

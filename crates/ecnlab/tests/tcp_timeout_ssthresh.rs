@@ -13,7 +13,7 @@
 use ecnlab::cc::newreno::{CaIncrease, NewReno, NewRenoConfig};
 use ecnlab::packet::Packet;
 use ecnlab::tcp::codecs::NoEcn;
-use ecnlab::tcp::testing::{Call, Dir, Harness, Probe};
+use ecnlab::tcp::testing::{thousand_byte_segments, Call, Dir, Harness, Probe};
 use ecnlab::tcp::TcpConfig;
 use ecnlab::time::{Time, MS, SEC};
 
@@ -28,7 +28,7 @@ fn stalled_recovery() -> (Harness, Vec<Call>) {
         rack: false,
         // A window that never binds, so recovery can send for a whole RTO past the hole.
         rcv_autotune: false,
-        ..Default::default()
+        ..thousand_byte_segments()
     };
     let nr = NewReno::new(
         MSS as u32,

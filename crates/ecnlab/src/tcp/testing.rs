@@ -14,6 +14,17 @@ use rand::Rng as _;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+/// The defaults in the papers' packet format — 1000-byte segments, no timestamps (data
+/// packets of 1040 bytes, pure ACKs of 40) — in which the tests' hand-computed cases are
+/// written; everything else as [`TcpConfig::default`].
+pub fn thousand_byte_segments() -> TcpConfig {
+    TcpConfig {
+        mss: 1000,
+        timestamps: false,
+        ..TcpConfig::default()
+    }
+}
+
 // ---------------------------------------------------------------- controllers
 
 /// Textbook Reno window (RFC 5681): slow start +acked bytes, congestion avoidance
