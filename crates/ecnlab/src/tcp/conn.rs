@@ -65,6 +65,11 @@
 //!   retransmitted makes the timeout spurious: the lost marks are cleared, recovery ends and
 //!   the controller undoes the timeout (`on_spurious_timeout`). SACK or duplicate ACKs after
 //!   the new data say the loss was real, and recovery goes on as above.
+//! - Pacing (the controller's rate, or `pace_cwnd`'s), as Linux's `tcp_update_skb_after_send`:
+//!   a segment delays the next by its payload bytes at the rate — the rates are in payload
+//!   bytes (delivery rates, cwnd/SRTT), and the queued segment Linux paces has no headers
+//!   yet — less up to half of that for the time the sender fell behind its schedule (after
+//!   a wait for its window, a sender's second segment follows the first by half a gap).
 //! - Timer (RFC 6298 §5.1–5.3): started when data is sent and it is not running, stopped
 //!   when everything is acknowledged, restarted on an ACK of new data — and, with SACK, when
 //!   the first unacknowledged segment is retransmitted (Linux's `tcp_xmit_retransmit_queue`;
@@ -1706,8 +1711,10 @@ impl TcpConn {
             self.rto_deadline = now + self.rtt.rto();
         }
         if let Some(rate) = self.pacing_rate() {
-            let gap = from_secs(p.wire_len() as f64 / rate);
-            self.next_send_at = self.next_send_at.max(now) + gap;
+            let prior = self.next_send_at;
+            let start = prior.max(now);
+            let gap = from_secs(payload as f64 / rate);
+            self.next_send_at = start + gap - (gap / 2).min(start - prior);
         }
         self.rcv.on_ack_sent();
         ctx.send(p);
