@@ -1,11 +1,10 @@
 """BBR as Linux runs it: two BBR flows on a 100 Mb/s, 40 ms path with a 1000-packet DropTail
-buffer (about 3 BDP) keep a standing queue (Linux's ACK-aggregation allowance and
-quantization budget keep their windows above the BDP through ProbeBW's gain cycle). Linux
-keeps about one BDP on the same path with a deeper buffer (scenarios/tcp/bbr_deep_buffer.toml,
-docs/tcp-reference.md); here ours keeps 0.3–0.65 BDP after 20 s depending on the seed,
-because the two flows' gain phases still line up in some runs. With
-draft-00's algorithm alone (exact max filter, no ACK-aggregation term) the queue is of the
-same size or larger: the two do not separate in this metric, so only the band is pinned."""
+buffer (about 3 BDP) keep a standing queue of about one BDP, as Linux keeps on the same path
+with a deeper buffer (scenarios/tcp/bbr_deep_buffer.toml, docs/tcp-reference.md: 373–405
+packets of a 333-packet BDP). Here: 1.02–1.13 BDP over seeds 1–6 (draft-00's algorithm
+alone, 0.88–1.02). With pacing in wire bytes rather than payload bytes, the flows sent 3.6 %
+below their own model of the path in every phase of the gain cycle and the queue drained in
+half the seeds (0.3–0.65 BDP after 20 s); Linux paces the payload."""
 
 from __future__ import annotations
 
@@ -43,6 +42,4 @@ def test_two_bbr_flows_keep_a_standing_queue():
     queues = []
     for seed in (1, 2, 3, 4):
         queues.append(standing_queue(ecnlab.run(two_bbr(seed))))
-    mean = sum(queues) / len(queues)
-    assert 0.25 * bdp < mean < 1.5 * bdp, queues
-    assert min(queues) > 0.1 * bdp, queues
+    assert all(0.9 * bdp < q < 1.3 * bdp for q in queues), [q / bdp for q in queues]

@@ -24,6 +24,8 @@ delayed_ack = true
 delack_segments = 2
 delack_timeout_s = 0.2
 quickack = false
+# ns-3 acknowledges every out-of-order segment at once.
+sack_compress_max = 0
 sack = true
 timestamps = false
 window_scaling = true

@@ -731,3 +731,69 @@ fn quick_acks_for_the_first_segments_then_one_ack_per_two() {
     });
     assert_eq!(&small[..4], &[1, 2, 3, 5]);
 }
+
+/// Out-of-order arrivals at `b` while segment 30 is missing, and `b`'s ACKs meanwhile.
+fn acks_while_a_hole_is_open(cfg: TcpConfig) -> (Vec<Time>, Vec<Time>) {
+    let cc = NewReno::new(1000, NewRenoConfig::default()).unwrap();
+    let mut h = path(cfg, Some(200 * MSS), Box::new(cc), "none");
+    let mut dropped = false;
+    h.run(3 * SEC, &mut |h: &Harness, dir, p: &mut Packet| {
+        let first = dir == Dir::AtoB && p.payload_len > 0 && h.rel_seq_a(p) == seg(30);
+        let drop = first && !dropped;
+        dropped |= first;
+        !drop
+    });
+    let refill = h
+        .arrived
+        .iter()
+        .find(|t| t.dir == Dir::AtoB && t.pkt.payload_len > 0 && h.rel_seq_a(&t.pkt) == seg(30))
+        .unwrap()
+        .time;
+    let ooo: Vec<Time> = h
+        .arrived
+        .iter()
+        .filter(|t| t.dir == Dir::AtoB && t.pkt.payload_len > 0 && t.time < refill)
+        .filter(|t| h.rel_seq_a(&t.pkt) > seg(30))
+        .map(|t| t.time)
+        .collect();
+    let acks: Vec<Time> = h
+        .sent
+        .iter()
+        .filter(|t| t.dir == Dir::BtoA && t.time < refill && h.rel_ack_b(&t.pkt) == seg(30))
+        .map(|t| t.time)
+        .collect();
+    (ooo, acks)
+}
+
+#[test]
+fn sack_compression_acknowledges_three_out_of_order_segments_then_one_per_millisecond() {
+    // Linux's __tcp_ack_snd_check: at one rcv_nxt the first three out-of-order segments are
+    // acknowledged at once (the sender's duplicate threshold); later ones wait for the
+    // compression timer, min(1 ms, RTT/20) = 1 ms on this 20 ms path, which sends one ACK
+    // for all withheld. Segments arrive every 0.832 ms (1040 bytes at 10 Mb/s), so each
+    // later ACK covers two.
+    let (ooo, acks) = acks_while_a_hole_is_open(thousand_byte_segments());
+    assert!(ooo.len() > 15, "{} out-of-order arrivals", ooo.len());
+    assert_eq!(&acks[..3], &ooo[..3]);
+    let mut withheld = ooo[3..].iter().peekable();
+    for &ack in &acks[3..] {
+        let first = *withheld.next().expect("an ACK with nothing withheld");
+        assert_eq!(ack, first + MS);
+        while withheld.next_if(|&&t| t <= ack).is_some() {}
+    }
+    assert!(withheld
+        .next()
+        .is_none_or(|&t| t + MS > *ooo.last().unwrap()));
+    assert!(
+        acks.len() < 3 + ooo.len() / 2 + 2,
+        "{} ACKs for {} segments",
+        acks.len(),
+        ooo.len()
+    );
+    // Without compression (RFC 5681 §4.2, ns-3) every one is acknowledged at once.
+    let (ooo, acks) = acks_while_a_hole_is_open(TcpConfig {
+        sack_compress_max: 0,
+        ..thousand_byte_segments()
+    });
+    assert_eq!(acks, ooo);
+}

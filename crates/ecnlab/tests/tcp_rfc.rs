@@ -255,6 +255,8 @@ fn sack_blocks_report_the_newest_segment_first_and_recovery_repairs_in_order() {
         sack: true,
         delayed_ack: true,
         rack: false,
+        // RFC 5681 §4.2's receiver, without Linux's SACK compression.
+        sack_compress_max: 0,
         ..thousand_byte_segments()
     };
     let (probe, log) = Probe::new(FixedWindow(20 * MSS));

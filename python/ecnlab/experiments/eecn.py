@@ -148,6 +148,8 @@ TCP = {
     "delack_segments": 2,
     "delack_timeout_s": 0.2,
     "quickack": False,
+    # ns-2's and ns-3's receivers acknowledge every out-of-order segment at once.
+    "sack_compress_max": 0,
     "rto_floor": "rfc6298",
     # The reading under which this reproduction was made (docs/reproductions/eecn.md). With
     # Linux's and ns-3's sample (the first newly acknowledged segment, "first") one elephant of

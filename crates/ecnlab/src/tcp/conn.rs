@@ -86,6 +86,9 @@
 //! - Receiver: immediate ACK for out-of-order, duplicate or gap-filling segments, for a FIN,
 //!   and when the codec asks; otherwise every `delack_segments` in-order segments or after
 //!   `delack_timeout_s` (RFC 5681 §4.2); with `quickack`, Linux's quick-ACK mode (below).
+//!   With SACK and delayed ACKs, Linux's SACK compression (`sack_compress_max`): of the
+//!   out-of-order segments at one `rcv_nxt`, the first three are acknowledged at once and
+//!   the rest by one ACK after min(1 ms, RTT/20), or at once when that many are withheld.
 //! - Controller calls per ACK: entering fast recovery (`on_loss`) first, then the codec's
 //!   signal (`on_signal`), then `on_ack` if the ACK acknowledged (or SACKed) new bytes, then
 //!   `on_recovery_end` if the ACK ended fast recovery — so the ACK that ends recovery is
@@ -126,7 +129,7 @@ use crate::cc::{AckEvent, Controller, Signal};
 use crate::net::{Ctx, Endpoint, Samples};
 use crate::packet::Packet;
 use crate::stats::{FlowRecord, Histogram};
-use crate::time::{from_secs, to_secs, Time, NEVER, NS, SEC, US};
+use crate::time::{from_secs, to_secs, Time, MS, NEVER, NS, SEC, US};
 use crate::wire::tcp::MAX_SACK_BLOCKS;
 use crate::wire::{Ecn, Ipv4Repr, TcpFlags, TcpRepr};
 use std::cell::Cell;
@@ -842,6 +845,7 @@ impl TcpConn {
         let delivered_before = self.rcv.data_delivered();
         let had_fin = self.rcv.fin_received();
         let quickack = self.cfg.quickack && self.cfg.delayed_ack && pkt.payload_len > 0;
+        let mut compress_until = None;
         match self.rcv.receive(s, e) {
             Arrival::InOrder { filled_gap } => {
                 immediate |= filled_gap;
@@ -858,7 +862,11 @@ impl TcpConn {
                 }
             }
             Arrival::OutOfOrder => {
-                immediate = true;
+                if self.sack_ok && !self.rcv.out_of_order_ack_now(self.cfg.sack_compress_max) {
+                    compress_until = Some(now + self.sack_compress_delay());
+                } else {
+                    immediate = true;
+                }
                 if let Some(a) = self.autotune.as_mut() {
                     a.on_out_of_order(self.mss, self.rcv.ooo_span(), self.sack_ok);
                 }
@@ -895,6 +903,8 @@ impl TcpConn {
         }
         if immediate || !self.cfg.delayed_ack || self.rcv.unacked_segs >= self.cfg.delack_segments {
             self.rcv.ack_now = true;
+        } else if let Some(t) = compress_until {
+            self.rcv.delack_deadline = self.rcv.delack_deadline.min(t);
         } else if self.rcv.delack_deadline == NEVER {
             self.rcv.delack_deadline = now + self.cfg.delack_timeout();
         }
@@ -905,6 +915,19 @@ impl TcpConn {
         self.autotune
             .as_ref()
             .map_or(self.cfg.rcv_buf, |a| a.window().min(self.cfg.rcv_buf))
+    }
+
+    /// How long SACK compression may hold an ACK: 5 % of the RTT (the receiver's estimate,
+    /// or SRTT if smaller or there is none), at most 1 ms (Linux's `tcp_comp_sack_delay_ns`).
+    fn sack_compress_delay(&self) -> Time {
+        let mut rtt = self.autotune.as_ref().map_or(0, |a| a.rtt());
+        if self.rtt.has_sample() && (rtt == 0 || self.rtt.srtt() < rtt) {
+            rtt = self.rtt.srtt();
+        }
+        if rtt == 0 {
+            return MS;
+        }
+        (rtt / 20).min(MS)
     }
 
     /// Linux's `tcp_incr_quickack`: half the advertised window in segments (2 if that is
@@ -1803,7 +1826,7 @@ impl Endpoint for TcpConn {
         }
         if self.rcv.delack_deadline <= now {
             self.rcv.delack_deadline = NEVER;
-            if self.rcv.unacked_segs > 0 {
+            if self.rcv.unacked_segs > 0 || self.rcv.compressed > 0 {
                 self.rcv.ack_now = true;
             }
         }

@@ -18,6 +18,10 @@ pub enum Arrival {
     Duplicate,
 }
 
+/// Linux's TCP_FASTRETRANS_THRESH: out-of-order segments acknowledged at once before SACK
+/// compression starts.
+const DUP_ACKS_BEFORE_COMPRESSION: u32 = 3;
+
 /// Remembered SACK "recency" entries: a sequence number inside each recently reported block.
 const RECENT: usize = 8;
 
@@ -37,6 +41,12 @@ pub struct Receiver {
     pub ack_now: bool,
     /// ACKs still to send at once in Linux's quick-ACK mode (`icsk_ack.quick`).
     pub quick: u32,
+    /// ACKs for out-of-order segments withheld by SACK compression (`compressed_ack`).
+    pub compressed: u32,
+    /// Out-of-order segments acknowledged at once at the current `rcv_nxt`
+    /// (`dup_ack_counter`), and that `rcv_nxt`.
+    dup_acks: u32,
+    dup_acks_at: u64,
     /// When the last in-order data segment arrived (Linux's `lrcvtime`); NEVER before one.
     pub last_data_at: Time,
     /// `rcv_nxt` carried by the last ACK we sent (RFC 7323 Last.ACK.sent).
@@ -62,6 +72,9 @@ impl Default for Receiver {
             delack_deadline: NEVER,
             ack_now: false,
             quick: 0,
+            compressed: 0,
+            dup_acks: 0,
+            dup_acks_at: 0,
             last_data_at: NEVER,
             last_ack_sent: 0,
             ts_recent: 0,
@@ -176,7 +189,27 @@ impl Receiver {
 
     /// A delayed or immediate ACK is owed.
     pub fn ack_pending(&self) -> bool {
-        self.ack_now || self.unacked_segs > 0
+        self.ack_now || self.unacked_segs > 0 || self.compressed > 0
+    }
+
+    /// Linux's SACK compression (`__tcp_ack_snd_check` with data held out of order): whether
+    /// an out-of-order segment's ACK goes at once. The first three at one `rcv_nxt` do (the
+    /// sender's duplicate-ACK threshold), later ones are withheld until `max` have been or
+    /// the compression timer fires; `max` 0 acknowledges every one at once.
+    pub fn out_of_order_ack_now(&mut self, max: u32) -> bool {
+        if max == 0 || self.compressed >= max {
+            return true;
+        }
+        if self.dup_acks_at != self.rcv_nxt {
+            self.dup_acks_at = self.rcv_nxt;
+            self.dup_acks = 0;
+        }
+        if self.dup_acks < DUP_ACKS_BEFORE_COMPRESSION {
+            self.dup_acks += 1;
+            return true;
+        }
+        self.compressed += 1;
+        false
     }
 
     /// Linux's `tcp_incr_quickack`: the next `n` ACKs go out at once (never fewer than
@@ -189,6 +222,7 @@ impl Receiver {
     pub fn on_ack_sent(&mut self) {
         self.quick = self.quick.saturating_sub(1);
         self.unacked_segs = 0;
+        self.compressed = 0;
         self.delack_deadline = NEVER;
         self.ack_now = false;
         self.last_ack_sent = self.rcv_nxt;
@@ -242,5 +276,28 @@ mod tests {
         assert!(r.fin_received());
         assert_eq!(r.data_delivered(), 800);
         assert!(!r.has_ooo());
+    }
+
+    #[test]
+    fn sack_compression_withholds_after_three_and_up_to_its_limit() {
+        let mut r = Receiver::default();
+        let now = |r: &mut Receiver| r.out_of_order_ack_now(2);
+        // Three at once, then two withheld, then the limit sends one.
+        assert_eq!([now(&mut r), now(&mut r), now(&mut r)], [true; 3]);
+        assert_eq!(
+            [now(&mut r), now(&mut r), now(&mut r)],
+            [false, false, true]
+        );
+        r.on_ack_sent();
+        assert!(!now(&mut r), "still past three at this rcv_nxt");
+        // A new rcv_nxt starts the count of immediate ACKs again.
+        r.rcv_nxt = 5;
+        r.on_ack_sent();
+        assert_eq!(
+            [now(&mut r), now(&mut r), now(&mut r), now(&mut r)],
+            [true, true, true, false]
+        );
+        // Limit 0: no compression.
+        assert!(r.out_of_order_ack_now(0));
     }
 }
