@@ -26,6 +26,7 @@ delack_timeout_s = 0.2
 quickack = false
 # ns-3 acknowledges every out-of-order segment at once.
 sack_compress_max = 0
+tso_defer = false
 sack = true
 timestamps = false
 window_scaling = true

@@ -322,6 +322,8 @@ fn step_marked_dumbbell(
     sim.set_sample_interval(MS / 2);
     let cfg = TcpConfig {
         cwnd_reduction: reduction,
+        // The analysis's sender sends what each ACK frees; Linux's TSO deferral groups it.
+        tso_defer: false,
         ..thousand_byte_segments()
     };
     for i in 0..2 {

@@ -58,6 +58,8 @@ fn the_receive_window_bounds_the_flight_with_and_without_scaling() {
             window_scaling: ws,
             rcv_buf: buf,
             rcv_autotune: false,
+            // The window's bound alone: TSO deferral would keep the last frame's room unused.
+            tso_defer: false,
             ..thousand_byte_segments()
         };
         let mut h = harness(cfg, Some(2_000_000), Box::new(FixedWindow(1000 * MSS)));
@@ -131,6 +133,8 @@ fn pacing_spaces_segments_at_the_controller_rate_or_at_cwnd_over_srtt() {
     // cwnd/SRTT pacing: 20 segments per ~20 ms RTT, ×2 while below ssthresh.
     let cfg = TcpConfig {
         pace_cwnd: true,
+        // Pacing alone: TSO deferral would hold segments back for a larger burst.
+        tso_defer: false,
         ..thousand_byte_segments()
     };
     let mut h = harness(cfg, None, Box::new(FixedWindow(20 * MSS)));

@@ -9,7 +9,7 @@ use ecnlab::cc::newreno::{NewReno, NewRenoConfig};
 use ecnlab::cc::Controller;
 use ecnlab::packet::Packet;
 use ecnlab::tcp::codecs::by_name;
-use ecnlab::tcp::testing::{thousand_byte_segments, Call, Dir, Harness, Probe};
+use ecnlab::tcp::testing::{thousand_byte_segments, Call, Dir, FixedWindow, Harness, Probe};
 use ecnlab::tcp::{CwndReduction, Recovery, TcpConfig};
 use ecnlab::time::{Time, MS, SEC};
 use ecnlab::wire::Ecn;
@@ -796,4 +796,49 @@ fn sack_compression_acknowledges_three_out_of_order_segments_then_one_per_millis
         ..thousand_byte_segments()
     });
     assert_eq!(acks, ooo);
+}
+
+/// Sizes of the groups of data segments `a` sends at one instant after 1 s, with a window of
+/// 200 segments on a 100 Mb/s path of 20 ms (BDP 240 segments: no queue).
+fn send_bursts(cfg: TcpConfig) -> Vec<usize> {
+    let mut h = path(cfg, None, Box::new(FixedWindow(200 * MSS)), "none");
+    h.rate_ab = 100_000_000;
+    h.run_clean(2 * SEC);
+    let times: Vec<Time> = h
+        .sent
+        .iter()
+        .filter(|t| t.dir == Dir::AtoB && t.pkt.payload_len > 0 && t.time > SEC)
+        .map(|t| t.time)
+        .collect();
+    times.chunk_by(|a, b| a == b).map(|g| g.len()).collect()
+}
+
+#[test]
+fn tso_deferral_sends_what_a_millisecond_of_acks_frees_at_once() {
+    // Linux's tcp_tso_should_defer: the pacing rate Linux computes (2 × 200 segments per
+    // 20 ms, slow start's ratio, the window being below half of ssthresh) makes frames of
+    // 20 MB/s >> 10 = 19 531 bytes, 19 segments. A delayed ACK frees 2 — below one frame
+    // and a third of the window — while the previous frame left within 1 ms and the next
+    // ACK is due at once, so the sender waits; the first ACK more than 1 ms after the last
+    // frame (ACKs every 2 × 83.2 µs: the 7th) lets out the 14 segments freed by then.
+    let mut bursts = send_bursts(thousand_byte_segments());
+    bursts.sort_unstable();
+    assert_eq!(
+        bursts[bursts.len() / 2],
+        14,
+        "{:?}",
+        &bursts[bursts.len() / 2..][..20]
+    );
+    assert!(
+        *bursts.last().unwrap() <= 19,
+        "{:?}",
+        &bursts[bursts.len() - 5..]
+    );
+    // Without it, each ACK's two segments go at once.
+    let mut plain = send_bursts(TcpConfig {
+        tso_defer: false,
+        ..thousand_byte_segments()
+    });
+    plain.sort_unstable();
+    assert_eq!(plain[plain.len() / 2], 2);
 }

@@ -35,6 +35,8 @@ fn ratio(p: f64, seed: u64, warmup: Time, duration: Time) -> (f64, u64) {
     sim.set_element(r, Box::new(imp));
     let cfg = TcpConfig {
         delayed_ack: false,
+        // The law's sender sends what each ACK frees; Linux's TSO deferral groups it.
+        tso_defer: false,
         ..Default::default()
     };
     let spec = TcpFlowSpec {

@@ -143,7 +143,7 @@ def scenario(
         "duration": f"{duration_s}s",
         "seed": seed,
         "topology": topo,
-        "tcp": {"mss": MSS, "sack": True, "timestamps": True, "quickack": False, "sack_compress_max": 0, "rcv_autotune": False, "rcv_buf": 64 << 20},
+        "tcp": {"mss": MSS, "sack": True, "timestamps": True, "quickack": False, "sack_compress_max": 0, "tso_defer": False, "rcv_autotune": False, "rcv_buf": 64 << 20},
         "measure": {"interval": SAMPLE, "sample_ports": [AP_PORT], "sample_flows": True},
         "flows": [],
     }

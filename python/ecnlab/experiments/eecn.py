@@ -150,6 +150,8 @@ TCP = {
     "quickack": False,
     # ns-2's and ns-3's receivers acknowledge every out-of-order segment at once.
     "sack_compress_max": 0,
+    # Nor do they defer sending to build TSO frames.
+    "tso_defer": False,
     "rto_floor": "rfc6298",
     # The reading under which this reproduction was made (docs/reproductions/eecn.md). With
     # Linux's and ns-3's sample (the first newly acknowledged segment, "first") one elephant of

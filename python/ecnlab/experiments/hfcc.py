@@ -162,6 +162,7 @@ def tcp_defaults(bdp_bytes: float) -> dict[str, Any]:
         "initial_window": 2,
         "rcv_buf": int(max(8 * bdp_bytes, 1 << 20)),
         "rcv_autotune": False,
+        "tso_defer": False,
         "delayed_ack": False,
         "sack": False,
         "timestamps": False,

@@ -274,6 +274,7 @@ def scenario(
             "initial_window": readings.initial_window,
             "rcv_buf": WINDOW_PKTS * MSS,
             "rcv_autotune": False,
+            "tso_defer": False,
             "delayed_ack": False,
             "sack": False,
             "limited_transmit": False,

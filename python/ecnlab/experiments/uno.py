@@ -171,6 +171,7 @@ def scenario(
             "initial_window": 2,
             "rcv_buf": int(max(8 * bdp_bytes, 1 << 20)),
             "rcv_autotune": False,
+            "tso_defer": False,
             "delayed_ack": False,
             "sack": False,
             "timestamps": False,
@@ -710,7 +711,7 @@ def legacy_scenario(case: str, flows: Sequence[str], duration_s: float, seed: in
         "topology": {"kind": "explicit", "nodes": nodes, "links": links},
         "ports": ports,
         "hosts": {"ip_id": rd.ip_id},
-        "tcp": {"mss": MSS, "initial_window": 2, "rcv_buf": 8 << 20, "rcv_autotune": False, "delayed_ack": False, "sack": False, "timestamps": False, "min_rto_s": MIN_RTO_S, "rto_floor": "rfc6298"},
+        "tcp": {"mss": MSS, "initial_window": 2, "rcv_buf": 8 << 20, "rcv_autotune": False, "tso_defer": False, "delayed_ack": False, "sack": False, "timestamps": False, "min_rto_s": MIN_RTO_S, "rto_floor": "rfc6298"},
         "measure": {"interval": SAMPLE, "sample_ports": [mix_bottleneck(case)], "sample_flows": True},
         "flows": fl,
     }

@@ -146,6 +146,12 @@ pub struct TcpConfig {
     /// `tcp_pacing_ss_ratio` = 200 % and `tcp_pacing_ca_ratio` = 120 %).
     pub pacing_ss_ratio: f64,
     pub pacing_ca_ratio: f64,
+    /// Linux's TSO deferral (`tcp_tso_should_defer`): a sender whose windows leave room for
+    /// less than one TSO/GSO frame (about 1 ms at its pacing rate, at least 2 segments) and
+    /// less than a third of the window waits for the next ACK if it is due within
+    /// min(SRTT/2, 1 ms) and the last segment left within 1 ms, so it sends in bursts of a
+    /// frame where an ns-3 sender sends what each ACK frees. Default on, as Linux.
+    pub tso_defer: bool,
     /// See [`CwndReduction`]. Default `prr`.
     pub cwnd_reduction: CwndReduction,
     /// See [`RttSampleFrom`]. Default `first`.
@@ -199,6 +205,7 @@ impl Default for TcpConfig {
             pace_cwnd: false,
             pacing_ss_ratio: 2.0,
             pacing_ca_ratio: 1.2,
+            tso_defer: true,
             cwnd_reduction: CwndReduction::Prr,
             rtt_sample_from: RttSampleFrom::First,
             frto: true,

@@ -277,6 +277,8 @@ pub struct TcpConn {
     rate: RateState,
     next_send_at: Time,
     pacing_wait: bool,
+    /// When the last data segment was sent (Linux's `tcp_wstamp_ns`, for TSO deferral).
+    last_xmit: Time,
 
     // Receiving half.
     rcv: Receiver,
@@ -370,6 +372,7 @@ impl TcpConn {
             rate: RateState::default(),
             next_send_at: 0,
             pacing_wait: false,
+            last_xmit: 0,
             rcv: Receiver::default(),
             autotune: None,
             last_delivery: 0,
@@ -1619,15 +1622,28 @@ impl TcpConn {
         }
         self.pacing_wait = false;
         let mut sent = false;
+        let mut deferred_by_cwnd = false;
+        // New segments left in the TSO frame being sent: deferral is decided per frame.
+        let mut frame_left = 0;
         while let Some((k, retx)) = self.next_segment() {
             if ctx.now < self.next_send_at && self.pacing_rate().is_some() {
                 self.pacing_wait = true;
                 break;
             }
+            if !retx && self.cfg.tso_defer {
+                if frame_left == 0 {
+                    if let Some(by_cwnd) = self.tso_defers(ctx.now, k) {
+                        deferred_by_cwnd = by_cwnd;
+                        break;
+                    }
+                    frame_left = self.tso_segs();
+                }
+                frame_left -= 1;
+            }
             self.transmit(ctx, k, retx);
             sent = true;
         }
-        self.validate_cwnd(sent);
+        self.validate_cwnd(sent, deferred_by_cwnd);
         if sent && self.reo_deadline == NEVER {
             self.schedule_loss_probe(ctx.now, false);
         }
@@ -1649,11 +1665,11 @@ impl TcpConn {
     /// Linux's `tcp_cwnd_validate` after a sending opportunity: whether the window is what
     /// stopped the sender, remembered for the round (until SND.UNA passes the data then
     /// sent) once true, and the round's largest flight otherwise.
-    fn validate_cwnd(&mut self, sent: bool) {
+    fn validate_cwnd(&mut self, sent: bool, deferred_by_cwnd: bool) {
         if self.cc.is_none() {
             return;
         }
-        let limited = self.in_flight() + self.mss > self.cwnd();
+        let limited = deferred_by_cwnd || self.in_flight() + self.mss > self.cwnd();
         if !sent && !limited {
             return;
         }
@@ -1666,6 +1682,74 @@ impl TcpConn {
             self.max_flight = outstanding;
             self.cwnd_usage_end = self.snd_max_seq();
         }
+    }
+
+    /// Linux's `tcp_tso_should_defer` (6.18): whether new segment `k` waits for the next ACK
+    /// so that the sender goes out in larger bursts, as a Linux sender building TSO/GSO
+    /// frames does. It waits while the room the windows leave is below one frame
+    /// ([`Self::tso_segs`]) and below a third of the window, the last segment went out
+    /// within 1 ms and the ACK of the oldest outstanding segment is due within
+    /// min(SRTT/2, 1 ms); never in recovery, never for what the application has no more of.
+    /// `Some(true)`: it waits for the congestion window (which the window validation counts
+    /// as the window being in use, as Linux does).
+    fn tso_defers(&self, now: Time, k: u64) -> Option<bool> {
+        if !self.cfg.tso_defer
+            || self.cc.is_none()
+            || self.recovery != Recovery::Open
+            || now > self.last_xmit + MS
+            || self.sb.is_empty()
+        {
+            return None;
+        }
+        let (cwnd, in_flight) = (self.cwnd(), self.in_flight());
+        let start = self.seg_start(k);
+        let cong_win = cwnd.checked_sub(in_flight)?;
+        let send_win = (self.snd_una + self.snd_wnd).saturating_sub(start);
+        let limit = cong_win.min(send_win);
+        let frame = self.tso_segs() * self.mss;
+        let all_written_fits =
+            self.send_bytes.is_some() && self.seg_start(self.n_segs()) <= start + limit;
+        if limit >= frame || limit >= self.snd_wnd.min(cwnd) / 3 || all_written_fits {
+            return None;
+        }
+        let srtt = self.rtt.srtt();
+        let ack_due = self.sb.get(self.sb.base()).sent + srtt;
+        if ack_due > now + (srtt / 2).min(MS) {
+            return None;
+        }
+        Some(cong_win < send_win)
+    }
+
+    /// Linux's `tcp_tso_autosize`: segments per TSO/GSO frame, about 1 ms at the pacing rate
+    /// (`sk_pacing_rate >> 10`, plus 64 KB >> (min_rtt in µs >> 9) on short paths), at most
+    /// 64 KB, at least 2. Without a pacing rate of the controller's, the rate is Linux's
+    /// `tcp_update_pacing_rate`: `pacing_ss_ratio` (below half ssthresh) or `pacing_ca_ratio`
+    /// × max(cwnd, data in flight) / SRTT.
+    fn tso_segs(&self) -> u64 {
+        const GSO_MAX: u64 = 65_536;
+        let rate = match self.cc.as_ref().and_then(|c| c.pacing_rate()) {
+            Some(r) => r,
+            None => {
+                let srtt = self.rtt.srtt();
+                if srtt == 0 {
+                    return 2;
+                }
+                let cwnd = self.cwnd();
+                let ss = self.cc.as_ref().is_some_and(|c| cwnd < c.ssthresh() / 2);
+                let ratio = if ss {
+                    self.cfg.pacing_ss_ratio
+                } else {
+                    self.cfg.pacing_ca_ratio
+                };
+                ratio * cwnd.max(self.flight_size()) as f64 / to_secs(srtt)
+            }
+        };
+        let mut bytes = (rate as u64) >> 10;
+        let r = self.rtt.min_rtt() / US >> 9;
+        if r < 32 {
+            bytes += GSO_MAX >> r;
+        }
+        (bytes.min(GSO_MAX) / self.mss).max(2)
     }
 
     /// Linux's `tcp_is_cwnd_limited`: the window was full this round, or slow start has
@@ -1726,6 +1810,7 @@ impl TcpConn {
         }
         self.stats.bytes_sent += payload as u64;
         self.stats.packets_sent += 1;
+        self.last_xmit = now;
         let in_flight = self.in_flight();
         if let Some(cc) = self.cc.as_mut() {
             cc.on_send(now, payload as u64, in_flight);
