@@ -70,6 +70,10 @@
 //!   bytes (delivery rates, cwnd/SRTT), and the queued segment Linux paces has no headers
 //!   yet — less up to half of that for the time the sender fell behind its schedule (after
 //!   a wait for its window, a sender's second segment follows the first by half a gap).
+//! - TSO deferral (`tso_defer`, Linux's `tcp_tso_should_defer`; `TcpConn::tso_defers`):
+//!   new data goes out a frame at a time (about 1 ms at Linux's pacing rate); with room for
+//!   less than a frame the sender waits for the next ACK if it is due within
+//!   min(SRTT/2, 1 ms) and the last frame left within 1 ms. Retransmissions never wait.
 //! - Timer (RFC 6298 §5.1–5.3): started when data is sent and it is not running, stopped
 //!   when everything is acknowledged, restarted on an ACK of new data — and, with SACK, when
 //!   the first unacknowledged segment is retransmitted (Linux's `tcp_xmit_retransmit_queue`;
