@@ -842,3 +842,31 @@ fn tso_deferral_sends_what_a_millisecond_of_acks_frees_at_once() {
     plain.sort_unstable();
     assert_eq!(plain[plain.len() / 2], 2);
 }
+
+#[test]
+fn the_right_edge_of_the_offered_window_never_moves_back() {
+    // Linux's tcp_select_window: the window offered shrinks as data held beyond a hole uses
+    // up the buffer, but its right edge never moves back.
+    let cc = NewReno::new(1000, NewRenoConfig::default()).unwrap();
+    let mut h = path(thousand_byte_segments(), None, Box::new(cc), "none");
+    let mut dropped = false;
+    // (ACK number, right edge) of every ACK of b after the handshake.
+    let mut edges: Vec<(u64, u64)> = Vec::new();
+    h.run(3 * SEC, &mut |h: &Harness, dir, p: &mut Packet| {
+        let t = p.tcp().unwrap();
+        if dir == Dir::BtoA && !t.flags.has(ecnlab::wire::TcpFlags::SYN) {
+            let ack = h.rel_ack_b(p);
+            edges.push((ack, ack + ((t.window as u64) << 10)));
+        }
+        let first = dir == Dir::AtoB && p.payload_len > 0 && h.rel_seq_a(p) == seg(300);
+        let drop = first && !dropped;
+        dropped |= first;
+        !drop
+    });
+    let held = edges.iter().filter(|e| e.0 == seg(300)).count();
+    assert!(held > 20, "{held} ACKs while the hole was open");
+    assert!(
+        edges.windows(2).all(|w| w[1].1 >= w[0].1),
+        "a right edge moved back"
+    );
+}

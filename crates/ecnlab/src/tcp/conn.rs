@@ -232,6 +232,8 @@ pub struct TcpConn {
     /// Shift applied to the peer's advertised window / to ours.
     snd_wscale: u8,
     rcv_wscale: u8,
+    /// With autotuning: the right edge of the window last advertised (relative sequence).
+    rcv_right_edge: u64,
     peer_offered_wscale: bool,
     ts_offset: u32,
 
@@ -343,6 +345,7 @@ impl TcpConn {
             ts_ok: false,
             snd_wscale: 0,
             rcv_wscale: 0,
+            rcv_right_edge: 0,
             peer_offered_wscale: false,
             ts_offset: p.iss.rotate_left(13),
             hs_deadline: NEVER,
@@ -691,7 +694,7 @@ impl TcpConn {
         self.codec.handshake_out(Handshake::SynAck, &mut p);
         self.hs_sent_at = ctx.now;
         self.hs_deadline = ctx.now + self.rtt.rto();
-        self.rcv.on_ack_sent();
+        self.on_ack_sent();
         ctx.send(p);
     }
 
@@ -749,7 +752,7 @@ impl TcpConn {
         let (ip, t) = self.header(ctx, TcpFlags::ACK, self.snd_max_seq());
         let mut p = self.finish_packet(ip, t, 0, ctx.now);
         self.codec.handshake_out(Handshake::Ack, &mut p);
-        self.rcv.on_ack_sent();
+        self.on_ack_sent();
         ctx.send(p);
     }
 
@@ -917,11 +920,26 @@ impl TcpConn {
         }
     }
 
-    /// The receive window we advertise, in bytes.
+    /// The receive window we advertise, in bytes. With autotuning, Linux's
+    /// `__tcp_select_window`: what the buffer has free once the data held out of order is
+    /// charged to it, never moving the right edge of an earlier advertisement back.
     fn rcv_window(&self) -> u64 {
-        self.autotune
-            .as_ref()
-            .map_or(self.cfg.rcv_buf, |a| a.window().min(self.cfg.rcv_buf))
+        match self.autotune.as_ref() {
+            None => self.cfg.rcv_buf,
+            Some(a) => {
+                let free = a.window_holding(self.rcv.ooo_bytes()).min(self.cfg.rcv_buf);
+                free.max(self.rcv_right_edge.saturating_sub(self.rcv.rcv_nxt))
+            }
+        }
+    }
+
+    /// An ACK carrying `rcv_nxt` and the current window went out.
+    fn on_ack_sent(&mut self) {
+        self.rcv.on_ack_sent();
+        if self.autotune.is_some() {
+            let advertised = self.rcv_window() >> self.rcv_wscale << self.rcv_wscale;
+            self.rcv_right_edge = self.rcv_right_edge.max(self.rcv.rcv_nxt + advertised);
+        }
     }
 
     /// How long SACK compression may hold an ACK: 5 % of the RTT (the receiver's estimate,
@@ -950,7 +968,7 @@ impl TcpConn {
         let (ip, t) = self.header(ctx, TcpFlags::ACK, self.snd_max_seq());
         let mut p = self.finish_packet(ip, t, 0, ctx.now);
         self.codec.ack_out(&mut p);
-        self.rcv.on_ack_sent();
+        self.on_ack_sent();
         ctx.send(p);
     }
 
@@ -1828,7 +1846,7 @@ impl TcpConn {
             let gap = from_secs(payload as f64 / rate);
             self.next_send_at = start + gap - (gap / 2).min(start - prior);
         }
-        self.rcv.on_ack_sent();
+        self.on_ack_sent();
         ctx.send(p);
     }
 }

@@ -28,6 +28,11 @@
 //!   window a sender repairing losses sees is not used up by what it sent beyond them.
 //!   Without it, a sender whose retransmission is lost again can be left with nothing it may
 //!   send, no SACK to find the loss by, and only the timer.
+//! - The data held out of order occupies the buffer: the window offered is the clamp less
+//!   what is held, at most `rcv_ssthresh` (`tcp_space` in `__tcp_select_window`), and the
+//!   connection never moves the right edge of an earlier offer back. After a slow-start
+//!   overshoot with a hundred losses this is what stops a sender from adding new data behind
+//!   its repairs, as Linux's does.
 //!
 //! Checked against a capture of a Linux 6.18 receiver (`scenarios/emulate_mecn_classic.toml`,
 //! emulated): its first six windows were 68, 81, 83, 151, 344, 591 KB; this model's, in the
@@ -87,6 +92,12 @@ impl RcvAutotune {
     /// The window to advertise (bytes).
     pub fn window(&self) -> u64 {
         self.ssthresh.min(self.clamp)
+    }
+
+    /// The window to advertise while `held` bytes wait out of order: they occupy the buffer
+    /// (Linux's `tcp_space`, with the buffer's overhead in the window-to-buffer ratio).
+    pub fn window_holding(&self, held: u64) -> u64 {
+        self.ssthresh.min(self.clamp.saturating_sub(held))
     }
 
     /// The receiver's RTT estimate (0 before the first sample).
@@ -254,5 +265,14 @@ mod tests {
         assert_eq!(a.rtt(), 0);
         a.on_delivered(35 * MS, MSS + w, MSS, false);
         assert_eq!(a.rtt(), 25 * MS);
+    }
+
+    #[test]
+    fn data_held_out_of_order_uses_up_the_window() {
+        // 131072 × 0.62 = 81264 of window clamp; the handshake's 65535 of rcv_ssthresh.
+        let a = RcvAutotune::new(131_072, 32 << 20, 0.62, MSS, 0);
+        assert_eq!(a.window_holding(0), 65_535);
+        assert_eq!(a.window_holding(20_000), 61_264);
+        assert_eq!(a.window_holding(90_000), 0);
     }
 }
