@@ -845,26 +845,45 @@ fn tso_deferral_sends_what_a_millisecond_of_acks_frees_at_once() {
 
 #[test]
 fn the_right_edge_of_the_offered_window_never_moves_back() {
-    // Linux's tcp_select_window: the window offered shrinks as data held beyond a hole uses
-    // up the buffer, but its right edge never moves back.
+    // Linux's tcp_select_window: data held beyond a hole uses up the buffer, so the free
+    // space shrinks — here the buffer (200 000 bytes, a window clamp of 124 000) cannot grow
+    // to hold it — but the right edge of the window offered never moves back: the window
+    // shrinks by what the sender has already filled.
     let cc = NewReno::new(1000, NewRenoConfig::default()).unwrap();
-    let mut h = path(thousand_byte_segments(), None, Box::new(cc), "none");
+    let cfg = TcpConfig {
+        rcv_buf: 200_000,
+        ..thousand_byte_segments()
+    };
+    let mut h = path(cfg, None, Box::new(cc), "none");
     let mut dropped = false;
+    let mut shift = 0;
     // (ACK number, right edge) of every ACK of b after the handshake.
     let mut edges: Vec<(u64, u64)> = Vec::new();
     h.run(3 * SEC, &mut |h: &Harness, dir, p: &mut Packet| {
         let t = p.tcp().unwrap();
-        if dir == Dir::BtoA && !t.flags.has(ecnlab::wire::TcpFlags::SYN) {
+        if dir == Dir::BtoA && t.flags.has(ecnlab::wire::TcpFlags::SYN) {
+            shift = t.window_scale.unwrap_or(0);
+        } else if dir == Dir::BtoA {
             let ack = h.rel_ack_b(p);
-            edges.push((ack, ack + ((t.window as u64) << 10)));
+            edges.push((ack, ack + ((t.window as u64) << shift)));
         }
         let first = dir == Dir::AtoB && p.payload_len > 0 && h.rel_seq_a(p) == seg(300);
         let drop = first && !dropped;
         dropped |= first;
         !drop
     });
-    let held = edges.iter().filter(|e| e.0 == seg(300)).count();
-    assert!(held > 20, "{held} ACKs while the hole was open");
+    let during: Vec<u64> = edges
+        .iter()
+        .filter(|e| e.0 == seg(300))
+        .map(|e| e.1 - e.0)
+        .collect();
+    assert!(
+        during.len() > 50,
+        "{} ACKs while the hole was open",
+        during.len()
+    );
+    // Over 50 segments held, the window offered stays where its first edge put it.
+    assert!(during.iter().all(|&w| w == during[0]), "{during:?}");
     assert!(
         edges.windows(2).all(|w| w[1].1 >= w[0].1),
         "a right edge moved back"
