@@ -694,7 +694,7 @@ impl TcpConn {
         self.codec.handshake_out(Handshake::SynAck, &mut p);
         self.hs_sent_at = ctx.now;
         self.hs_deadline = ctx.now + self.rtt.rto();
-        self.on_ack_sent();
+        self.on_ack_sent(&p);
         ctx.send(p);
     }
 
@@ -752,7 +752,7 @@ impl TcpConn {
         let (ip, t) = self.header(ctx, TcpFlags::ACK, self.snd_max_seq());
         let mut p = self.finish_packet(ip, t, 0, ctx.now);
         self.codec.handshake_out(Handshake::Ack, &mut p);
-        self.on_ack_sent();
+        self.on_ack_sent(&p);
         ctx.send(p);
     }
 
@@ -933,11 +933,17 @@ impl TcpConn {
         }
     }
 
-    /// An ACK carrying `rcv_nxt` and the current window went out.
-    fn on_ack_sent(&mut self) {
+    /// `p`, carrying `rcv_nxt` and our window, is going out.
+    fn on_ack_sent(&mut self, p: &Packet) {
         self.rcv.on_ack_sent();
-        if self.autotune.is_some() {
-            let advertised = self.rcv_window() >> self.rcv_wscale << self.rcv_wscale;
+        if let (Some(_), Some(t)) = (self.autotune.as_ref(), p.tcp()) {
+            // A SYN's window is never scaled (RFC 7323 §2.2).
+            let shift = if t.flags.has(TcpFlags::SYN) {
+                0
+            } else {
+                self.rcv_wscale
+            };
+            let advertised = (t.window as u64) << shift;
             self.rcv_right_edge = self.rcv_right_edge.max(self.rcv.rcv_nxt + advertised);
         }
     }
@@ -968,7 +974,7 @@ impl TcpConn {
         let (ip, t) = self.header(ctx, TcpFlags::ACK, self.snd_max_seq());
         let mut p = self.finish_packet(ip, t, 0, ctx.now);
         self.codec.ack_out(&mut p);
-        self.on_ack_sent();
+        self.on_ack_sent(&p);
         ctx.send(p);
     }
 
@@ -1654,11 +1660,12 @@ impl TcpConn {
             }
             if !retx && self.cfg.tso_defer {
                 if frame_left == 0 {
-                    if let Some(by_cwnd) = self.tso_defers(ctx.now, k) {
+                    let frame = self.tso_segs();
+                    if let Some(by_cwnd) = self.tso_defers(ctx.now, k, frame) {
                         deferred_by_cwnd = by_cwnd;
                         break;
                     }
-                    frame_left = self.tso_segs();
+                    frame_left = frame;
                 }
                 frame_left -= 1;
             }
@@ -1708,15 +1715,14 @@ impl TcpConn {
 
     /// Linux's `tcp_tso_should_defer` (6.18): whether new segment `k` waits for the next ACK
     /// so that the sender goes out in larger bursts, as a Linux sender building TSO/GSO
-    /// frames does. It waits while the room the windows leave is below one frame
-    /// ([`Self::tso_segs`]) and below a third of the window, the last segment went out
+    /// frames does. It waits while the room the windows leave is below one frame of
+    /// `frame` segments ([`Self::tso_segs`]) and below a third of the window, the last segment went out
     /// within 1 ms and the ACK of the oldest outstanding segment is due within
     /// min(SRTT/2, 1 ms); never in recovery, never for what the application has no more of.
     /// `Some(true)`: it waits for the congestion window (which the window validation counts
     /// as the window being in use, as Linux does).
-    fn tso_defers(&self, now: Time, k: u64) -> Option<bool> {
-        if !self.cfg.tso_defer
-            || self.cc.is_none()
+    fn tso_defers(&self, now: Time, k: u64, frame: u64) -> Option<bool> {
+        if self.cc.is_none()
             || self.recovery != Recovery::Open
             || now > self.last_xmit + MS
             || self.sb.is_empty()
@@ -1728,7 +1734,7 @@ impl TcpConn {
         let cong_win = cwnd.checked_sub(in_flight)?;
         let send_win = (self.snd_una + self.snd_wnd).saturating_sub(start);
         let limit = cong_win.min(send_win);
-        let frame = self.tso_segs() * self.mss;
+        let frame = frame * self.mss;
         let all_written_fits =
             self.send_bytes.is_some() && self.seg_start(self.n_segs()) <= start + limit;
         if limit >= frame || limit >= self.snd_wnd.min(cwnd) / 3 || all_written_fits {
@@ -1846,7 +1852,7 @@ impl TcpConn {
             let gap = from_secs(payload as f64 / rate);
             self.next_send_at = start + gap - (gap / 2).min(start - prior);
         }
-        self.on_ack_sent();
+        self.on_ack_sent(&p);
         ctx.send(p);
     }
 }
@@ -1933,7 +1939,7 @@ impl Endpoint for TcpConn {
         }
         if self.rcv.delack_deadline <= now {
             self.rcv.delack_deadline = NEVER;
-            if self.rcv.unacked_segs > 0 || self.rcv.compressed > 0 {
+            if self.rcv.ack_pending() {
                 self.rcv.ack_now = true;
             }
         }
