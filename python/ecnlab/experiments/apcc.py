@@ -57,7 +57,7 @@ from ..results import Results
 from ..scenario import Scenario
 from ..wireless import MobilityModel
 from . import register
-from .base import Comparison, Context, Experiment, Reading, ReadingAxis, RunSet, Stat, by_seed, claim, from_text
+from .base import SIMULATOR_HOSTS, Comparison, Context, Experiment, Reading, ReadingAxis, RunSet, Stat, by_seed, claim, from_text
 from .verdict import Claim
 
 AP_PORT = "ap->wlan"
@@ -143,7 +143,7 @@ def scenario(
         "duration": f"{duration_s}s",
         "seed": seed,
         "topology": topo,
-        "tcp": {"mss": MSS, "sack": True, "timestamps": True, "quickack": False, "sack_compress_max": 0, "tso_defer": False, "rcv_autotune": False, "rcv_buf": 64 << 20},
+        "tcp": {**SIMULATOR_HOSTS, "mss": MSS, "sack": True, "timestamps": True, "rcv_buf": 64 << 20},
         "measure": {"interval": SAMPLE, "sample_ports": [AP_PORT], "sample_flows": True},
         "flows": [],
     }

@@ -384,6 +384,15 @@ class RunSet(Mapping[str, Results]):
 # ------------------------------------------------------------------- experiments
 
 
+# ------------------------------------------------------------------------ hosts
+
+#: The TCP of the papers' simulators (ns-2, ns-3) has none of the Linux behaviours that are
+#: ecnlab's defaults: no quick-ACK mode, no SACK compression, no TSO deferral, no
+#: receive-buffer autotuning (the experiments set a fixed `rcv_buf`). Every paper experiment
+#: starts its `[tcp]` table from this.
+SIMULATOR_HOSTS: dict[str, Any] = {"quickack": False, "sack_compress_max": 0, "tso_defer": False, "rcv_autotune": False}
+
+
 # ------------------------------------------------------------------------ stalls
 
 #: A run is flagged as a stall when, while a bulk flow is backlogged, the flows deliver less

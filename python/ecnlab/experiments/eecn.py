@@ -112,7 +112,7 @@ from ..plots import new_figure, paper_vs_ours_bars
 from ..results import Results, validate
 from ..scenario import Scenario
 from . import register
-from .base import Comparison, Context, Experiment, Reading, ReadingAxis, RunSet, Stat, claim, incomparable
+from .base import SIMULATOR_HOSTS, Comparison, Context, Experiment, Reading, ReadingAxis, RunSet, Stat, claim, incomparable
 from .verdict import Claim, Excluded
 
 SOURCE = "Ali, Hong, Kim: Enhanced ECN (seeds/000), §6"
@@ -139,6 +139,7 @@ RED = {
 VCP_QUEUE = {"kind": "droptail", "limit": 100}
 FRAMING = 2
 TCP = {
+    **SIMULATOR_HOSTS,
     "mss": 1000,
     "initial_window": 10,
     "min_rto_s": 0.2,
@@ -147,11 +148,6 @@ TCP = {
     "delayed_ack": True,
     "delack_segments": 2,
     "delack_timeout_s": 0.2,
-    "quickack": False,
-    # ns-2's and ns-3's receivers acknowledge every out-of-order segment at once.
-    "sack_compress_max": 0,
-    # Nor do they defer sending to build TSO frames.
-    "tso_defer": False,
     "rto_floor": "rfc6298",
     # The reading under which this reproduction was made (docs/reproductions/eecn.md). With
     # Linux's and ns-3's sample (the first newly acknowledged segment, "first") one elephant of
@@ -162,7 +158,6 @@ TCP = {
     "window_scaling": True,
     "limited_transmit": True,
     # ns-2 and ns-3 hosts advertise a fixed buffer, here large enough never to bind.
-    "rcv_autotune": False,
     "rcv_buf": 64 << 20,
 }
 NS3_NEWRENO = {"abc_limit": 1, "ca_increase": "per_ack", "reduce_from": "cwnd"}

@@ -63,7 +63,7 @@ from ..plots import errorbar_with_spread, new_figure
 from ..results import Results
 from ..scenario import Scenario
 from . import register
-from .base import Comparison, Context, Experiment, Reading, ReadingAxis, RunSet, by_seed, claim, from_text, ms_text, rate_text
+from .base import SIMULATOR_HOSTS, Comparison, Context, Experiment, Reading, ReadingAxis, RunSet, by_seed, claim, from_text, ms_text, rate_text
 from .uno import aggregate_bps, jain, shares
 from .verdict import Claim, Excluded
 
@@ -158,11 +158,10 @@ def flow_spec(scheme: Scheme, rd: Reading, name: str, src: str, dst: str, start:
 
 def tcp_defaults(bdp_bytes: float) -> dict[str, Any]:
     return {
+        **SIMULATOR_HOSTS,
         "mss": MSS,
         "initial_window": 2,
         "rcv_buf": int(max(8 * bdp_bytes, 1 << 20)),
-        "rcv_autotune": False,
-        "tso_defer": False,
         "delayed_ack": False,
         "sack": False,
         "timestamps": False,

@@ -66,7 +66,7 @@ from ..plots import errorbar_with_spread, new_figure
 from ..results import Results
 from ..scenario import Scenario
 from . import register
-from .base import Comparison, Context, Experiment, Reading, ReadingAxis, RunSet, Stat, claim, for_seeds
+from .base import SIMULATOR_HOSTS, Comparison, Context, Experiment, Reading, ReadingAxis, RunSet, Stat, claim, for_seeds
 from .verdict import Claim, Excluded
 
 # ------------------------------------------------------------------ the paper's setup
@@ -270,11 +270,10 @@ def scenario(
         "seed": seed,
         "topology": {"kind": "explicit", "nodes": nodes, "links": links},
         "tcp": {
+            **SIMULATOR_HOSTS,
             "mss": MSS,
             "initial_window": readings.initial_window,
             "rcv_buf": WINDOW_PKTS * MSS,
-            "rcv_autotune": False,
-            "tso_defer": False,
             "delayed_ack": False,
             "sack": False,
             "limited_transmit": False,

@@ -59,7 +59,7 @@ from ..plots import errorbar_with_spread, new_figure
 from ..results import Results
 from ..scenario import Scenario
 from . import register
-from .base import Comparison, Context, Experiment, Reading, ReadingAxis, RunSet, Stat, by_seed, claim, from_text, ms_text, rate_text
+from .base import SIMULATOR_HOSTS, Comparison, Context, Experiment, Reading, ReadingAxis, RunSet, Stat, by_seed, claim, from_text, ms_text, rate_text
 from .verdict import Claim, Excluded
 
 PORT = "r1->r2"
@@ -167,11 +167,10 @@ def scenario(
         "ports": [{"port": PORT, "marker": marker}],
         "hosts": {"ip_id": ip_id or rd.ip_id},
         "tcp": {
+            **SIMULATOR_HOSTS,
             "mss": MSS,
             "initial_window": 2,
             "rcv_buf": int(max(8 * bdp_bytes, 1 << 20)),
-            "rcv_autotune": False,
-            "tso_defer": False,
             "delayed_ack": False,
             "sack": False,
             "timestamps": False,
@@ -711,7 +710,7 @@ def legacy_scenario(case: str, flows: Sequence[str], duration_s: float, seed: in
         "topology": {"kind": "explicit", "nodes": nodes, "links": links},
         "ports": ports,
         "hosts": {"ip_id": rd.ip_id},
-        "tcp": {"mss": MSS, "initial_window": 2, "rcv_buf": 8 << 20, "rcv_autotune": False, "tso_defer": False, "delayed_ack": False, "sack": False, "timestamps": False, "min_rto_s": MIN_RTO_S, "rto_floor": "rfc6298"},
+        "tcp": {**SIMULATOR_HOSTS, "mss": MSS, "initial_window": 2, "rcv_buf": 8 << 20, "delayed_ack": False, "sack": False, "timestamps": False, "min_rto_s": MIN_RTO_S, "rto_floor": "rfc6298"},
         "measure": {"interval": SAMPLE, "sample_ports": [mix_bottleneck(case)], "sample_flows": True},
         "flows": fl,
     }
