@@ -1,12 +1,15 @@
 """The verdict rule on constructed data: ties, consistent differences, outliers, tolerances,
-exclusions."""
+exclusions, the smallest effect that counts, infinities, bands that contain no effect, and
+Holm's correction over a family."""
 
+import json
 import math
 
 import pytest
 
 from ecnlab.experiments.verdict import (
     ALPHA,
+    MIN_EFFECT,
     Claim,
     Excluded,
     Verdict,
@@ -14,6 +17,8 @@ from ecnlab.experiments.verdict import (
     at_least,
     greater,
     less,
+    holm,
+    json_number,
     matches,
     ratio,
     sign_test_p,
@@ -128,7 +133,7 @@ def test_bounds():
 
 def test_claims_are_data():
     c = Claim("ratio", target=0.3, within=0.2)
-    assert c.to_json() == {"kind": "ratio", "target": 0.3, "within": 0.2, "text": "a/b ≈ 0.3 (±20%)"}
+    assert c.to_json() == {"kind": "ratio", "target": 0.3, "within": 0.2, "tests": "size", "min_effect": None, "text": "a/b ≈ 0.3 (±20%)"}
     with pytest.raises(ValueError, match="one of"):
         Claim("smaller")
     with pytest.raises(ValueError, match="tolerance"):
@@ -138,3 +143,85 @@ def test_claims_are_data():
     d = less(seeds(range(10)), seeds(range(1, 11)))
     js = d.to_json()
     assert js["verdict"] == "holds" and js["n"] == 10 and not math.isnan(js["p_claim"])
+
+
+def test_every_claim_says_what_it_tests():
+    assert [Claim(k, target=1.0 if k not in ("less", "greater", "approx") else None, within=0.1 if k in ("approx", "ratio", "matches") else None, **({"null_ok": "equality"} if k == "ratio" else {})).tests for k in Claim.KINDS] == [
+        "direction", "direction", "size", "size", "size", "value", "value"
+    ]
+    d = less(seeds(range(10)), seeds(range(1, 11)))
+    assert d.to_json()["tests"] == "direction" and d.to_json()["min_effect"] == MIN_EFFECT
+
+
+def test_differences_below_the_smallest_effect_are_ties():
+    """Jain's index 0.9991 against 0.9996 in every seed (a 0.05 % gap) is ten ties, not ten
+    findings; a metric with a finer resolution may say so."""
+    ucp2 = seeds([0.9996] * 10)
+    vcp = seeds([0.9991 + 1e-5 * i for i in range(10)])
+    d = greater(ucp2, vcp)
+    assert d.verdict is Verdict.INCONCLUSIVE and d.ties == 10, d.reason
+    assert "closer than 2%" in d.reason
+    assert greater(ucp2, vcp, min_effect=1e-4).verdict is Verdict.HOLDS
+    # A 5 % difference is well above the default and still decides.
+    assert less(seeds([95.0] * 10), seeds([100.0] * 10)).verdict is Verdict.HOLDS
+    with pytest.raises(ValueError, match="direction claim"):
+        Claim("ratio", target=0.5, within=0.1, min_effect=0.1)
+
+
+def test_infinity_is_a_value_not_a_tie():
+    """Before: |15 − ∞| ≤ 1e-9·∞ made every finite-vs-∞ pair a tie, so "a < b" with b = ∞ in
+    every seed ("no min_th without drops") was inconclusive and could never be contradicted."""
+    inf = math.inf
+    d = less(seeds([15.0] * 10), seeds([inf] * 10))
+    assert d.verdict is Verdict.HOLDS and d.ties == 0, d.reason
+    assert greater(seeds([15.0] * 10), seeds([inf] * 10)).verdict is Verdict.CONTRADICTED
+    assert less(seeds([inf] * 10), seeds([15.0] * 10)).verdict is Verdict.CONTRADICTED
+    # ∞ against ∞ is a tie.
+    d = less(seeds([inf] * 10), seeds([inf] * 10))
+    assert d.verdict is Verdict.INCONCLUSIVE and d.ties == 10
+    # Against a bound, and as a size: ∞ is far outside any band.
+    assert at_least(seeds([inf] * 10), 0.9).verdict is Verdict.HOLDS
+    assert ratio(seeds([inf] * 10), seeds([1.0] * 10), 0.5, within=0.2).verdict is Verdict.CONTRADICTED
+    assert dict(ratio(seeds([inf] * 10), seeds([inf] * 10), 0.5, within=0.2).excluded)[1].endswith("undefined")
+
+
+def test_every_number_survives_json():
+    """Before: Decision.to_json kept ±∞ as floats and json.dumps(allow_nan=False) raised at
+    the end of a reproduction whose value was ∞."""
+    d = less(seeds([15.0] * 10), seeds([math.inf] * 10))
+    text = json.dumps(d.to_json(), allow_nan=False)
+    assert json.loads(text)["effect"]["1"] == 0.0
+    d = greater(seeds([math.inf] * 10), seeds([15.0] * 10))
+    back = json.loads(json.dumps(d.to_json(), allow_nan=False))
+    assert back["effect"]["1"] == "inf" and float(back["effect"]["1"]) == math.inf
+    assert [json_number(x) for x in (math.nan, -math.inf, 2.5, None)] == [None, "-inf", 2.5, None]
+
+
+def test_a_size_band_that_contains_no_effect_is_refused():
+    """"ratio 0.81 ± 25 %" is [0.61, 1.01]: it holds with no effect at all."""
+    with pytest.raises(ValueError, match=r"contains 1"):
+        Claim("ratio", target=0.81, within=0.25)
+    with pytest.raises(ValueError, match="reason"):
+        Claim("ratio", target=1.0, within=0.1, null_ok=True)
+    c = Claim("ratio", target=1.0, within=0.1, null_ok="the paper says the two are equal")
+    assert c.to_json()["null_ok"].startswith("the paper")
+    assert Claim("ratio", target=0.81, within=0.15).band() == pytest.approx((0.6885, 0.9315))
+    # approx is equality by definition: its band is allowed to hold 1.
+    assert Claim("approx", within=0.05).tests == "size"
+
+
+def test_holm_over_a_family():
+    """Thirteen claims, two of which reach p = 1/32 on five seeds: alone each holds; as a
+    family of thirteen neither survives α/13."""
+    five = {s: v for s, v in enumerate([1.0] * 5, start=1)}
+    strong = less(five, {s: 2.0 for s in five})
+    weak = less(five, {1: 2.0, 2: 2.0, 3: 0.5, 4: 2.0, 5: 0.5})
+    fam = holm([strong, strong] + [weak] * 11, "per min_th")
+    assert [d.verdict for d in fam[:2]] == [Verdict.HOLDS] * 2
+    assert [d.family_verdict for d in fam] == [Verdict.INCONCLUSIVE] * 13
+    assert fam[0].family_size == 13 and fam[0].counted is Verdict.INCONCLUSIVE
+    # Ten seeds each (p = 1/1024) survive a family of thirteen.
+    ten = less(seeds([1.0] * 10), seeds([2.0] * 10))
+    fam = holm([ten, ten] + [weak] * 11, "per min_th")
+    assert [d.family_verdict for d in fam[:2]] == [Verdict.HOLDS] * 2
+    assert fam[0].to_json()["counted"] == "holds" and fam[2].to_json()["counted"] == "inconclusive"

@@ -592,7 +592,7 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
         if c.get("verdict") is None:
             continue
         o = c.get("ours") or {}
-        ours = "" if o.get("mean") is None else f"{o['mean']:.4g} [{o['min']:.4g} – {o['max']:.4g}] (n = {o['n']})"
+        ours = "" if o.get("mean") is None else f"{_g(o['mean'])} [{_g(o['min'])} – {_g(o['max'])}] (n = {o['n']})"
         d = c.get("decision") or {}
         why = d.get("reason", "") + ("; left out: " + "; ".join(f"seed {e['seed']}: {e['reason']}" for e in d.get("excluded", [])) if d.get("excluded") else "")
         out.append(f"| {c['experiment']} | {cell(c['metric'])} | {cell(c.get('paper'))} | {ours} | {c['verdict']} | {cell(why)} |")
@@ -601,6 +601,11 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
         out += ["", f"## Stalled runs ({len(stalls)})", "", "| run | reading | port | utilisation |", "| --- | --- | --- | --- |"]
         out += [f"| {s['run']} | {s['reading']} | {s['port']} | {s['utilisation']:.3f} |" for s in stalls]
     return "\n".join(out) + "\n"
+
+
+def _g(x: Any) -> str:
+    """A number of summary.json (±∞ are the strings "inf", "-inf") as text."""
+    return f"{x:.4g}" if isinstance(x, (int, float)) else str(x)
 
 
 def _slug(reading: str) -> str:

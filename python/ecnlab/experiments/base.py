@@ -32,9 +32,32 @@ import polars as pl
 from ..report import Html
 from ..results import Results
 from ..scenario import Scenario, load_scenario
-from .verdict import Claim, Decision, Excluded, PerSeed, Verdict, not_comparable
+from ._provenance import (
+    LINUX_HOSTS,
+    NS2_HOSTS,
+    NS3_HOSTS,
+    HostProfile,
+    Source,
+    assumption,
+    default,
+    hosts_tcp,
+    paper,
+)
+from .verdict import Claim, Decision, Excluded, PerSeed, Verdict, json_number, not_comparable
 
 __all__ = [
+    "LINUX_HOSTS",
+    "NS2_HOSTS",
+    "NS3_HOSTS",
+    "RECONSTRUCTED_RIVALS",
+    "HostProfile",
+    "SeedValues",
+    "Source",
+    "assumption",
+    "claim",
+    "default",
+    "hosts_tcp",
+    "paper",
     "by_seed",
     "from_text",
     "ms_text",
@@ -87,10 +110,8 @@ class Stat:
         return Stat.of(f(x) for x in self.values)
 
     def to_json(self) -> dict[str, Any]:
-        def num(x: float) -> float | None:
-            return None if math.isnan(x) else x
-
-        return {"mean": num(self.mean), "min": num(self.min), "max": num(self.max), "n": self.n, "missing": self.missing, "values": list(self.values)}
+        num = json_number
+        return {"mean": num(self.mean), "min": num(self.min), "max": num(self.max), "n": self.n, "missing": self.missing, "values": [num(v) for v in self.values]}
 
     def __str__(self) -> str:
         if self.n == 0:
@@ -111,7 +132,7 @@ def _is_number(x: Any) -> bool:
 
 
 def _num(x: float) -> str:
-    if x == 0 or math.isnan(x):
+    if x == 0 or math.isnan(x) or math.isinf(x):
         return f"{x:g}"
     a = abs(x)
     if a >= 1e5 or a < 1e-3:
@@ -126,13 +147,88 @@ def percent_change(new: float, base: float) -> float:
     return (new - base) / base * 100.0 if base else math.nan
 
 
+#: Rivals built without their own paper: the comparisons against them rest on our
+#: reconstruction, carry ``"rival_reconstructed": true`` and are counted apart in the headline
+#: (``verdicts_vs_reconstructed``).
+RECONSTRUCTED_RIVALS: dict[str, str] = {
+    "mlcp": "reconstructed from its abstract and HFCC's description: κ, the decrease factors and the load boundaries are ours",
+    "bmcc": "reconstructed from its abstract and HFCC's description: the load boundaries and the decrease factors are ours",
+    "clean": "reconstructed from one line of the APCC paper",
+}
+
+
+class SeedValues(dict):
+    """Per-seed values of one configuration (what :meth:`RunSet.per_seed` returns): a dict
+    ``{seed: value}`` that also knows the configuration it was measured on, the seeds whose
+    run stalled (``stalled``: seed → what the stall rule measured), the seeds with starved
+    flows (``starved``: seed → flow names) and how stalls were checked (``stall_check``: ""
+    when the experiment's bottleneck was checked, else why not). A claim over it is flagged
+    by these; a plain dict carries none of them, and the comparison says its stalls were not
+    checked."""
+
+    def __init__(self, values: Mapping[int, Any] = (), *, config: str = "", stalled: Mapping[int, str] | None = None, starved: Mapping[int, Sequence[str]] | None = None, stall_check: str = "") -> None:
+        super().__init__(values)
+        self.config = config
+        self.stalled = dict(stalled or {})
+        self.starved = {k: list(v) for k, v in (starved or {}).items()}
+        self.stall_check = stall_check
+
+    def derive(self, values: Mapping[int, Any]) -> "SeedValues":
+        """New values over the same runs (a transform of these), keeping what is known about
+        the runs."""
+        return SeedValues(values, config=self.config, stalled=self.stalled, starved=self.starved, stall_check=self.stall_check)
+
+
+def _arm_flags(arm: str, values: PerSeed | None, used: set[int]) -> tuple[list[str], list[str], str | None]:
+    """(stall flags, starvation flags, why stalls were not checked) of one arm."""
+    if values is None:
+        return [], [], None
+    if not isinstance(values, SeedValues):
+        return [], [], f"{arm}: the per-seed values were not taken by RunSet.per_seed"
+    where = f"{arm} ({values.config})" if values.config else arm
+    stalls = [f"{where} seed {s}: {values.stalled[s]}" for s in sorted(values.stalled) if s in used]
+    starved = [f"{where} seed {s}: {', '.join(values.starved[s])}" for s in sorted(values.starved) if s in used]
+    return stalls, starved, (f"{arm}: {values.stall_check}" if values.stall_check else None)
+
+
+def flag_decision(d: Decision, a: PerSeed, b: PerSeed | None, about_stall: bool = False) -> tuple[Decision, list[str]]:
+    """The decision with the stalls and starved flows of the runs it was decided on: a claim
+    decided on a stalled run is inconclusive ("decided on stalled runs: …") unless it is about
+    the stall; starved flows are flagged. Returns the decision and why stalls were not
+    checked (per arm), if they were not."""
+    from dataclasses import replace
+
+    used = set(d.effect) | {s for s in (a or {}) if s not in dict(d.excluded)}
+    stalls, starved, unchecked = [], [], []
+    for arm, v in (("a", a), ("b", b)):
+        st, sv, why = _arm_flags(arm, v, used)
+        stalls += st
+        starved += sv
+        if why:
+            unchecked.append(why)
+    flags = []
+    if stalls and not about_stall:
+        flags.append("decided on stalled runs: " + "; ".join(stalls))
+    if starved:
+        flags.append("starved flows: " + "; ".join(starved))
+    if not flags:
+        return d, unchecked
+    if stalls and not about_stall and d.verdict in (Verdict.HOLDS, Verdict.CONTRADICTED):
+        reason = f"decided on stalled runs ({len(stalls)}); the runs alone say {d.verdict.value}: {d.reason}"
+        return replace(d, verdict=Verdict.INCONCLUSIVE, reason=reason, flags=tuple(flags), unflagged=d.verdict), unchecked
+    return replace(d, flags=tuple(flags)), unchecked
+
+
 @dataclass
 class Comparison:
     """One published number or claim beside ours.
 
     ``decision`` is the verdict of the claim (:mod:`.verdict`); None for a row that only
     shows a number beside the paper's without claiming anything. ``ours`` defaults to the
-    decision's per-seed effect (the paired ratio, or the values)."""
+    decision's per-seed effect (the paired ratio, or the values). Made by :func:`claim`, it
+    also keeps the claim (``kind``), the per-seed values of its arms (``a``, ``b``), the rival
+    b is measured on (``rival``), the family it is decided in (``family``) and whether the
+    claim is about a stall (``about_stall``)."""
 
     metric: str
     paper: float | str | None
@@ -141,6 +237,13 @@ class Comparison:
     unit: str = ""
     claim: str = ""
     note: str = ""
+    kind: Claim | None = None
+    a: PerSeed | None = None
+    b: PerSeed | None = None
+    rival: str | None = None
+    family: str | None = None
+    about_stall: bool = False
+    stall_unchecked: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.ours is None and self.decision is not None and self.decision.effect:
@@ -150,6 +253,16 @@ class Comparison:
     def verdict(self) -> Verdict | None:
         return None if self.decision is None else self.decision.verdict
 
+    @property
+    def tests(self) -> str:
+        if self.kind is not None:
+            return self.kind.tests
+        return self.decision.tests if self.decision is not None else ""
+
+    @property
+    def rival_reconstructed(self) -> bool:
+        return self.rival is not None and self.rival.lower() in RECONSTRUCTED_RIVALS
+
     def ours_stat(self) -> Stat | None:
         if self.ours is None:
             return None
@@ -157,15 +270,32 @@ class Comparison:
 
     def to_json(self) -> dict[str, Any]:
         s = self.ours_stat()
+
+        def values(v: PerSeed | None) -> dict[str, Any] | None:
+            if v is None:
+                return None
+            return {str(k): (None if x is None or isinstance(x, Excluded) else json_number(float(x))) for k, x in sorted(v.items())}
+
+        arms = {arm: v.config for arm, v in (("a", self.a), ("b", self.b)) if isinstance(v, SeedValues) and v.config}
         return {
             "metric": self.metric,
-            "paper": self.paper,
+            "paper": json_number(self.paper) if isinstance(self.paper, float) else self.paper,
             "ours": None if s is None else s.to_json(),
             "verdict": None if self.decision is None else self.decision.verdict.value,
+            "counted": None if self.decision is None else self.decision.counted.value,
+            "tests": self.tests,
             "decision": None if self.decision is None else self.decision.to_json(),
+            "kind": None if self.kind is None else self.kind.to_json(),
             "unit": self.unit,
             "claim": self.claim,
             "note": self.note,
+            "rival": self.rival,
+            "rival_reconstructed": self.rival_reconstructed,
+            "family": self.family,
+            "about_stall": self.about_stall,
+            "arms": arms,
+            "per_seed": {"a": values(self.a), "b": values(self.b)} if self.kind is not None else None,
+            "stall_check": "; ".join(self.stall_unchecked) if self.stall_unchecked else ("checked" if self.kind is not None else None),
         }
 
 
@@ -180,15 +310,26 @@ def claim(
     text: str = "",
     note: str = "",
     ours: Stat | None = None,
+    rival: str | None = None,
+    family: str | None = None,
+    about_stall: bool = False,
 ) -> Comparison:
-    """A comparison whose claim ``kind`` is decided on per-seed values ``a`` (and ``b``)."""
-    return Comparison(metric, paper, ours, kind.decide(a, b), unit, text, note)
+    """A comparison whose claim ``kind`` is decided on per-seed values ``a`` (and ``b``).
+
+    ``rival``: the scheme ``b`` is measured on when it is a rival (those in
+    :data:`RECONSTRUCTED_RIVALS` are counted apart); ``family``: the name of the family of
+    claims over one axis this one belongs to (decided also with Holm's correction);
+    ``about_stall``: the claim is about a stall, so stalled runs decide it. A seed whose run
+    stalled (the experiment's ``bottleneck()``, :func:`stall`) makes the claim inconclusive
+    otherwise; starved flows are flagged."""
+    d, unchecked = flag_decision(kind.decide(a, b), a, b, about_stall)
+    return Comparison(metric, paper, ours, d, unit, text, note, kind=kind, a=a, b=b, rival=rival, family=family, about_stall=about_stall, stall_unchecked=tuple(unchecked))
 
 
-def incomparable(metric: str, reason: str, *, paper: float | str | None = None, kind: Claim | None = None, unit: str = "", text: str = "", ours: Stat | None = None, note: str = "") -> Comparison:
+def incomparable(metric: str, reason: str, *, paper: float | str | None = None, kind: Claim | None = None, unit: str = "", text: str = "", ours: Stat | None = None, note: str = "", rival: str | None = None) -> Comparison:
     """A claim that cannot be compared with the paper (a scheme missing from the build, a
     quantity measured over a different run length), with the reason."""
-    return Comparison(metric, paper, ours, not_comparable(kind, reason), unit, text, note)
+    return Comparison(metric, paper, ours, not_comparable(kind, reason), unit, text, note, rival=rival)
 
 
 # ---------------------------------------------------------------------- readings
@@ -198,11 +339,22 @@ def incomparable(metric: str, reason: str, *, paper: float | str | None = None, 
 class ReadingAxis:
     """A point where a paper is ambiguous, as a named parameter: ``values[0]`` is the
     default reading (the one that follows the paper's prose and the mechanism's intent,
-    ``why`` says how), the others are run beside it with ``--readings``."""
+    ``why`` says how), the others are run beside it with ``--readings``. A value that
+    changes nothing is an error naming the axis (``affects`` says what it must change)."""
 
     name: str
     values: tuple[Any, ...]
     why: str = ""
+    #: "runs": every other value must change at least one run's scenario; "analysis": the
+    #: axis changes only the analysis, and every other value must change at least one
+    #: comparison's per-seed values.
+    affects: str = "runs"
+
+    def __post_init__(self) -> None:
+        if self.affects not in ("runs", "analysis"):
+            raise ValueError(f"reading {self.name}: affects is 'runs' or 'analysis', got {self.affects!r}")
+        if not self.values:
+            raise ValueError(f"reading {self.name}: no values")
 
     @property
     def default(self) -> Any:
@@ -321,8 +473,41 @@ def config_of(run_name: str) -> str:
 class RunSet(Mapping[str, Results]):
     """The results of an experiment's runs, by run name, with helpers that gather them."""
 
-    def __init__(self, results: Mapping[str, Results]) -> None:
+    def __init__(self, results: Mapping[str, Results], experiment: "Experiment | None" = None) -> None:
         self._r = dict(results)
+        self._exp = experiment
+        self._stalls: dict[str, dict[str, Any] | None] = {}
+        self._starved: dict[str, list[dict[str, Any]]] = {}
+
+    def stall_check(self) -> str:
+        """"" when the runs' stalls are checked, else why not."""
+        if self._exp is None:
+            return "no experiment to name the bottleneck"
+        return bottleneck_declaration(self._exp)[1]
+
+    def stall_of(self, run_name: str) -> dict[str, Any] | None:
+        """What the stall rule measured when the run stalled (:func:`stall` on the
+        experiment's bottleneck port(s)), None when it did not or cannot be checked."""
+        if run_name not in self._stalls:
+            found = None
+            if self._exp is not None and not self.stall_check():
+                for port in _ports(self._exp.bottleneck(run_name)):
+                    found = stall(self._r[run_name], port)
+                    if found is not None:
+                        break
+            self._stalls[run_name] = found
+        return self._stalls[run_name]
+
+    def starved_of(self, run_name: str) -> list[dict[str, Any]]:
+        """The run's backlogged flows far below their share (:func:`starved_flows`)."""
+        if run_name not in self._starved:
+            out: list[dict[str, Any]] = []
+            if self._exp is not None and not self.stall_check():
+                ports = _ports(self._exp.bottleneck(run_name))
+                if ports:
+                    out = starved_flows(self._r[run_name], ports[0])
+            self._starved[run_name] = out
+        return self._starved[run_name]
 
     def __getitem__(self, name: str) -> Results:
         return self._r[name]
@@ -348,12 +533,16 @@ class RunSet(Mapping[str, Results]):
         """``f`` applied to each seed's run of ``config``, aggregated."""
         return Stat.of(f(r) for r in self.over_seeds(config))
 
-    def per_seed(self, config: str, f: Callable[[Results], Any]) -> dict[int, Any]:
+    def per_seed(self, config: str, f: Callable[[Results], Any]) -> SeedValues:
         """``{seed: f(run)}`` over the seeds of ``config``, the input of a claim. ``f`` may
         return None or :class:`Excluded` (with a reason), or raise ``KeyError``,
         ``ValueError``, ``ZeroDivisionError`` or ``TypeError``: the seed is then left out of
-        the claim and listed with the reason."""
+        the claim and listed with the reason. The result also marks the seeds whose run
+        stalled and those with starved flows (:class:`SeedValues`), which flag the claims
+        made on it."""
         out: dict[int, Any] = {}
+        stalled: dict[int, str] = {}
+        starved: dict[int, list[str]] = {}
         for n, r in self._r.items():
             if config_of(n) != config:
                 continue
@@ -363,7 +552,13 @@ class RunSet(Mapping[str, Results]):
                 out[key] = f(r)
             except (KeyError, ValueError, ZeroDivisionError, TypeError) as e:
                 out[key] = Excluded(f"{type(e).__name__}: {e}")
-        return out
+            st = self.stall_of(n)
+            if st is not None:
+                stalled[key] = f"{st['port']} carried {st['utilisation']:.0%} of its capacity from {st['from_s']:.1f} to {st['to_s']:.1f} s"
+            sv = self.starved_of(n)
+            if sv:
+                starved[key] = [x["flow"] for x in sv]
+        return SeedValues(out, config=config, stalled=stalled, starved=starved, stall_check=self.stall_check())
 
     def table(self, name: str) -> pl.DataFrame:
         """One result table (``flows``, ``ports`` or ``timeseries``) of every run,
@@ -394,6 +589,17 @@ SIMULATOR_HOSTS: dict[str, Any] = {"quickack": False, "sack_compress_max": 0, "t
 
 
 # ------------------------------------------------------------------------ stalls
+
+
+def bottleneck_declaration(exp: "Experiment") -> tuple[bool, str]:
+    """(declared, why stalls are not checked): an experiment declares its bottleneck by
+    overriding ``bottleneck()``, or says why none can be checked in ``no_bottleneck``."""
+    overrides = type(exp).bottleneck is not Experiment.bottleneck
+    if overrides:
+        return True, ""
+    if exp.no_bottleneck:
+        return True, f"no bottleneck: {exp.no_bottleneck}"
+    return False, f"{exp.name or type(exp).__name__} declares no bottleneck (bottleneck() or no_bottleneck): stalls not checked"
 
 #: A run is flagged as a stall when, while a bulk flow is backlogged, the flows deliver less
 #: than this fraction of the bottleneck's capacity.
@@ -440,6 +646,52 @@ def stall(r: Results, port: str, threshold: float = STALL_UTILISATION) -> dict[s
     if util >= threshold:
         return None
     return {"port": port, "utilisation": util, "from_s": t0, "to_s": t1, "threshold": threshold, "measured_by": how}
+
+
+#: A backlogged flow is starved when it delivers less than this fraction of its fair share of
+#: the bottleneck (the capacity over the bulk flows active with it, averaged over its time).
+STARVED_FRACTION = 0.1
+
+
+def _ports(declared: str | Sequence[str] | None) -> list[str]:
+    if declared is None:
+        return []
+    return [declared] if isinstance(declared, str) else list(declared)
+
+
+def starved_flows(r: Results, port: str, fraction: float = STARVED_FRACTION) -> list[dict[str, Any]]:
+    """The bulk TCP flows of the run that, while backlogged (from their start +
+    ``STALL_WARMUP_S`` until they finished or the run ended), delivered less than
+    ``fraction`` of their fair share of ``port``: the port's capacity divided by the number of
+    bulk flows active at each instant, summed over the flow's time. A flow that delivered
+    nothing is always starved."""
+    f = r.flows
+    dur = float(r.meta["duration_s"])
+    try:
+        cap = float(r.port(port)["rate_bps"])
+    except KeyError:
+        return []
+    if f.height == 0 or not cap:
+        return []
+    bulk = f.filter((pl.col("transport") == "tcp") & (pl.col("size_bytes").is_null() | (pl.col("size_bytes") >= BULK_BYTES)))
+    rows = bulk.select("name", "start_s", "fct_s", "bytes_delivered").to_dicts()
+    spans = [(x["start_s"], dur if x["fct_s"] is None else x["start_s"] + x["fct_s"]) for x in rows]
+    out = []
+    for x, (t0, t1) in zip(rows, spans):
+        a = t0 + STALL_WARMUP_S
+        if t1 - a <= STALL_WARMUP_S:
+            continue
+        steps = 200
+        dt = (t1 - a) / steps
+        share_bits = 0.0
+        for i in range(steps):
+            t = a + (i + 0.5) * dt
+            n = sum(1 for s0, s1 in spans if s0 <= t < s1) or 1
+            share_bits += cap / n * dt
+        delivered_bits = 8.0 * float(x["bytes_delivered"] or 0)
+        if delivered_bits == 0 or delivered_bits < fraction * share_bits:
+            out.append({"flow": x["name"], "port": port, "delivered_bits": delivered_bits, "share_bits": share_bits, "of_share": delivered_bits / share_bits if share_bits else 0.0, "from_s": a, "to_s": t1})
+    return out
 
 
 # ------------------------------------------------------------------- experiments
@@ -495,6 +747,13 @@ class Experiment:
     full_seeds: int = 5
     #: The paper's ambiguous readings this experiment's runs or analysis depend on.
     axes: tuple[ReadingAxis, ...] = ()
+    #: The TCP defaults of the simulator the paper used (NS2_HOSTS, NS3_HOSTS) or ecnlab's
+    #: Linux-like ones (LINUX_HOSTS): the host profile whose sources cover the [tcp] keys the
+    #: experiment does not declare itself.
+    hosts: HostProfile | None = None
+    #: Why no link of this experiment's runs can be checked for a stall, for an experiment
+    #: without a ``bottleneck()``.
+    no_bottleneck: str = ""
 
     def runs(self, quick: bool, seeds: list[int], reading: Reading) -> Mapping[str, Any]:
         raise NotImplementedError
@@ -502,9 +761,18 @@ class Experiment:
     def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
         raise NotImplementedError
 
-    def bottleneck(self, run_name: str) -> str | None:
-        """The port whose utilisation decides whether a run stalled (None: not checked)."""
+    def bottleneck(self, run_name: str) -> str | Sequence[str] | None:
+        """The port (or ports) whose utilisation decides whether a run stalled. Every
+        experiment overrides it, or sets ``no_bottleneck`` to the reason none can be
+        checked."""
         return None
+
+    def provenance(self, quick: bool, reading: Reading) -> list[Source]:
+        """Where every parameter of the runs comes from (:class:`Source`: ``paper``,
+        ``default``, ``assumption``), the [tcp] keys of the host profile (``hosts``) aside
+        unless the experiment deviates from them. The framework checks that every key of
+        every run's fully-defaulted scenario has one."""
+        return []
 
     def seeds(self, quick: bool, n: int | None = None) -> list[int]:
         count = n if n is not None else (self.quick_seeds if quick else self.full_seeds)

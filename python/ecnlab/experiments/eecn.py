@@ -573,8 +573,14 @@ def ratio_claim(
     direction = Claim("less" if lower_is_claim else "greater")
     out = [claim(metric, direction, a, b, paper=paper, unit="ratio", text=claim_text, note=note)]
     if isinstance(paper_ratio, float):
-        size = Claim("ratio", target=paper_ratio, within=RATIO_TOLERANCE)
-        out.append(claim(f"{metric}: size", size, a, b, paper=paper, unit="ratio", text=f"the size the paper reports, {pct_text(paper_ratio)} (its ratio ±{RATIO_TOLERANCE:.0%})", note=note))
+        text = f"the size the paper reports, {pct_text(paper_ratio)} (its ratio ±{RATIO_TOLERANCE:.0%})"
+        try:
+            size = Claim("ratio", target=paper_ratio, within=RATIO_TOLERANCE)
+        except ValueError as e:
+            # A band that holds 1 cannot tell the paper's size from no effect.
+            out.append(incomparable(f"{metric}: size", f"not testable at this tolerance: {e}", paper=paper, unit="ratio", text=text, note=note))
+        else:
+            out.append(claim(f"{metric}: size", size, a, b, paper=paper, unit="ratio", text=text, note=note))
     return out
 
 

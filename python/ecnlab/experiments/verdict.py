@@ -4,13 +4,20 @@ A claim is data: what is compared (``less``: a < b, ``greater``: a > b, ``approx
 within x %, ``ratio``: a / b ≈ r within x %, ``matches``: a ≈ a published value within x %,
 ``at_least`` / ``at_most``: a against a fixed bound), decided over per-seed values paired by
 seed (the same seed gives every compared configuration the same random draws, so the seed is
-the unit of pairing).
+the unit of pairing). Every claim says what it tests (:attr:`Claim.tests`): a **direction**
+(less, greater), a **size** (ratio, approx, matches: the paper's number within a declared
+tolerance) or a **value** (at_least, at_most: a fixed bound).
 
 The rule, the same for every experiment:
 
-- Each paired seed scores +1 when it agrees with the claim, −1 when it disagrees, 0 for a tie
-  (equal values, or zero against zero). Seeds with a missing value (an unfinished flow, a
-  zero denominator) are left out and listed with their reason.
+- Each paired seed scores +1 when it agrees with the claim, −1 when it disagrees, 0 for a tie.
+  A direction claim's tie is a pair closer than its smallest effect that counts, the relative
+  difference |a − b| / max(|a|, |b|) ≤ ``min_effect`` (default ``MIN_EFFECT`` = 2 %; a metric
+  with a natural resolution passes its own): Jain's index at 0.9991 against 0.9996 is a tie, not
+  a finding. Zero against zero is a tie. ∞ is a value (a state never reached): ∞ against a
+  finite value is decided like any other pair, ∞ against ∞ is a tie. Seeds with a missing
+  value (an unfinished flow, a zero denominator, NaN) are left out and listed with their
+  reason.
 - An exact one-sided **sign test** on the non-tied seeds at level ``ALPHA`` (5 %): the claim
   **holds** when the agreeing seeds are too many to be chance (P(Bin(n, ½) ≥ agree) ≤ α), and
   is **contradicted** when the disagreeing ones are. Otherwise it is **inconclusive**, with the
@@ -19,9 +26,18 @@ The rule, the same for every experiment:
 - A claim with a tolerance (``approx``, ``ratio``, ``matches``) is two one-sided statements
   (below the upper bound, above the lower bound); it holds when both do and is contradicted
   when either side's opposite does — the sign-test form of a two one-sided equivalence test.
+  A ``ratio`` band that contains 1 (no effect at all) cannot tell the paper's size from no
+  effect and is refused at construction, unless ``null_ok`` gives the reason the claim's
+  point is equality.
 - **Not comparable**: no seed has a value, or the experiment declares the quantity not
   comparable with the paper's (a different run length, a scheme missing from the build), with
   the reason.
+
+Around the rule, the experiment framework (:mod:`.base`, :mod:`ecnlab.experiments`) adds:
+a claim one of whose arms includes a stalled run is inconclusive ("decided on stalled
+runs"); claims over one axis (a family) are also decided with Holm's correction, and the
+headline counts the family's verdict; a claim decided twice on the same per-seed values
+counts once.
 
 The sign test uses only the direction of each seed, never its size, so a single extreme seed
 weighs as much as any other; the size is reported beside the verdict as the per-seed effect
@@ -31,17 +47,20 @@ weighs as much as any other; the size is reported beside the verdict as the per-
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, Callable, Iterable, Mapping
 
 __all__ = [
     "ALPHA",
+    "MIN_EFFECT",
     "Claim",
     "Decision",
     "Excluded",
     "PerSeed",
     "Verdict",
+    "holm",
+    "json_number",
     "sign_test_p",
     "not_comparable",
     "less",
@@ -55,7 +74,11 @@ __all__ = [
 
 #: Level of the one-sided sign tests.
 ALPHA = 0.05
-#: Values whose relative difference is at most this are a tie.
+#: A direction claim's smallest relative difference |a − b| / max(|a|, |b|) that counts
+#: (per seed); pairs closer than this are ties. 2 %: well above the seed-to-seed noise of a
+#: deterministic simulator's aggregate over a run, well below any effect a paper states.
+MIN_EFFECT = 0.02
+#: Values whose relative difference is at most this are a tie (bounds and tolerances).
 TIE_REL = 1e-9
 
 
@@ -80,6 +103,17 @@ class Excluded:
 PerSeed = Mapping[int, "float | int | None | Excluded"]
 
 
+def json_number(x: Any) -> Any:
+    """A number as JSON can hold it: NaN (no value) as null, ±∞ as the strings ``"inf"`` and
+    ``"-inf"`` (``float()`` reads them back), anything else unchanged."""
+    if isinstance(x, float):
+        if math.isnan(x):
+            return None
+        if math.isinf(x):
+            return "inf" if x > 0 else "-inf"
+    return x
+
+
 @dataclass(frozen=True)
 class Decision:
     """The verdict on one claim and everything needed to check it."""
@@ -102,15 +136,32 @@ class Decision:
     #: Seeds left out, with the reason.
     excluded: tuple[tuple[int, str], ...] = ()
     alpha: float = ALPHA
+    #: What the claim tests: "direction", "size" or "value" ("" for a row without a claim).
+    tests: str = ""
+    #: The smallest relative difference that counted (direction claims).
+    min_effect: float | None = None
+    #: Flags the framework adds (stalled runs, starved flows), each a sentence.
+    flags: tuple[str, ...] = ()
+    #: The verdict the sign test gave before a flag made the claim inconclusive.
+    unflagged: Verdict | None = None
+    #: With a family: its name, size and the verdict under Holm's correction.
+    family: str | None = None
+    family_size: int = 0
+    family_verdict: Verdict | None = None
+
+    @property
+    def counted(self) -> Verdict:
+        """The verdict the headline counts: the family's under Holm's correction, if any."""
+        return self.family_verdict if self.family_verdict is not None else self.verdict
 
     def to_json(self) -> dict[str, Any]:
-        def num(x: float | None) -> float | None:
-            return None if x is None or (isinstance(x, float) and math.isnan(x)) else x
-
+        num = json_number
         return {
             "verdict": self.verdict.value,
             "reason": self.reason,
             "claim": self.claim,
+            "tests": self.tests,
+            "min_effect": self.min_effect,
             "n": self.n,
             "agree": self.agree,
             "disagree": self.disagree,
@@ -120,6 +171,12 @@ class Decision:
             "alpha": self.alpha,
             "effect": {str(k): num(v) for k, v in sorted(self.effect.items())},
             "excluded": [{"seed": s, "reason": r} for s, r in self.excluded],
+            "flags": list(self.flags),
+            "unflagged": None if self.unflagged is None else self.unflagged.value,
+            "family": self.family,
+            "family_size": self.family_size,
+            "family_verdict": None if self.family_verdict is None else self.family_verdict.value,
+            "counted": self.counted.value,
         }
 
 
@@ -149,21 +206,42 @@ def _value(x: Any) -> float | Excluded:
     return v
 
 
-def _tie(a: float, b: float) -> bool:
-    return a == b or abs(a - b) <= TIE_REL * max(abs(a), abs(b))
+def _tie(a: float, b: float, rel: float = TIE_REL) -> bool:
+    """Whether a and b are closer than ``rel`` relative to the larger. An infinity ties only
+    with itself (∞ − x over ∞ is not a relative difference)."""
+    if a == b:
+        return True
+    if math.isinf(a) or math.isinf(b):
+        return False
+    return abs(a - b) <= rel * max(abs(a), abs(b))
+
+
+def _ratio(x: float, y: float) -> float:
+    """x / y for the effect column; NaN where undefined (0/0, ∞/∞)."""
+    if y == 0:
+        return math.nan if x == 0 else math.copysign(math.inf, x)
+    try:
+        return x / y
+    except (OverflowError, ZeroDivisionError):
+        return math.nan
 
 
 @dataclass(frozen=True)
 class Claim:
     """A claim as data. ``kind`` is one of less, greater, approx, ratio, matches, at_least,
     at_most; ``target`` is r (ratio), the published value (matches) or the bound (at_least /
-    at_most); ``within`` the relative tolerance of approx, ratio and matches."""
+    at_most); ``within`` the relative tolerance of approx, ratio and matches; ``min_effect``
+    the smallest relative difference a direction claim counts (default ``MIN_EFFECT``);
+    ``null_ok`` the reason a ratio band may contain 1 (a claim whose point is equality)."""
 
     kind: str
     target: float | None = None
     within: float | None = None
+    min_effect: float | None = None
+    null_ok: str | bool = False
 
     KINDS = ("less", "greater", "approx", "ratio", "matches", "at_least", "at_most")
+    TESTS = {"less": "direction", "greater": "direction", "ratio": "size", "approx": "size", "matches": "size", "at_least": "value", "at_most": "value"}
 
     def __post_init__(self) -> None:
         if self.kind not in self.KINDS:
@@ -172,18 +250,55 @@ class Claim:
             raise ValueError(f"a {self.kind} claim needs a tolerance within ≥ 0")
         if self.kind in ("ratio", "matches", "at_least", "at_most") and self.target is None:
             raise ValueError(f"a {self.kind} claim needs a target")
+        if self.min_effect is not None:
+            if self.tests != "direction":
+                raise ValueError(f"min_effect is the smallest difference a direction claim counts; a {self.kind} claim has its tolerance or bound")
+            if not 0 <= self.min_effect < 1:
+                raise ValueError(f"min_effect is a relative difference in [0, 1), got {self.min_effect}")
+        if self.null_ok is True:
+            raise ValueError("null_ok takes the reason the claim's point is equality (a string), not True")
+        if self.kind == "ratio" and not self.null_ok:
+            lo, hi = self.band()
+            if lo <= 1 <= hi:
+                raise ValueError(
+                    f"a/b ≈ {self.target:g} ±{self.within:.0%} is the band [{lo:.3g}, {hi:.3g}], which contains 1 (no effect): "
+                    "it cannot tell the stated size from no effect; tighten the tolerance, or pass null_ok with the reason equality is the point"
+                )
+
+    @property
+    def tests(self) -> str:
+        """What the claim tests: "direction" (less, greater), "size" (ratio, approx, matches)
+        or "value" (at_least, at_most)."""
+        return self.TESTS[self.kind]
 
     @property
     def paired(self) -> bool:
         return self.kind in ("less", "greater", "approx", "ratio")
 
+    @property
+    def effect_min(self) -> float | None:
+        """The smallest relative difference that counts (direction claims)."""
+        if self.tests != "direction":
+            return None
+        return MIN_EFFECT if self.min_effect is None else self.min_effect
+
+    def band(self) -> tuple[float, float]:
+        """[lo, hi] of a tolerance claim: around r (ratio), 1 (approx) or the published value
+        (matches)."""
+        center = 1.0 if self.kind == "approx" else float(self.target)  # type: ignore[arg-type]
+        w = float(self.within)  # type: ignore[arg-type]
+        lo, hi = sorted((center * (1 - w), center * (1 + w)))
+        return lo, hi
+
     def text(self) -> str:
         k, t = self.kind, self.target
         w = f" (±{self.within:.0%})" if self.within is not None else ""
+        m = self.effect_min
+        eff = f", by ≥ {m:.0%}" if m else ""
         if k == "less":
-            return "a < b"
+            return f"a < b{eff}"
         if k == "greater":
-            return "a > b"
+            return f"a > b{eff}"
         if k == "approx":
             return f"a ≈ b{w}"
         if k == "ratio":
@@ -193,7 +308,10 @@ class Claim:
         return f"a {'≥' if k == 'at_least' else '≤'} {t:.4g}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "target": self.target, "within": self.within, "text": self.text()}
+        out = {"kind": self.kind, "target": json_number(self.target), "within": self.within, "tests": self.tests, "min_effect": self.effect_min, "text": self.text()}
+        if self.null_ok:
+            out["null_ok"] = self.null_ok
+        return out
 
     # ------------------------------------------------------------------ deciding
 
@@ -203,7 +321,6 @@ class Claim:
             raise ValueError(f"a {self.kind} claim compares two quantities: pass b")
         seeds = sorted(set(a) | set(b or {})) if self.paired else sorted(a)
         excluded: list[tuple[int, str]] = []
-        # Per seed: (score against the upper side, score against the lower side, effect).
         scores: list[tuple[int, int]] = []
         effect: dict[int, float] = {}
         zero_zero = 0
@@ -215,12 +332,12 @@ class Claim:
                 excluded.append((s, "; ".join(why)))
                 continue
             sc = self._score(x, y)
-            if sc is None:
+            if isinstance(sc, str):
                 if x == 0 and y == 0:
                     zero_zero += 1
                     scores.append((0, 0))
                     continue
-                excluded.append((s, f"b is 0 (a = {x:g}): the ratio is undefined"))
+                excluded.append((s, sc))
                 continue
             up, lo, eff = sc
             scores.append((up, lo))
@@ -229,13 +346,13 @@ class Claim:
                 zero_zero += 1
         return self._verdict(scores, effect, excluded, zero_zero, alpha)
 
-    def _score(self, x: float, y: float) -> tuple[int, int, float] | None:
-        """(+1/−1/0 on the upper-side statement, on the lower-side statement, effect), or
-        None when the claim cannot be scored for this seed (a ratio over zero)."""
+    def _score(self, x: float, y: float) -> tuple[int, int, float] | str:
+        """(+1/−1/0 on the upper-side statement, on the lower-side statement, effect), or the
+        reason the claim cannot be scored for this seed (a ratio over zero, ∞/∞)."""
         k = self.kind
         if k in ("less", "greater"):
-            eff = x / y if y else math.nan
-            if _tie(x, y):
+            eff = _ratio(x, y)
+            if _tie(x, y, self.effect_min or 0.0):
                 return 0, 0, eff
             agree = (x < y) if k == "less" else (x > y)
             return (1 if agree else -1), (1 if agree else -1), eff
@@ -247,14 +364,14 @@ class Claim:
             return (1 if agree else -1), (1 if agree else -1), x
         # Tolerance kinds: the effect is compared with [lo, hi].
         if k == "matches":
-            center, eff = float(self.target), x  # type: ignore[arg-type]
+            eff = x
         else:
             if y == 0:
-                return None
-            eff = x / y
-            center = 1.0 if k == "approx" else float(self.target)  # type: ignore[arg-type]
-        w = float(self.within)  # type: ignore[arg-type]
-        lo, hi = sorted((center * (1 - w), center * (1 + w)))
+                return f"b is 0 (a = {x:g}): the ratio is undefined"
+            eff = _ratio(x, y)
+            if math.isnan(eff):
+                return f"a/b = {x:g}/{y:g} is undefined"
+        lo, hi = self.band()
 
         def side(v: float, bound: float, below: bool) -> int:
             if _tie(v, bound):
@@ -265,7 +382,7 @@ class Claim:
 
     def _verdict(self, scores, effect, excluded, zero_zero, alpha) -> Decision:
         text = self.text()
-        base = dict(claim=text, effect=effect, excluded=tuple(excluded), alpha=alpha)
+        base = dict(claim=text, effect=effect, excluded=tuple(excluded), alpha=alpha, tests=self.tests, min_effect=self.effect_min)
         if not scores:
             why = "no seed has a value" if not excluded else f"no seed has a value ({len(excluded)} left out)"
             return Decision(Verdict.NOT_COMPARABLE, why, **base)
@@ -291,32 +408,66 @@ class Claim:
             return Decision(Verdict.CONTRADICTED, f"{dis} of {n} seeds go against it (sign test p = {p_o:.3g} ≤ {alpha:g}){left}", **common)
         if p_c <= alpha:
             return Decision(Verdict.HOLDS, f"{ag} of {n} seeds agree (sign test p = {p_c:.3g} ≤ {alpha:g}){left}", **common)
+        small = f" (closer than {self.effect_min:.0%})" if self.effect_min else ""
         if zero_zero == n:
             why = f"0 vs 0 in every seed ({n})"
         elif ties == n:
-            why = f"a tie in every seed ({n})"
+            why = f"a tie in every seed ({n}){small}"
         elif n < need:
             why = f"{n} paired seed(s): the sign test cannot reach {alpha:g} with fewer than {need}"
             if ties:
-                why += f" ({ties} tied)"
+                why += f" ({ties} tied{small})"
         else:
-            why = f"{ag} agree, {dis} disagree, {ties} tied of {n} seeds: not significant (p = {p_c:.3g})"
+            why = f"{ag} agree, {dis} disagree, {ties} tied{small} of {n} seeds: not significant (p = {p_c:.3g})"
             if zero_zero:
                 why += f"; 0 vs 0 in {zero_zero}"
         return Decision(Verdict.INCONCLUSIVE, why + left, **common)
 
 
+def holm(decisions: list[Decision], family: str, alpha: float = ALPHA) -> list[Decision]:
+    """The decisions of one family of claims (a claim per min_th, per capacity) with Holm's
+    step-down correction applied to the family: a claim holds as part of the family when its
+    sign-test p-value is at most α/(m − i) at its rank i (0-based, smallest p first) and every
+    smaller p did too; likewise for contradicted on the opposite p-values. Decisions that are
+    not comparable, or flagged, keep their verdict and do not count towards m."""
+    live = [i for i, d in enumerate(decisions) if d.p_claim is not None and not d.flags]
+    m = len(live)
+
+    def passing(ps: list[tuple[float, int]]) -> set[int]:
+        ok: set[int] = set()
+        for rank, (p, i) in enumerate(sorted(ps)):
+            if p > alpha / (m - rank):
+                break
+            ok.add(i)
+        return ok
+
+    holds = passing([(decisions[i].p_claim, i) for i in live])  # type: ignore[misc]
+    against = passing([(decisions[i].p_opposite, i) for i in live])  # type: ignore[misc]
+    out = []
+    for i, d in enumerate(decisions):
+        if i not in live:
+            fv = d.verdict
+        elif i in against:
+            fv = Verdict.CONTRADICTED
+        elif i in holds:
+            fv = Verdict.HOLDS
+        else:
+            fv = Verdict.INCONCLUSIVE
+        out.append(replace(d, family=family, family_size=m, family_verdict=fv))
+    return out
+
+
 def not_comparable(claim: Claim | None, reason: str) -> Decision:
     """A claim that cannot be compared with the paper's, and why."""
-    return Decision(Verdict.NOT_COMPARABLE, reason, claim.text() if claim else "")
+    return Decision(Verdict.NOT_COMPARABLE, reason, claim.text() if claim else "", tests=claim.tests if claim else "")
 
 
-def less(a: PerSeed, b: PerSeed) -> Decision:
-    return Claim("less").decide(a, b)
+def less(a: PerSeed, b: PerSeed, min_effect: float | None = None) -> Decision:
+    return Claim("less", min_effect=min_effect).decide(a, b)
 
 
-def greater(a: PerSeed, b: PerSeed) -> Decision:
-    return Claim("greater").decide(a, b)
+def greater(a: PerSeed, b: PerSeed, min_effect: float | None = None) -> Decision:
+    return Claim("greater", min_effect=min_effect).decide(a, b)
 
 
 def approx(a: PerSeed, b: PerSeed, within: float) -> Decision:
