@@ -91,6 +91,13 @@ pub trait CodelQueue {
 }
 
 impl CodelVars {
+    /// Counts `n` packets dropped from this queue outside CoDel's own law (Linux's
+    /// fq_codel_drop raises the fat flow's `count` by its overflow drops, so CoDel resumes
+    /// at a higher drop rate).
+    pub fn count_drops(&mut self, n: u32) {
+        self.count = self.count.saturating_add(n);
+    }
+
     fn control_law(&self, t: Time, interval: Time) -> Time {
         t + (interval as f64 / (self.count.max(1) as f64).sqrt()) as Time
     }

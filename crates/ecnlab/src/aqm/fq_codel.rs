@@ -1,12 +1,24 @@
 //! FQ-CoDel (RFC 8290): packets hashed by 5-tuple into `flows` queues, each run by its own
 //! CoDel; deficit round robin with a quantum of bytes between them, flows that just became
-//! active ("new", sparse) served before the old ones. At the buffer limit the head of the
-//! queue holding the most bytes is dropped. This is the queue Linux's Wi-Fi stack runs per
-//! station (the "P-Scheduler" APCC compares with).
+//! active ("new", sparse) served before the old ones.
 //!
 //! The dequeue loop follows Linux's `fq_codel_dequeue`: a new flow that empties moves to the
 //! old list when there is one (so it cannot come back as new at once and starve the rest),
 //! else leaves.
+//!
+//! Above the packet limit a batch goes from the head of the flow holding the most bytes,
+//! by one of two Linux rules (`overflow`):
+//!
+//! - `qdisc` (net/sched/sch_fq_codel.c, `fq_codel_drop`; ns-3's FqCoDelQueueDisc the same):
+//!   heads until half of that flow's bytes are gone or `drop_batch` packets (64) have
+//!   been, at least one; the flow's CoDel count rises by the number dropped.
+//! - `mac80211` (include/net/fq_impl.h, `fq_flow_drop`, the queue Linux's Wi-Fi stack runs
+//!   per station): min(`drop_batch`, half the flow's packets) heads, at least one (mac80211
+//!   passes no batch size: its 32 is fixed); CoDel's state is left alone.
+//!
+//! The whole-discipline memory limits (32 MB of the qdisc, 16 MB of mac80211, counted in
+//! the kernel's buffer truesize) are not modelled: at 1500-byte packets the packet limits
+//! (10 240 and 8 192) are 15.4 and 12.3 MB of wire bytes.
 
 use super::codel::{CodelParams, CodelQueue, CodelVars};
 use super::{DropReason, Limit, Qdisc, Verdict};
@@ -39,6 +51,20 @@ pub struct FqCodelConfig {
     /// CE-mark ECN-capable packets instead of dropping them (Linux's default: on).
     #[serde(default = "default_ecn")]
     pub ecn: bool,
+    /// What goes at the limit: `qdisc` (Linux's fq_codel qdisc) or `mac80211`.
+    #[serde(default)]
+    pub overflow: Overflow,
+    /// Most packets dropped at once at the limit (Linux's drop_batch_size, 64).
+    #[serde(default = "default_drop_batch")]
+    pub drop_batch: u32,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Overflow {
+    #[default]
+    Qdisc,
+    Mac80211,
 }
 
 fn default_limit() -> u32 {
@@ -52,6 +78,9 @@ fn default_quantum() -> u32 {
 }
 fn default_ecn() -> bool {
     true
+}
+fn default_drop_batch() -> u32 {
+    64
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,7 +108,10 @@ pub struct FqCodel {
     perturbation: u64,
     pkts: usize,
     bytes: u64,
-    evicted: Option<(PktId, DropReason)>,
+    overflow: Overflow,
+    drop_batch: u32,
+    /// The last overflow's drops, handed out by `evicted` (capacity `drop_batch`, reused).
+    evicted: VecDeque<(PktId, DropReason)>,
 }
 
 /// One flow's FIFO as CoDel sees it; MAXPACKET reads the whole discipline's bytes.
@@ -114,6 +146,9 @@ impl FqCodel {
         if cfg.limit == 0 {
             return Err("limit: must be positive".into());
         }
+        if cfg.drop_batch == 0 {
+            return Err("drop_batch: must be positive".into());
+        }
         if cfg.interval.0 == 0 || cfg.target.0 == 0 {
             return Err("target: target and interval must be positive".into());
         }
@@ -140,7 +175,9 @@ impl FqCodel {
             perturbation,
             pkts: 0,
             bytes: 0,
-            evicted: None,
+            overflow: cfg.overflow,
+            drop_batch: cfg.drop_batch,
+            evicted: VecDeque::with_capacity(cfg.drop_batch as usize),
         })
     }
 
@@ -159,19 +196,37 @@ impl FqCodel {
         }
     }
 
-    /// Drops the head of the flow holding the most bytes.
-    fn drop_from_fattest(&mut self) -> Option<PktId> {
-        let (i, _) = self
+    /// Drops a batch from the head of the flow holding the most bytes (the lowest-numbered
+    /// of equals, as Linux's scan), by the `overflow` rule, onto `evicted`.
+    fn drop_from_fattest(&mut self) {
+        let Some((i, _)) = self
             .flows
             .iter()
             .enumerate()
-            .max_by_key(|(i, f)| (f.bytes, std::cmp::Reverse(*i)))?;
+            .max_by_key(|(i, f)| (f.bytes, std::cmp::Reverse(*i)))
+        else {
+            return;
+        };
         let f = &mut self.flows[i];
-        let (id, len) = f.q.pop_front()?;
-        f.bytes -= len as u64;
-        self.pkts -= 1;
-        self.bytes -= len as u64;
-        Some(id)
+        let (most, until_bytes) = match self.overflow {
+            Overflow::Qdisc => (self.drop_batch as usize, f.bytes / 2),
+            Overflow::Mac80211 => ((self.drop_batch as usize).min(f.q.len() / 2).max(1), u64::MAX),
+        };
+        let (mut n, mut len) = (0usize, 0u64);
+        while let Some((id, l)) = f.q.pop_front() {
+            n += 1;
+            len += l as u64;
+            self.evicted.push_back((id, DropReason::Overflow));
+            if n >= most || len >= until_bytes {
+                break;
+            }
+        }
+        f.bytes -= len;
+        self.pkts -= n;
+        self.bytes -= len;
+        if self.overflow == Overflow::Qdisc {
+            f.vars.count_drops(n as u32);
+        }
     }
 }
 
@@ -190,13 +245,13 @@ impl Qdisc for FqCodel {
         self.pkts += 1;
         self.bytes += len as u64;
         if self.pkts > self.limit as usize {
-            self.evicted = self.drop_from_fattest().map(|d| (d, DropReason::Overflow));
+            self.drop_from_fattest();
         }
         Verdict::Enqueued
     }
 
     fn evicted(&mut self) -> Option<(PktId, DropReason)> {
-        self.evicted.take()
+        self.evicted.pop_front()
     }
 
     fn evicts(&self) -> bool {
@@ -263,31 +318,64 @@ impl Qdisc for FqCodel {
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_fattest_flows_head_goes_at_the_limit() {
+    /// A UDP packet of 1000 bytes on the wire from source port `port`.
+    fn udp(port: u16) -> Packet {
+        Packet::new_udp(
+            Default::default(),
+            crate::wire::UdpRepr {
+                src_port: port,
+                dst_port: 9,
+            },
+            972,
+        )
+    }
+
+    /// Fills flow 1 with `fat` packets and flow 2 with `thin`, one more to flow 2 going over
+    /// `limit`; returns the ids evicted (flow 1's are 0.., flow 2's 100 000..).
+    fn overflow(cfg: &str, limit: u32, fat: u32, thin: u32) -> (FqCodel, Vec<u32>) {
         let cfg = FqCodelConfig {
-            limit: 3,
-            ..serde_json::from_str("{}").unwrap()
+            limit,
+            ..serde_json::from_str(cfg).unwrap()
         };
         let mut q = FqCodel::new(&cfg, 1).unwrap();
-        let mk = |port: u16| {
-            Packet::new_udp(
-                Default::default(),
-                crate::wire::UdpRepr {
-                    src_port: port,
-                    dst_port: 9,
-                },
-                972,
-            )
-        };
-        let mut a = mk(1);
-        let mut b = mk(2);
-        for id in 0..3 {
+        let (mut a, mut b) = (udp(1), udp(2));
+        for id in 0..fat {
             q.enqueue(0, PktId(id), &mut a);
-            assert!(q.evicted().is_none());
         }
-        q.enqueue(0, PktId(9), &mut b);
-        assert_eq!(q.evicted(), Some((PktId(0), DropReason::Overflow)));
-        assert_eq!(q.len(), 3);
+        for id in 0..=thin {
+            q.enqueue(0, PktId(100_000 + id), &mut b);
+        }
+        let mut out = Vec::new();
+        while let Some((id, why)) = q.evicted() {
+            assert_eq!(why, DropReason::Overflow);
+            out.push(id.0);
+        }
+        (q, out)
+    }
+
+    /// Linux's fq_codel_drop on hand-computed cases: flow 1 holds 90 packets (90 000 bytes),
+    /// so the batch stops once 45 000 bytes, 45 packets, are gone; holding 200 (200 000
+    /// bytes), it stops at the 64-packet batch; the oldest go first.
+    #[test]
+    fn the_qdisc_drops_half_the_fattest_flows_bytes_at_most_64_packets() {
+        let (q, dropped) = overflow("{}", 100, 90, 10);
+        assert_eq!(dropped, (0..45).collect::<Vec<_>>());
+        assert_eq!((q.len(), q.bytes()), (56, 56_000));
+        let (q, dropped) = overflow("{}", 210, 200, 10);
+        assert_eq!(dropped, (0..64).collect::<Vec<_>>());
+        assert_eq!(q.len(), 211 - 64);
+    }
+
+    /// mac80211's fq_flow_drop: min(32, half the flow's packets), at least one.
+    #[test]
+    fn mac80211_drops_half_the_fattest_flows_packets_at_most_32() {
+        let cfg = r#"{"overflow": "mac80211", "drop_batch": 32}"#;
+        let (_, dropped) = overflow(cfg, 100, 90, 10);
+        assert_eq!(dropped, (0..32).collect::<Vec<_>>());
+        let (_, dropped) = overflow(cfg, 30, 20, 10);
+        assert_eq!(dropped, (0..10).collect::<Vec<_>>());
+        // Three packets over a limit of two: the fat flow's two give min(32, 1) = 1.
+        let (q, dropped) = overflow(cfg, 2, 2, 0);
+        assert_eq!((dropped, q.len()), (vec![0], 2));
     }
 }

@@ -12,10 +12,12 @@
 //! - Per flow, the change of the prediction from its previous data packet goes into a
 //!   history of `history` (40 ms): an increase as a delay, a decrease as a token, each capped
 //!   at `max_delay`.
-//! - Each client ACK of the flow: a delay drawn at random from the history, no less than what
-//!   keeps ACKs in order, minus the tokens it consumes, scaled down when fewer packets
-//!   passed in the last history span than in the one before; the ACK leaves at most
-//!   `max_delay` after it arrived.
+//! - Each client ACK of the flow: a delay drawn at random from the history's increases, no
+//!   less than what keeps ACKs in order, minus the tokens it consumes (a token spent whole
+//!   leaves the pool), scaled down when fewer packets passed in the last history span than
+//!   in the one before; the ACK leaves at most `max_delay` after it arrived. With no
+//!   increase in the span, an ACK held behind another leaves right after it, so a chain of
+//!   held ACKs drains by one ACK spacing per ACK instead of keeping its old delay.
 //!
 //! # Readings
 //!
@@ -133,8 +135,13 @@ impl DequeueRate {
 
 #[derive(Default, Clone)]
 struct FlowClock {
-    /// (when, change in ps: positive delays, negative tokens), within the history span
-    changes: VecDeque<(Time, i64)>,
+    /// (when, growth in ps ≥ 0) within the history span: the pool delays are drawn from.
+    delays: VecDeque<(Time, i64)>,
+    /// (when, decrease in ps > 0) not yet spent, oldest first.
+    tokens: VecDeque<(Time, i64)>,
+    /// When each token that has been spent whole was recorded: out of the pool, but still
+    /// counted among the span's changes until it ages.
+    spent: VecDeque<Time>,
     /// Entries aged out within the span before (for the packet-rate scaling).
     previous: VecDeque<Time>,
     last_prediction: Option<Time>,
@@ -145,12 +152,20 @@ struct FlowClock {
 }
 
 impl FlowClock {
+    /// Moves what is older than `span` to `previous` (delays, then tokens, then spent
+    /// tokens, as the reference ages its three lists) and forgets what is older than two.
     fn age(&mut self, now: Time, span: Time) {
-        while let Some(&(t, _)) = self.changes.front() {
-            if now - t <= span {
-                break;
-            }
-            self.changes.pop_front();
+        let old = |t: Time| now - t > span;
+        while let Some(&(t, _)) = self.delays.front().filter(|e| old(e.0)) {
+            self.delays.pop_front();
+            self.previous.push_back(t);
+        }
+        while let Some(&(t, _)) = self.tokens.front().filter(|e| old(e.0)) {
+            self.tokens.pop_front();
+            self.previous.push_back(t);
+        }
+        while let Some(&t) = self.spent.front().filter(|t| old(**t)) {
+            self.spent.pop_front();
             self.previous.push_back(t);
         }
         while let Some(&t) = self.previous.front() {
@@ -161,41 +176,46 @@ impl FlowClock {
         }
     }
 
-    /// A delay for the next ACK, at least `min` (ps, may be negative).
-    fn sample(&mut self, now: Time, span: Time, min: i64, rng: &mut Rng) -> Time {
-        self.age(now, span);
-        let delays: usize = self.changes.iter().filter(|c| c.1 >= 0).count();
-        if delays == 0 {
-            return min.max(0) as Time;
+    /// Records a change of the prediction: growth as a delay, decrease as a token. The
+    /// reference files changes above −1 µs as delays because its predictions are whole
+    /// milliseconds (so: zero and up); ours are in picoseconds, so the split is at zero.
+    fn record(&mut self, now: Time, delta: i64) {
+        if delta >= 0 {
+            self.delays.push_back((now, delta));
+        } else {
+            self.tokens.push_back((now, -delta));
         }
-        let pick = rand::Rng::gen_range(rng, 0..delays);
-        let sampled = self
-            .changes
-            .iter()
-            .filter(|c| c.1 >= 0)
-            .nth(pick)
-            .map_or(0, |c| c.1);
-        let mut d = sampled.max(min);
-        // Tokens (decreases) pay for delay, oldest first.
-        for c in self.changes.iter_mut().filter(|c| c.1 < 0) {
-            if d <= 0 {
+    }
+
+    /// The change to add to the next ACK's departure, no less than `min` (ps; `min` ≤ 0,
+    /// and so may be the result: with no delay in the span a held ACK may leave as early
+    /// as the one before it).
+    fn sample(&mut self, now: Time, span: Time, min: i64, rng: &mut Rng) -> i64 {
+        self.age(now, span);
+        if self.delays.is_empty() {
+            return min;
+        }
+        let pick = rand::Rng::gen_range(rng, 0..self.delays.len());
+        let mut d = self.delays[pick].1.max(min);
+        // Tokens pay for the delay, oldest first; one spent whole leaves the list. One
+        // that is not (d ≤ its value) absorbs d, a negative d included, which it banks.
+        while let Some(tok) = self.tokens.front_mut() {
+            if tok.1 < d {
+                d -= tok.1;
+                self.spent.push_back(tok.0);
+                self.tokens.pop_front();
+            } else {
+                tok.1 -= d;
+                d = 0;
                 break;
             }
-            let t = -c.1;
-            if t <= d {
-                d -= t;
-                c.1 = 0;
-            } else {
-                c.1 = -(t - d);
-                d = 0;
-            }
         }
-        let recent = self.changes.len();
+        let recent = self.delays.len() + self.tokens.len() + self.spent.len();
         let before = self.previous.len();
-        if before > recent && before > 0 {
+        if before > recent {
             d = (d as f64 * recent as f64 / before as f64) as i64;
         }
-        d.max(0) as Time
+        d
     }
 }
 
@@ -283,7 +303,7 @@ impl NodeElement for Zhuge {
             if let Some(last) = c.last_prediction {
                 if !(v.backlog_bytes == 0 && c.last_queue_bytes == 0) {
                     let delta = (prediction as i64 - last as i64).clamp(-max_delay, max_delay);
-                    c.changes.push_back((now, delta));
+                    c.record(now, delta);
                 }
             }
             c.last_prediction = Some(prediction);
@@ -299,11 +319,13 @@ impl NodeElement for Zhuge {
             now
         } else if now > c.last_ack_sent {
             // A new burst: these ACKs already carry the queue's growth.
-            now + c.sample(now, span, 0, rng)
+            now + c.sample(now, span, 0, rng).max(0) as Time
         } else {
+            // Held behind the previous ACK: keep its spacing plus the sampled change, but
+            // never leave before it (the floor `min` = its departure − this spacing ≤ 0).
             let follow = now + (c.last_ack_sent - c.last_ack_arrival);
             let min = c.last_ack_sent as i64 - follow as i64;
-            follow + c.sample(now, span, min, rng)
+            (follow as i64 + c.sample(now, span, min, rng)) as Time
         };
         let send_at = send_at.min(now + max_delay as Time);
         c.last_ack_arrival = now;

@@ -98,3 +98,82 @@ fn no_ack_is_held_longer_than_max_delay() {
     // Back to back: the spacing would put it past the cap; it leaves at the cap.
     assert_eq!(ack(&mut z, a + US), Forward::HoldUntil(a + US + 10 * MS));
 }
+
+/// The chain of `no_ack_is_held_longer_than_max_delay` (ACKs 50 µs apart, each held the
+/// 10 ms cap) outlives the only history entry: from then on the reference's sampler returns
+/// its floor (the previous ACK's departure), so each ACK leaves right after the one before
+/// and the hold shrinks by 50 µs per ACK until ACKs pass (200 ACKs, 10 ms, later).
+#[test]
+fn a_held_chain_drains_once_the_history_is_empty() {
+    let mut z = taught();
+    let t = 10 * MS + 100 * US;
+    forward(&mut z, t, AIR, &mut pkt(true, TcpFlags::ACK, 1448), 1500);
+    forward(&mut z, t + US, AIR, &mut pkt(true, TcpFlags::ACK, 1448), 3_001_500);
+    let ack = |z: &mut Zhuge, at| forward(z, at, WIRED, &mut pkt(false, TcpFlags::ACK, 0), 0);
+    ack(&mut z, t + 2 * US);
+    let gap = 50 * US;
+    let aged = t + US + 40 * MS; // the 10 ms entry leaves the history after this
+    let mut at = t + 10 * US;
+    while at <= aged {
+        assert_eq!(ack(&mut z, at), Forward::HoldUntil(at + 10 * MS), "at {at}");
+        at += gap;
+    }
+    let mut last_sent = at - gap + 10 * MS;
+    for k in 0..200 {
+        let f = ack(&mut z, at);
+        if last_sent > at {
+            assert_eq!(f, Forward::HoldUntil(last_sent), "ACK {k} after the history emptied");
+        } else {
+            assert_eq!(f, Forward::Pass, "ACK {k} after the history emptied");
+        }
+        last_sent = last_sent.max(at);
+        at += gap;
+    }
+    assert_eq!(ack(&mut z, at), Forward::Pass);
+}
+
+/// A token spent whole leaves the pool: with one 200 µs increase and one 100 µs token, the
+/// first ACK pays 100 µs from the token and every later one is held the full 200 µs (a
+/// spent token left as a zero delay would let about half of them pass unheld).
+#[test]
+fn a_spent_token_is_no_zero_delay() {
+    let mut z = taught();
+    let t = 10 * MS + 100 * US;
+    let data = |z: &mut Zhuge, at, q| forward(z, at, AIR, &mut pkt(true, TcpFlags::ACK, 1448), q);
+    data(&mut z, t, 15_000);
+    data(&mut z, t + 10 * US, 30_000); // +200 µs
+    data(&mut z, t + 20 * US, 22_500); // −100 µs: a token
+    let ack = |z: &mut Zhuge, at| forward(z, at, WIRED, &mut pkt(false, TcpFlags::ACK, 0), 0);
+    ack(&mut z, t + 30 * US);
+    let a = t + MS;
+    assert_eq!(ack(&mut z, a), Forward::HoldUntil(a + 100 * US));
+    for k in 1..=30 {
+        let at = a + k * MS;
+        assert_eq!(ack(&mut z, at), Forward::HoldUntil(at + 200 * US), "ACK {k}");
+    }
+}
+
+/// The aggregation rule (the reference's A-MPDU wait, 5 ms): a packet that finds less than
+/// 5 ms of the dequeue rate queued, the queue not shrinking, is predicted no queueing delay.
+/// At 600 Mb/s that is 375 000 bytes. Queues met by successive packets, and the history the
+/// rule gives (tx is the same for every packet and cancels):
+/// 15 000 → 30 000: both aggregate, 0; → 450 000: 6 ms queued, +6 ms;
+/// → 300 000: below 5 ms but shrinking, 4 ms, −2 ms; → 330 000: growing again, 0, −4 ms.
+#[test]
+fn the_aggregation_rule_predicts_no_queueing_below_five_ms_of_a_growing_queue() {
+    let mut c = cfg();
+    c.aggregation_wait = default_aggregation_wait();
+    let mut z = Zhuge::new(c, AIR, crate::engine::rng::stream(1, 7, 0)).unwrap();
+    for ms in 0..=10 {
+        forward(&mut z, ms * MS, WIRED, &mut pkt(false, TcpFlags::SYN, 0), 1500);
+    }
+    let t = 10 * MS + 100 * US;
+    for (i, q) in [15_000u64, 30_000, 450_000, 300_000, 330_000].into_iter().enumerate() {
+        forward(&mut z, t + i as Time * US, AIR, &mut pkt(true, TcpFlags::ACK, 1448), q);
+    }
+    let c = &z.clocks[0];
+    let delays: Vec<i64> = c.delays.iter().map(|e| e.1).collect();
+    let tokens: Vec<i64> = c.tokens.iter().map(|e| e.1).collect();
+    assert_eq!(delays, vec![0, 6 * MS as i64]);
+    assert_eq!(tokens, vec![2 * MS as i64, 4 * MS as i64]);
+}
