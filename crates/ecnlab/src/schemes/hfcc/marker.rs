@@ -275,9 +275,19 @@ impl HfccMarker {
                 let t = self.cfg.q_target_pkts;
                 let next =
                     self.m_fair + self.cfg.nu * (self.q_prev - t) - self.cfg.varrho * (q - t);
-                // Without a bound the integral part winds up while the load control keeps the
-                // queue under Q_target; at the largest m_i no flow is above its share.
-                self.m_fair = next.clamp(0.0, max);
+                // Eq. 4 is AFD's queue controller, but here the load factor controls the
+                // queue and the fair share only ranks flows: a fair share is never below the
+                // equal split of what the flows send (the mean m_i, the paper's
+                // implementation estimate), so a lone flow is never above its own share
+                // however the queue moves. Above, the integral part would wind up while the
+                // load control keeps the queue under Q_target; at the largest m_i no flow is
+                // above its share.
+                let mean = if self.flows.is_empty() {
+                    0.0
+                } else {
+                    sum / self.flows.len() as f64
+                };
+                self.m_fair = next.clamp(mean, max);
                 self.q_prev = q;
             }
             FairShare::Mean => {
@@ -490,6 +500,53 @@ mod tests {
         }
     }
 
+    /// One flow alone at high load on a 100 Mb/s link after its queue rose to 30 packets and
+    /// drained back by one packet per 10 ms: eq. 4 alone drives m_fair to 0 while the queue
+    /// rises, and the drain gives back about 2 packets per interval against the flow's ~117,
+    /// so the flow would read as above its own share (the code `11`) for about half a second.
+    /// It is never above it.
+    #[test]
+    fn a_lone_flow_after_a_queue_excursion_still_gets_the_increase_code() {
+        const RATE: u64 = 100_000_000; // γ·C·t_p = 0.98 · 12.5 MB/s · 0.2 s = 2.45 MB
+        let at_rate = |now: Time, backlog_pkts: u32| PortView {
+            rate_bps: RATE,
+            ..view(now, backlog_pkts)
+        };
+        for fair_share in [FairShare::Afd, FairShare::Mean] {
+            let mut m = marker(HfccMarkerConfig {
+                fair_share,
+                ..fixed()
+            });
+            // Queue per 10 ms interval: 0 → 30 in three steps, then down one packet per
+            // interval, then empty; 115 packets of one flow per interval meanwhile (ρ ≈ 0.94
+            // without the queue term).
+            let mut queue: Vec<u32> = vec![10, 20, 30];
+            queue.extend((0..30).rev());
+            queue.extend([0; 7]);
+            let mut t = 0;
+            for &q in &queue {
+                let n = 115;
+                for i in 0..n {
+                    let at = t + (2 * i + 1) * 5 * MS / n;
+                    m.on_arrival(&at_rate(at, q), &mut data(0, Ecn::ECT1));
+                }
+                t += 10 * MS;
+                while m.next_timer() <= t {
+                    m.on_timer(&at_rate(m.next_timer(), q));
+                }
+            }
+            let rho = m.load_factor();
+            assert!((0.9..1.0).contains(&rho), "{fair_share:?}: ρ = {rho}");
+            let p = data(0, Ecn::ECT1);
+            let (mi, mf) = (m.flow_rate(&p).unwrap(), m.fair_share());
+            assert_eq!(
+                departing(&mut m, 0, Ecn::ECT1),
+                Ecn::ECT0,
+                "{fair_share:?}: m_i {mi} m_fair {mf}"
+            );
+        }
+    }
+
     /// m_i and m_fair of eq. 4 over three 10 ms intervals, by hand (ν = 1.7, ϱ = 1.8,
     /// Q_target = 5, rate weight 0.1).
     #[test]
@@ -511,18 +568,20 @@ mod tests {
         tick(&mut m, 10 * MS, 15);
         let p = data(0, Ecn::ECT1);
         assert!((m.flow_rate(&p).unwrap() - 2.0).abs() < 1e-12);
-        // m_fair = 0 + 1.7·(0 − 5) − 1.8·(15 − 5) < 0 → 0.
-        assert_eq!(m.fair_share(), 0.0);
-        // Interval 2: queue falls to 2: m_fair = 0 + 1.7·(15 − 5) − 1.8·(2 − 5) = 22.4,
+        // m_fair = 0 + 1.7·(0 − 5) − 1.8·(15 − 5) < 0 → bounded below by the mean m_i,
+        // (2 + 1)/2.
+        assert_eq!(m.fair_share(), 1.5);
+        // Interval 2: queue falls to 2: m_fair = 1.5 + 1.7·(15 − 5) − 1.8·(2 − 5) = 23.9,
         // bounded by the largest m_i = 0.9·2 + 0.1·30 = 4.8.
         arrive(&mut m, 0, 30, 15 * MS);
         tick(&mut m, 20 * MS, 2);
         assert!((m.flow_rate(&p).unwrap() - 4.8).abs() < 1e-12);
         assert!((m.fair_share() - 4.8).abs() < 1e-12);
-        // Interval 3: queue 12: m_fair = 4.8 + 1.7·(2 − 5) − 1.8·(12 − 5) = −12.9 → 0.
+        // Interval 3: queue 12: m_fair = 4.8 + 1.7·(2 − 5) − 1.8·(12 − 5) = −12.9 → the mean
+        // m_i, (0.9·4.8 + 0.9·0.9·1)/2 = 2.565.
         tick(&mut m, 30 * MS, 12);
-        assert_eq!(m.fair_share(), 0.0);
-        // Interval 4: queue back to 5 after 12: 0 + 1.7·7 − 0 = 11.9 → bounded by the
+        assert!((m.fair_share() - 2.565).abs() < 1e-12);
+        // Interval 4: queue back to 5 after 12: 2.565 + 1.7·7 − 0 = 14.465 → bounded by the
         // largest m_i = 0.9·4.32 = 3.888 (flow 0: 4.8 → 4.32 → 3.888).
         tick(&mut m, 40 * MS, 5);
         assert!((m.fair_share() - 0.9 * 0.9 * 4.8).abs() < 1e-12);

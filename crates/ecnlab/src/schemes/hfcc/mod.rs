@@ -32,10 +32,17 @@
 //!   `rate_weight` = 0.1 (a memory of about 100 ms, one RTT at the paper's 80 ms), and m_fair
 //!   by eq. 4 each interval with AFD's coefficients ν = 1.7, ϱ = 1.8 (ϱ > ν: the integral
 //!   part falls while a standing queue persists) and Q_target = 5 packets, in packets. m_fair
-//!   is bounded to [0, max m_i]: while the load control keeps the queue under Q_target the
-//!   integral part would otherwise grow without end and no flow would ever be told it is
-//!   above its share. `mean`: the paper's implementation sentence, m_f = (1/u)·Σ m_i over the
-//!   u flows in the table. `sample_match`: the departing packet is compared with `sample_n`
+//!   is bounded to [mean m_i, max m_i]. Above: while the load control keeps the queue under
+//!   Q_target the integral part would otherwise grow without end and no flow would ever be
+//!   told it is above its share. Below: eq. 4 is AFD's queue controller, but in HFCC the load
+//!   factor controls the queue and SF only ranks flows; a fair share is never below the equal
+//!   split of what the flows send (the mean, the paper's own implementation estimate).
+//!   Bounded at 0 instead, any queue excursion above Q_target drove m_fair to 0, from where
+//!   it climbs back by (ν − ϱ)·(Q − Q_target), 0.5 packet per 10 ms on an empty queue, so
+//!   a lone flow read as above its own share for seconds: at 150 Mb/s, 80 ms it got `11` in
+//!   every high-load sample and used 0.768 of the link alone (0.938 with the bound).
+//!   `mean`: the paper's implementation sentence, m_f = (1/u)·Σ m_i over the u flows in the
+//!   table. `sample_match`: the departing packet is compared with `sample_n`
 //!   packets drawn uniformly from the data queue; a match of any means "above its share".
 //!   A flow is above its share when m_i > m_fair (Table II: r_i > r_f → `11`), so one flow
 //!   alone is never above its own share.
