@@ -32,7 +32,10 @@
 //!   them (the load moved) resets the bound it contradicts.
 //! - **Decisions**: a region (MI below η = 0.8, AI in `[0.8, 1)`, MD at or above 1) as soon as
 //!   the bounds lie inside it, else from the bounds' midpoint once they are at most 0.1
-//!   apart, else the previous decision stands. MI's ξ at the midpoint (at least 0.05), κ =
+//!   apart — but MD only on bounds that prove overload (low ≥ 1): narrow bounds straddling 1
+//!   decide AI, since a midpoint above 1 there is most often an upper bound not yet
+//!   tightened, and it cut the flow with the fewest reports (the smallest) most often — else
+//!   the previous decision stands. MI's ξ at the midpoint (at least 0.05), κ =
 //!   0.35; AI α = 1 per RTT, linear in `rtt/t_p`; MD β from 0.875 at load 1 down to 0.675 at
 //!   1.3 and above (the range of HFCC's adaptive decrease); `t_p` = 200 ms (VCP's).
 //! - **Delayed ACKs** cover several segments but carry one report: of two marked reports the
