@@ -315,3 +315,33 @@ def test_to_parquet_writes_a_directory_the_report_reads(tmp_path):
     _udp_run().to_parquet(tmp_path / "r")
     assert json.loads((tmp_path / "r" / "run.json").read_text())["rows"]["flows"] == 1
     assert write_run_report(tmp_path / "r").is_file()
+
+
+IDLE_WINDOW = """
+duration = "4s"
+[topology]
+kind = "dumbbell"
+left = 1
+right = 1
+access = { rate = "1Gbps", delay = "1ms" }
+bottleneck = { rate = "100Mbps", delay = "20ms" }
+bottleneck_queue = { kind = "droptail", limit = 400 }
+[[flows]]
+src = "l0"
+dst = "r0"
+cc = "vcp"
+[tcp]
+rcv_autotune = false
+rcv_buf = 28960
+"""
+
+
+def test_a_run_that_probably_went_wrong_says_so_as_python_warnings():
+    """A VCP flow with no VCP marker on its path and a 20-segment window on a 100 Mb/s,
+    44 ms path: both warnings reach the caller (warnings module) and meta["warnings"]."""
+    with pytest.warns(ecnlab.RunWarning) as caught:
+        res = ecnlab.run(IDLE_WINDOW)
+    said = [str(w.message) for w in caught]
+    assert said == res.meta["warnings"]
+    assert any("never hears the network's feedback" in w for w in said)
+    assert any(w.startswith("port rl->rr was busy") and "mostly idle" in w for w in said)

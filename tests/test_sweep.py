@@ -182,6 +182,42 @@ def test_the_store_reads_in_one_line_with_polars_pyarrow_and_duckdb(grid_store):
     assert ts.height in (0, 8)
 
 
+WINDOWS = """
+name = "windows"
+seeds = 1
+[base]
+duration = "3s"
+[base.topology]
+kind = "dumbbell"
+left = 1
+right = 1
+access = { rate = "1Gbps", delay = "1ms" }
+bottleneck = { rate = "100Mbps", delay = "20ms" }
+bottleneck_queue = { kind = "droptail", limit = 400 }
+[[base.flows]]
+src = "l0"
+dst = "r0"
+cc = "newreno"
+[base.tcp]
+rcv_autotune = false
+[grid]
+"tcp.rcv_buf" = [28960, 4000000]
+"""
+
+
+def test_a_run_that_left_its_bottleneck_idle_warns_in_the_runs_table_and_on_the_terminal(tmp_path):
+    """A 20-segment window holds a bulk flow at ~5 % of 100 Mb/s: that run's row carries the
+    warning, the other's is empty, and `ecnlab sweep` prints it."""
+    (tmp_path / "w.toml").write_text(WINDOWS)
+    r = run_cli("sweep", str(tmp_path / "w.toml"), "--out", str(tmp_path / "store"), "--workers", "1", "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert "warning: " in r.stderr and "was busy" in r.stderr and "mostly idle" in r.stderr
+    runs = ecnlab.read_sweep(tmp_path / "store", "runs").sort("tcp.rcv_buf").collect()
+    small, big = runs["warnings"].to_list()
+    assert small.startswith("port rl->rr was busy") and "mostly idle" in small
+    assert big == ""
+
+
 def test_a_sweep_gives_the_numbers_of_single_runs(grid_store):
     spec = sw.load_sweep(sweep_text(GRID))
     p = spec.points[5]

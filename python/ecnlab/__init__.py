@@ -10,7 +10,7 @@ control.
 from __future__ import annotations
 
 from . import _core
-from .errors import ExperimentError, InternalError, OutputError, ScenarioError
+from .errors import ExperimentError, InternalError, OutputError, RunWarning, ScenarioError
 from .results import Results, read_run_dir, run, validate, write_run_dir
 from .scenario import Scenario, load_scenario
 from .sweeps import read_sweep, sweep
@@ -22,6 +22,7 @@ __all__ = [
     "InternalError",
     "OutputError",
     "Results",
+    "RunWarning",
     "Scenario",
     "ScenarioError",
     "__version__",

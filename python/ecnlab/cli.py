@@ -225,6 +225,10 @@ def cmd_report(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------- sweep
 
 
+#: Runs of a sweep whose warnings are printed (the rest are counted).
+SWEEP_WARNINGS_SHOWN = 5
+
+
 def cmd_sweep(args: argparse.Namespace) -> int:
     from . import sweeps
 
@@ -246,6 +250,16 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         return EXIT_FAILURE
     for point, err in summary.failures:
         print(f"failed: {point}: {err}", file=sys.stderr)
+    # Every warning is in the runs table's `warnings` column; the terminal gets a few.
+    for point, ws in summary.warned[:SWEEP_WARNINGS_SHOWN]:
+        for w in ws:
+            print(f"warning: {point}: {w}", file=sys.stderr)
+    if len(summary.warned) > SWEEP_WARNINGS_SHOWN:
+        print(
+            f"warning: {len(summary.warned) - SWEEP_WARNINGS_SHOWN} more runs warned; "
+            f"the `warnings` column of the runs table (`ecnlab.read_sweep(out, \"runs\")`) has them all",
+            file=sys.stderr,
+        )
     if not args.quiet:
         print(
             f"{args.out}: {summary.total} runs, {summary.skipped} "

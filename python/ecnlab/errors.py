@@ -16,6 +16,14 @@ class ScenarioError(ValueError):
         return (type(self), (self.path, self.message))
 
 
+class RunWarning(UserWarning):
+    """What a run says about itself when it probably did not do what was meant (a bottleneck
+    left mostly idle by backlogged bulk flows, a scheme whose path writes none of its
+    feedback, an element that never acted). ``ecnlab.run`` issues one per warning of the
+    run (they are also in ``Results.meta["warnings"]`` and run.json); filter them with the
+    :mod:`warnings` module."""
+
+
 class InternalError(RuntimeError):
     """A bug in the simulator (a failed internal check, or a Rust panic); the message says
     which."""

@@ -9,6 +9,7 @@ files and ``run.json``, all at once or not at all.
 from __future__ import annotations
 
 import json
+import warnings
 import os
 import time
 from pathlib import Path
@@ -187,7 +188,12 @@ def run(
         pcap_dir=None if pcap_dir is None else os.fspath(pcap_dir),
         progress=progress,
     )
-    return Results._from_core(out)
+    res = Results._from_core(out)
+    from .errors import RunWarning
+
+    for w in res.meta.get("warnings") or []:
+        warnings.warn(w, RunWarning, stacklevel=2)
+    return res
 
 
 def write_run_dir(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -48,6 +48,8 @@ class SweepSummary:
     ok: int
     failed: int
     failures: list[tuple[str, str]]
+    #: Runs of this call that warned, with their warnings.
+    warned: list[tuple[str, list[str]]] = field(default_factory=list)
 
 
 def run_sweep(
@@ -78,6 +80,7 @@ def run_sweep(
     by_key = {p.key: p for p in todo}
     counts = {"ok": 0, "failed": 0}
     failures: list[tuple[str, str]] = []
+    warned: list[tuple[str, list[str]]] = []
 
     # Writing a run's Parquet files takes milliseconds, as long as a short run: a few
     # threads write while the next results arrive (polars writes without the GIL).
@@ -91,6 +94,8 @@ def run_sweep(
         counts["ok" if outcome["status"] == "ok" else "failed"] += 1
         if outcome["status"] != "ok":
             failures.append((by_key[key].describe(), outcome.get("error", "")))
+        elif (outcome.get("meta") or {}).get("warnings"):
+            warned.append((by_key[key].describe(), list(outcome["meta"]["warnings"])))
 
     if log:
         print(f"{spec.name}: {len(spec.points)} runs, {skipped} already in {out}, {len(todo)} to run", file=log, flush=True)
@@ -111,7 +116,7 @@ def run_sweep(
         store.close()
     for f in pending:
         f.result()
-    return SweepSummary(len(spec.points), skipped, len(todo), counts["ok"], counts["failed"], failures)
+    return SweepSummary(len(spec.points), skipped, len(todo), counts["ok"], counts["failed"], failures, warned)
 
 
 def _description(spec: SweepSpec) -> dict[str, Any]:

@@ -54,6 +54,7 @@ RUN_COLUMNS = (
     "packets_created",
     "packets_delivered",
     "packets_dropped",
+    "warnings",
     "ecnlab_version",
     "source_hash",
     "finished_at",
@@ -171,6 +172,11 @@ class Store:
         files = sorted((self.root / table).glob("*.parquet"))
         if not files:
             return pl.LazyFrame()
+        if table == "runs":
+            # Runs committed before the `warnings` column existed still read (null there).
+            schema = dict(pl.read_parquet_schema(files[0]))
+            schema.setdefault("warnings", pl.String)
+            return pl.scan_parquet(files, schema=schema, missing_columns="insert")
         return pl.scan_parquet(files)
 
     # ------------------------------------------------------------------ writes
@@ -204,6 +210,8 @@ class Store:
             "packets_created": int(meta.get("packets_created") or 0),
             "packets_delivered": int(meta.get("packets_delivered") or 0),
             "packets_dropped": int(meta.get("packets_dropped") or 0),
+            # One line per warning of the run (empty: none), as run.json lists them.
+            "warnings": "\n".join(meta.get("warnings") or []),
             "ecnlab_version": _core.__version__,
             "source_hash": _core.source_hash,
             "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),

@@ -233,6 +233,10 @@ impl Codel {
 }
 
 impl Qdisc for Codel {
+    fn feedback(&self) -> Option<&'static str> {
+        self.params.ecn.then_some("ce")
+    }
+
     fn enqueue(&mut self, now: Time, id: PktId, pkt: &mut Packet) -> Verdict {
         self.fifo.0.enqueue(now, id, pkt)
     }

@@ -231,6 +231,10 @@ impl FqCodel {
 }
 
 impl Qdisc for FqCodel {
+    fn feedback(&self) -> Option<&'static str> {
+        self.params.ecn.then_some("ce")
+    }
+
     fn enqueue(&mut self, _now: Time, id: PktId, pkt: &mut Packet) -> Verdict {
         let i = self.bucket(pkt);
         let len = pkt.wire_len();

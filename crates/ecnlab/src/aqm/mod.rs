@@ -128,4 +128,10 @@ pub trait Qdisc {
     fn evicts(&self) -> bool {
         false
     }
+    /// The congestion feedback the discipline writes into packets, named as a
+    /// [`Marker::feedback`](crate::marker::Marker::feedback) is (`"ce"` for RFC 3168 CE
+    /// marks); None if it only drops.
+    fn feedback(&self) -> Option<&'static str> {
+        None
+    }
 }

@@ -27,6 +27,10 @@ impl PrioQueue {
 }
 
 impl Qdisc for PrioQueue {
+    fn feedback(&self) -> Option<&'static str> {
+        self.data.feedback().or(self.ack.feedback())
+    }
+
     #[inline]
     fn enqueue(&mut self, now: Time, id: PktId, pkt: &mut Packet) -> Verdict {
         if pkt.is_pure_ack() {

@@ -369,6 +369,10 @@ impl Red {
 }
 
 impl Qdisc for Red {
+    fn feedback(&self) -> Option<&'static str> {
+        self.cfg.ecn.then_some("ce")
+    }
+
     fn enqueue(&mut self, now: Time, id: PktId, pkt: &mut Packet) -> Verdict {
         let q = self.queue_measure();
         let avg = self.avg.on_arrival(now, q);

@@ -41,6 +41,10 @@ impl PortView {
 }
 
 pub trait Marker {
+    /// The feedback the marker writes, by the name of the codecs' family that reads it
+    /// (`"ce"` for RFC 3168 CE marks, else the scheme's name: `"vcp"`, `"uno"`, ...): a
+    /// flow whose codec reads none of what its path writes is told so when it is built.
+    fn feedback(&self) -> &'static str;
     /// A packet arrives at the port, before the queue discipline decides. A marker that takes
     /// over the congestion-marking decision for this packet sets `pkt.meta.marker_owned`.
     fn on_arrival(&mut self, _v: &PortView, _pkt: &mut Packet) {}

@@ -27,6 +27,10 @@ impl StepMarker {
 }
 
 impl Marker for StepMarker {
+    fn feedback(&self) -> &'static str {
+        "ce"
+    }
+
     fn fits(&self, limit: crate::aqm::Limit) -> Result<(), String> {
         use crate::aqm::Limit;
         let (cap, unit) = match (limit, self.cfg.bytes) {

@@ -156,6 +156,10 @@ struct Ctx<'a> {
     /// Flow names taken so far (every flow's name is unique).
     flow_names: std::collections::HashSet<String>,
     warnings: Vec<String>,
+    /// (source, destination, codec) triples whose path was checked for the codec's feedback,
+    /// and the flow entries already warned about.
+    feedback_checked: std::collections::HashSet<(NodeId, NodeId, String)>,
+    feedback_warned: std::collections::HashSet<String>,
     scenario: &'a Scenario,
     /// Emulation: TCP flows are planned here instead of being given simulated endpoints.
     planned: Option<Vec<PlannedFlow>>,
@@ -246,6 +250,8 @@ fn build_inner(
         names: HashMap::new(),
         flow_names: Default::default(),
         warnings: Vec::new(),
+        feedback_checked: Default::default(),
+        feedback_warned: Default::default(),
         scenario: s,
         planned: emulation.then(Vec::new),
     };
@@ -1044,6 +1050,7 @@ fn add_tcp_flow(
             ),
         ));
     }
+    check_feedback_path(c, path, codec_name, src, dst);
     let sender_codec = registry::codec(&epath, codec_name, a.ecn_params)?;
     let receiver_codec = registry::codec(&epath, codec_name, a.ecn_params)?;
     if size == Some(0) {
@@ -1089,6 +1096,51 @@ fn add_tcp_flow(
     )
     .map_err(|m| registry::field_error(path, &m))?;
     Ok(())
+}
+
+/// Warns (once per flow entry) when no port on the way from `src` to `dst` writes the
+/// feedback the flow's codec reads: its sender would act on its own stamps alone (a VCP
+/// sender reads "low load" forever) or never hear of congestion but by loss.
+fn check_feedback_path(c: &mut Ctx, path: &str, codec: &str, src: NodeId, dst: NodeId) {
+    let Some(reads) = registry::feedback_read_by(codec) else {
+        return;
+    };
+    if c.feedback_warned.contains(path) || !c.feedback_checked.insert((src, dst, codec.to_string()))
+    {
+        return;
+    }
+    let Some(ports) = c.sim.path_ports(src, dst) else {
+        return;
+    };
+    let writes = |p: PortId| {
+        let port = &c.sim.ports[p as usize];
+        [
+            port.marker.as_ref().map(|m| m.feedback()),
+            port.qdisc.feedback(),
+        ]
+        .into_iter()
+        .flatten()
+        .any(|f| reads.is_empty() || reads.contains(&f))
+    };
+    if ports.iter().any(|&p| writes(p)) {
+        return;
+    }
+    let names: Vec<&str> = ports
+        .iter()
+        .map(|&p| c.sim.ports[p as usize].name.as_str())
+        .collect();
+    let wanted = if reads.is_empty() {
+        "CE marks (an ECN-enabled AQM or a marker)".to_string()
+    } else {
+        format!("what a {} marker writes", reads.join(" or "))
+    };
+    c.warnings.push(format!(
+        "{path}.ecn: \"{codec}\" reads {wanted}, but no port from {} to {} writes it ({}): the sender never hears the network's feedback",
+        c.sim.nodes[src as usize].name,
+        c.sim.nodes[dst as usize].name,
+        names.join(", ")
+    ));
+    c.feedback_warned.insert(path.to_string());
 }
 
 fn add_workload(

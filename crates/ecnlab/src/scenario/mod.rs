@@ -2,6 +2,7 @@
 //! errors that name the key path, built into a [`Sim`](crate::Sim) and run.
 
 mod build;
+pub mod health;
 pub mod registry;
 pub mod schema;
 pub mod units;
@@ -354,11 +355,16 @@ fn run_inner(
     // Start small (a busy scenario may run slowly) and grow: doubling reaches any size fast.
     let mut step = (end / 1000).clamp(1, 10 * crate::time::US);
     let mut reached = 0;
+    let mut idle = health::IdleWatch::plan(sim, end);
     while reached < end {
-        let until = end.min(reached.saturating_add(step));
+        // Stopping where the idle-link watch reads a port changes nothing either.
+        let until = end
+            .min(reached.saturating_add(step))
+            .min(idle.next_stop().unwrap_or(end).max(reached + 1));
         let slice_start = std::time::Instant::now();
         sim.run_until(until);
         reached = until;
+        idle.observe(sim);
         if sim.pool.live() > max_live {
             return Err(RunError::Invalid(runaway_backlog(sim, max_live)));
         }
@@ -392,6 +398,14 @@ fn run_inner(
     let mut resolved = s.clone();
     resolved.seed = seed;
     let rows = sim.flow_records();
+    let mut warnings = std::mem::take(&mut built.warnings);
+    warnings.extend(idle.warnings(sim, &rows));
+    let elements: Vec<(String, Vec<(&'static str, u64)>)> = sim
+        .nodes
+        .iter()
+        .filter_map(|n| n.element.as_ref().map(|e| (n.name.clone(), e.counters())))
+        .collect();
+    warnings.extend(health::idle_elements(s, &elements));
     Ok(RunOutput {
         flows: crate::stats::FlowRecord::table(&rows),
         ports: sim.ports_table(),
@@ -410,12 +424,8 @@ fn run_inner(
             packets_delivered: sim.delivered,
             packets_dropped: sim.dropped,
             peak_packets: sim.pool.capacity_used() as u64,
-            warnings: std::mem::take(&mut built.warnings),
-            elements: sim
-                .nodes
-                .iter()
-                .filter_map(|n| n.element.as_ref().map(|e| (n.name.clone(), e.counters())))
-                .collect(),
+            warnings,
+            elements,
         },
         scenario_toml: render_resolved(&resolved, &resolved_params),
     })

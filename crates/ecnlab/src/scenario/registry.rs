@@ -286,6 +286,36 @@ pub fn element(
     Ok(e)
 }
 
+/// What a codec reads of what ports write ([`Marker::feedback`](crate::marker::Marker::feedback),
+/// [`Qdisc::feedback`](crate::aqm::Qdisc::feedback)): None for a codec that reads nothing;
+/// an empty list for classic ECN and DCTCP, which read CE from whatever writes it (every
+/// scheme's router writes CE on a classic ECN packet when its level is the highest).
+pub fn feedback_read_by(codec: &str) -> Option<&'static [&'static str]> {
+    match codec {
+        "ecn" | "dctcp" => Some(&[]),
+        // A classic ECN router's CE is EECN's CL(2) (PROTOCOLS: EECN codepoints).
+        "eecn" => Some(&["eecn", "ce"]),
+        "mecn" => Some(&["mecn"]),
+        "vcp" => Some(&["vcp"]),
+        "uno" | "uno2" | "vcp3" => Some(&["uno"]),
+        "hfcc" => Some(&["hfcc"]),
+        "mlcp" => Some(&["mlcp"]),
+        "bmcc" => Some(&["bmcc"]),
+        _ => None,
+    }
+}
+
+/// The counters of an element kind that count what it does to traffic (any of them above
+/// zero: it acted over the run).
+pub fn element_actions(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "apcc" => &["windows_lowered"],
+        "zhuge" => &["acks_delayed"],
+        "clean" => &["packets_marked", "windows_lowered"],
+        _ => &[],
+    }
+}
+
 /// Congestion controllers a flow's `cc` may name.
 pub const CONTROLLERS: &[&str] = &[
     "newreno", "cubic", "dctcp", "bbr", "eecn", "mecn", "vcp", "ucp1", "ucp2", "vcp3", "hfcc",

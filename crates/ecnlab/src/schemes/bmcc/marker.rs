@@ -62,6 +62,10 @@ impl BmccMarker {
 }
 
 impl Marker for BmccMarker {
+    fn feedback(&self) -> &'static str {
+        "bmcc"
+    }
+
     #[inline]
     fn on_arrival(&mut self, _v: &PortView, pkt: &mut Packet) {
         self.meter.on_arrival(pkt.wire_len());

@@ -171,6 +171,10 @@ impl Marker {
 }
 
 impl crate::marker::Marker for Marker {
+    fn feedback(&self) -> &'static str {
+        "eecn"
+    }
+
     #[inline]
     fn on_arrival(&mut self, v: &PortView, pkt: &mut Packet) {
         self.arrivals.add(v.now);

@@ -22,6 +22,10 @@ use std::rc::Rc;
 struct Codes(Rc<RefCell<HashMap<u32, [u64; 4]>>>);
 
 impl Marker for Codes {
+    fn feedback(&self) -> &'static str {
+        "hfcc"
+    }
+
     fn on_dequeue(&mut self, v: &PortView, pkt: &mut Packet) {
         if v.now >= 5 * SEC && !pkt.is_pure_ack() {
             self.0.borrow_mut().entry(pkt.ip.src).or_default()[pkt.ip.ecn.bits() as usize] += 1;

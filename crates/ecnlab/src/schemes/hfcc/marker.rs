@@ -303,6 +303,10 @@ impl HfccMarker {
 }
 
 impl Marker for HfccMarker {
+    fn feedback(&self) -> &'static str {
+        "hfcc"
+    }
+
     #[inline]
     fn on_arrival(&mut self, _v: &PortView, pkt: &mut Packet) {
         self.meter.on_arrival(pkt.wire_len());

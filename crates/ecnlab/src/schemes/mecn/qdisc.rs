@@ -220,6 +220,10 @@ impl MecnRed {
 }
 
 impl Qdisc for MecnRed {
+    fn feedback(&self) -> Option<&'static str> {
+        Some("mecn")
+    }
+
     fn enqueue(&mut self, now: Time, id: PktId, pkt: &mut Packet) -> Verdict {
         let q = self.fifo.len() as f64;
         let avg = match self.pinned {

@@ -95,6 +95,10 @@ impl MlcpMarker {
 }
 
 impl Marker for MlcpMarker {
+    fn feedback(&self) -> &'static str {
+        "mlcp"
+    }
+
     #[inline]
     fn on_arrival(&mut self, _v: &PortView, pkt: &mut Packet) {
         self.meter.on_arrival(pkt.wire_len());

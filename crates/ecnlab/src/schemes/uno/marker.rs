@@ -130,6 +130,10 @@ impl UnoMarker {
 }
 
 impl Marker for UnoMarker {
+    fn feedback(&self) -> &'static str {
+        "uno"
+    }
+
     #[inline]
     fn on_arrival(&mut self, _v: &PortView, pkt: &mut Packet) {
         self.meter.on_arrival(pkt.wire_len());

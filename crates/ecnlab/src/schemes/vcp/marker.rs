@@ -111,6 +111,10 @@ impl VcpMarker {
 }
 
 impl Marker for VcpMarker {
+    fn feedback(&self) -> &'static str {
+        "vcp"
+    }
+
     #[inline]
     fn on_arrival(&mut self, _v: &PortView, pkt: &mut Packet) {
         self.meter.on_arrival(pkt.wire_len());
