@@ -58,3 +58,35 @@ def test_bad_rival_parameters_name_their_key():
     sc.set("flows[0].cc_params", {"kappa": -1})
     with pytest.raises(ecnlab.ScenarioError, match=r"flows\[0\]\.cc_params\.kappa"):
         ecnlab.validate(sc)
+
+
+def test_ns2_red_automatic_configuration_by_hand():
+    """red.cc's REDQueue::initialize_params with ns-2's defaults (thresh_ = maxthresh_ = 0,
+    q_weight_ = −1, targetdelay_ 5 ms): 150 Mb/s, 20 ms with mean_pktsize_ 500 and 1000, and a
+    slow link where neither floor (5 packets, 100 ms) is idle."""
+    import math
+
+    from ecnlab.experiments import hfcc
+
+    lo, hi, w = hfcc.ns2_red_auto(150e6, 0.02, 500)
+    assert (lo, hi) == (93.75, 281.25) and w == 1 - math.exp(-1 / 37500)
+    lo, hi, w = hfcc.ns2_red_auto(150e6, 0.02, 1000)
+    assert (lo, hi) == (46.875, 140.625) and abs(w - 5.333e-5) < 1e-8
+    # 1.5 Mb/s, 100 ms: ptc 375 packets/s; rtt 3·(0.1 + 1/375) = 0.308 s; min_th floor 5.
+    lo, hi, w = hfcc.ns2_red_auto(1.5e6, 0.1, 500)
+    assert (lo, hi) == (5.0, 15.0)
+    assert abs(w - (1 - math.exp(-1 / (10 * 3 * (0.1 + 1 / 375) * 375)))) < 1e-15
+
+
+def test_an_unfinished_flow_counts_censored_and_keeps_its_seed():
+    """A flow still sending when the run ends counts with its FCT censored at the end (a lower
+    bound), so the seed keeps its value; the flow is listed."""
+    from ecnlab.experiments import hfcc
+
+    rd = Reading.choose(get("hfcc.fct").axes, None)[0]
+    w = {"name": "two", "arrival_rate": 1.0, "sizes": {"dist": "fixed", "size": 30_000_000}, "max_flows": 1, "start": "0s"}
+    sc = hfcc.dumbbell(hfcc.HFCC, [], 3.0, seed=1, reading=rd, workload=w, sample_flows=False)
+    r = ecnlab.run(sc)
+    assert hfcc.unfinished(r) == r.flows["name"].to_list()
+    start = float(r.flows["start_s"][0])
+    assert hfcc.Fct.mean_fct(r) == 3.0 - start

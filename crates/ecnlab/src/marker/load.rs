@@ -182,10 +182,15 @@ impl AdaptiveInterval {
 /// `RTT_d += θ·(RTT_T − RTT_d)` with `θ = T/RTT_d` when `RTT_T ≥ RTT_d` (rise fast) and
 /// `θ = T·RTT_T/(φ·RTT_d)` otherwise (fall slowly). θ is capped at 1 (RTTs shorter than `T`).
 /// The first window with packets sets `RTT_d`; windows without packets change nothing.
+///
+/// The falling gain is not dimensionless (it is `T/φ` times a ratio): its value depends on
+/// the unit `T` is counted in, `unit_s` seconds (1e-3: milliseconds, 1: seconds).
 #[derive(Clone, Debug)]
 pub struct MeanRtt {
     window: Time,
     phi: f64,
+    /// `T` in the unit eq. 12 counts it in.
+    window_units: f64,
     next_end: Time,
     sum_us: u64,
     n: u64,
@@ -194,10 +199,11 @@ pub struct MeanRtt {
 }
 
 impl MeanRtt {
-    pub fn new(window: Time, phi: f64) -> Self {
+    pub fn new(window: Time, phi: f64, unit_s: f64) -> Self {
         MeanRtt {
             window: window.max(1),
             phi,
+            window_units: to_secs(window.max(1)) / unit_s,
             next_end: window.max(1),
             sum_us: 0,
             n: 0,
@@ -234,11 +240,10 @@ impl MeanRtt {
                 self.rtt_d = rtt_t;
                 continue;
             }
-            let t = to_secs(self.window);
             let theta = if rtt_t >= self.rtt_d {
-                t / self.rtt_d
+                to_secs(self.window) / self.rtt_d
             } else {
-                t * rtt_t / (self.phi * self.rtt_d)
+                self.window_units * rtt_t / (self.phi * self.rtt_d)
             };
             self.rtt_d += theta.min(1.0) * (rtt_t - self.rtt_d);
         }
@@ -385,10 +390,10 @@ mod tests {
         assert_eq!(interval_at_or_above(5000.0), 1400);
     }
 
-    /// Eqs. 11–12 by hand with T = 10 ms, φ = 50.
+    /// Eqs. 11–12 by hand with T = 10 ms, φ = 50, the falling gain in seconds.
     #[test]
     fn mean_rtt_rises_fast_and_falls_slowly() {
-        let mut m = MeanRtt::new(10 * MS, 50.0);
+        let mut m = MeanRtt::new(10 * MS, 50.0, 1.0);
         m.on_packet(80_000);
         m.on_packet(0); // carries no RTT
         m.on_packet(80_000);
@@ -408,5 +413,22 @@ mod tests {
         assert!(!m.on_timer(60 * MS));
         assert_eq!(m.seconds(), before);
         assert_eq!(m.next_timer(), 70 * MS);
+    }
+
+    /// The falling gain in milliseconds (T = 10, RTTs in ms, as HFCC §IV-D writes them):
+    /// RTT_d = 82.5 ms, RTT_T = 50 ms → θ = 10·50/(50·82.5) = 0.1212…; the rising gain is
+    /// the same ratio in either unit.
+    #[test]
+    fn mean_rtt_falling_gain_in_milliseconds() {
+        let mut m = MeanRtt::new(10 * MS, 50.0, 1e-3);
+        m.on_packet(80_000);
+        m.on_timer(10 * MS);
+        m.on_packet(100_000);
+        m.on_timer(20 * MS);
+        assert!((m.seconds() - 0.0825).abs() < 1e-12);
+        m.on_packet(50_000);
+        m.on_timer(30 * MS);
+        let theta = 10.0 * 50.0 / (50.0 * 82.5);
+        assert!((m.seconds() - (0.0825 - theta * 0.0325)).abs() < 1e-15);
     }
 }

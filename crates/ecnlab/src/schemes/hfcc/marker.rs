@@ -2,7 +2,7 @@
 //! 0.5), a per-flow fair-share factor (SF), and their overlay in the two ECN bits of departing
 //! data packets, raised only. `t_p` follows the flows' mean RTT ([`MeanRtt`], eqs. 11–12).
 
-use super::{FairShare, OverlayCode};
+use super::{FairShare, OverlayCode, RttUnits};
 use crate::aqm::DropReason;
 use crate::engine::rng::Rng;
 use crate::marker::flows::{FlowKey, FlowTable};
@@ -41,6 +41,9 @@ pub struct HfccMarkerConfig {
     pub rtt_window_s: f64,
     /// φ of eq. 12's slow fall.
     pub phi: f64,
+    /// The unit eq. 12's falling gain `T·RTT_T/(φ·RTT_d)` counts `T` in (it is not
+    /// dimensionless).
+    pub rtt_units: RttUnits,
     pub fair_share: FairShare,
     /// Interval of the per-flow packet counts m_i, in seconds.
     pub fair_interval_s: f64,
@@ -72,6 +75,7 @@ impl Default for HfccMarkerConfig {
             adapt_t_p: true,
             rtt_window_s: 0.01,
             phi: 50.0,
+            rtt_units: RttUnits::Ms,
             fair_share: FairShare::Afd,
             fair_interval_s: 0.01,
             rate_weight: 0.1,
@@ -188,7 +192,11 @@ impl HfccMarker {
         let fair_interval = from_secs(cfg.fair_interval_s).max(1);
         Ok(HfccMarker {
             meter: LoadMeter::new(cfg.meter())?,
-            mean_rtt: MeanRtt::new(from_secs(cfg.rtt_window_s), cfg.phi),
+            mean_rtt: MeanRtt::new(
+                from_secs(cfg.rtt_window_s),
+                cfg.phi,
+                cfg.rtt_units.seconds(),
+            ),
             rho: 0.0,
             flows: FlowTable::default(),
             fair_interval,
@@ -653,6 +661,38 @@ mod tests {
             ..Default::default()
         });
         assert_eq!(fixed.next_timer(), 10 * MS);
+    }
+
+    /// The flows' RTT falls from 100 to 60 ms: with eq. 12 in the section's milliseconds
+    /// t_p is 80 ms again within 100 ms; counted in seconds it is still 200 ms after 1 s
+    /// (RTT_d 99.5 ms).
+    #[test]
+    fn t_p_comes_down_as_eq_12_counts_in_milliseconds() {
+        for (units, after_100ms, after_1s) in [
+            (RttUnits::Ms, 80 * MS, 80 * MS),
+            (RttUnits::S, 200 * MS, 200 * MS),
+        ] {
+            let mut m = marker(HfccMarkerConfig {
+                rtt_units: units,
+                ..Default::default()
+            });
+            let mut window = |m: &mut HfccMarker, k: u64, rtt_us: u32| {
+                let mut p = data(0, Ecn::ECT1);
+                p.meta.rtt_hint_us = rtt_us;
+                m.on_arrival(&view(k * 10 * MS + 5 * MS, 0), &mut p);
+                m.on_timer(&view((k + 1) * 10 * MS, 0));
+            };
+            window(&mut m, 0, 100_000);
+            assert_eq!(m.t_p(), 200 * MS, "{units:?}");
+            for k in 1..=10 {
+                window(&mut m, k, 60_000);
+            }
+            assert_eq!(m.t_p(), after_100ms, "{units:?}");
+            for k in 11..=100 {
+                window(&mut m, k, 60_000);
+            }
+            assert_eq!(m.t_p(), after_1s, "{units:?}");
+        }
     }
 
     #[test]

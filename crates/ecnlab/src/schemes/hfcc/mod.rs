@@ -54,6 +54,14 @@
 //!   S = {80, 200, …, 1400} ms at or above RTT_d, from the next load interval on. Because
 //!   RTT_d includes queueing and transmission, flows with an 80 ms propagation RTT make
 //!   t_p = 200 ms. `adapt_t_p = false` keeps 200 ms.
+//! - **Units of eq. 12** (`rtt_units`): the falling gain θ = T·RTT_T/(φ·RTT_d) is T/φ times a
+//!   ratio, so its value depends on the unit T is counted in. §IV-D writes T = 10 ms and
+//!   compares RTT_d with 1400 and S = {80, …, 1400} in milliseconds: `ms` (default) evaluates
+//!   the equation in the section's own numbers, θ = 10·RTT_T/(50·RTT_d) ≤ 0.2 per 10 ms
+//!   (RTT_d follows a falling RTT within a few hundred milliseconds, about as fast as it
+//!   rises — the section's "keep t_p as small as possible"). `s` counts T as 0.01: θ ≤ 2e-4
+//!   per 10 ms, and t_p needs ~109 s to come down from 200 to 80 ms, longer than most of the
+//!   paper's runs.
 //! - **Sender t_p** (`HfccConfig::t_p`): the paper assumes flows' RTTs equal t_p and does not
 //!   say how a sender learns the routers' t_p; `adaptive` applies the routers' rule to the
 //!   flow's own smoothed RTT, `fixed` uses 200 ms.
@@ -132,6 +140,28 @@ pub enum FairShare {
     Mean,
     /// Compare with packets drawn from the queue.
     SampleMatch,
+}
+
+/// The unit eq. 12 counts its window `T` and the RTTs in (§IV-D writes T = 10 ms and compares
+/// RTT_d with 1400 and the set S in milliseconds).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RttUnits {
+    /// Milliseconds, as the section writes every number.
+    #[default]
+    Ms,
+    /// Seconds.
+    S,
+}
+
+impl RttUnits {
+    /// The unit in seconds.
+    pub fn seconds(self) -> f64 {
+        match self {
+            RttUnits::Ms => 1e-3,
+            RttUnits::S => 1.0,
+        }
+    }
 }
 
 #[cfg(test)]
