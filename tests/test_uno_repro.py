@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+import polars as pl
 import pytest
 
 import ecnlab
@@ -79,3 +80,17 @@ def test_legacy_mix_runs_and_reports(tmp_path):
     got = [c for c in s["comparisons"] if c["experiment"] == "mix.uno-legacy"]
     assert len(got) == 4
     assert _verdict(s, "mix.uno-legacy", "UCP1 link use behind a legacy RED+ECN router") == "holds"
+
+
+def test_ucp2_routers_t_rho_settles_with_queueing():
+    """Fig. 8's 30 flows (RTTs 40–156 ms) keep a standing queue, so the senders' smoothed
+    RTTs move across 140 ms, the midpoint of 80 and 200 ms. The routers' t_ρ must not follow
+    (§III-B: S "avoids any fluctuations in t_ρ due to minor variations in flows' RTT"); it
+    flapped between 80 and 200 ms, 40–80 times per sender in 30 s, when senders told their
+    smoothed RTT and routers took the element of S nearest the mean."""
+    sc = uno.scenario(uno.UCP2, 45e6, uno.Fairness.RTTS, 20.0, seed=1)
+    sc.set("measure.interval", "10ms")
+    r = ecnlab.run(sc)
+    for f in ("f0", "f15", "f29"):
+        v = r.series("t_rho_s", f).filter(pl.col("time_s") > 5.0).sort("time_s")["value"].to_list()
+        assert set(v) == {0.2}, (f, sorted(set(v)))

@@ -16,6 +16,7 @@
 
 use super::PortView;
 use crate::time::{from_secs, to_secs, Time, MS};
+use serde::{Deserialize, Serialize};
 
 /// Parameters of a [`LoadMeter`]; schemes expose them under their own names.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -119,12 +120,49 @@ pub fn nearest_interval_code(ms: f64) -> u8 {
     best as u8
 }
 
+/// The index in the set of the smallest interval at or above `ms` (the largest when none
+/// is). A mean of equal samples can land a rounding error above its element (0.02·80 +
+/// 0.98·80 is not exactly 80 in binary), so `ms` is taken at a nanosecond's resolution.
+pub fn interval_code_at_or_above(ms: f64) -> u8 {
+    let ms = ms - 1e-6;
+    INTERVAL_SET_MS
+        .iter()
+        .position(|&s| s as f64 >= ms)
+        .unwrap_or(INTERVAL_SET_MS.len() - 1) as u8
+}
+
+/// How a router picks its interval from [`INTERVAL_SET_MS`] given its flows' mean RTT.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IntervalRule {
+    /// The smallest element at or above the mean: MLCP's rule, as HFCC §IV-D spells it out
+    /// (`t_p = min{s ∈ S | s ≥ RTT}`); the interval is then longer than most flows' RTT,
+    /// the first of the two conditions UNO §III-B puts on `t_ρ`, and a mean that moves
+    /// between two elements keeps the upper one.
+    #[default]
+    AtOrAbove,
+    /// The element nearest the mean: a mean near the midpoint of two elements moves the
+    /// interval back and forth across it.
+    Nearest,
+}
+
+impl IntervalRule {
+    pub fn code(self, mean_ms: f64) -> u8 {
+        match self {
+            IntervalRule::AtOrAbove => interval_code_at_or_above(mean_ms),
+            IntervalRule::Nearest => nearest_interval_code(mean_ms),
+        }
+    }
+}
+
 /// A router's interval adapted to its flows (UNO §III-B, MLCP): the mean of the RTTs its
 /// senders announce — an EWMA of weight `weight`, started at the first sample — and the
-/// element of [`INTERVAL_SET_MS`] nearest it, which [`apply`](Self::apply) gives the meter.
+/// element of [`INTERVAL_SET_MS`] the [`IntervalRule`] picks for it, which
+/// [`apply`](Self::apply) gives the meter.
 #[derive(Clone, Debug)]
 pub struct AdaptiveInterval {
     weight: f64,
+    rule: IntervalRule,
     mean_ms: Option<f64>,
     code: u8,
     /// RTT samples received.
@@ -132,12 +170,13 @@ pub struct AdaptiveInterval {
 }
 
 impl AdaptiveInterval {
-    /// Starts at the interval nearest `initial_s`.
-    pub fn new(weight: f64, initial_s: f64) -> Self {
+    /// Starts at the interval `rule` picks for `initial_s`.
+    pub fn new(weight: f64, initial_s: f64, rule: IntervalRule) -> Self {
         AdaptiveInterval {
             weight,
+            rule,
             mean_ms: None,
-            code: nearest_interval_code(initial_s * 1e3),
+            code: rule.code(initial_s * 1e3),
             samples: 0,
         }
     }
@@ -168,10 +207,11 @@ impl AdaptiveInterval {
         self.code
     }
 
-    /// Moves `meter` to the interval nearest the mean (nothing before the first sample).
+    /// Moves `meter` to the interval the rule picks for the mean (nothing before the first
+    /// sample).
     pub fn apply(&mut self, meter: &mut LoadMeter) {
         if let Some(m) = self.mean_ms {
-            self.code = nearest_interval_code(m);
+            self.code = self.rule.code(m);
             meter.set_interval(INTERVAL_SET_MS[self.code as usize] as Time * MS);
         }
     }
@@ -388,6 +428,17 @@ mod tests {
         assert_eq!(interval_at_or_above(399.0), 400);
         assert_eq!(interval_at_or_above(1400.0), 1400);
         assert_eq!(interval_at_or_above(5000.0), 1400);
+        // The code form, with a mean of equal samples a rounding error above its element.
+        let mut m = 80.0f64;
+        for _ in 0..1000 {
+            m = 0.02 * 80.0 + 0.98 * m;
+        }
+        assert_eq!(interval_code_at_or_above(m), 0);
+        assert_eq!(interval_code_at_or_above(80.001), 1);
+        assert_eq!(interval_code_at_or_above(140.0), 1);
+        assert_eq!(interval_code_at_or_above(1e6), 7);
+        assert_eq!(IntervalRule::Nearest.code(139.0), 0);
+        assert_eq!(IntervalRule::AtOrAbove.code(139.0), 1);
     }
 
     /// Eqs. 11–12 by hand with T = 10 ms, φ = 50, the falling gain in seconds.

@@ -2,7 +2,7 @@
 
 use super::{code_of, TOP_CODE};
 use crate::marker::load::{
-    load_meter_config, AdaptiveInterval, LoadMeter, LoadMeterConfig, INTERVAL_SET_MS,
+    load_meter_config, AdaptiveInterval, IntervalRule, LoadMeter, LoadMeterConfig, INTERVAL_SET_MS,
 };
 use crate::marker::{Marker, PortView};
 use crate::packet::Packet;
@@ -73,7 +73,7 @@ impl MlcpMarker {
         cfg.validate()?;
         Ok(MlcpMarker {
             meter: LoadMeter::new(cfg.meter())?,
-            interval: AdaptiveInterval::new(cfg.rtt_weight, cfg.t_p_s),
+            interval: AdaptiveInterval::new(cfg.rtt_weight, cfg.t_p_s, IntervalRule::Nearest),
             cfg,
             code: 1,
         })

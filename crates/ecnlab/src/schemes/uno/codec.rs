@@ -41,6 +41,15 @@ impl Report {
     }
 }
 
+/// Full blocks in a row without any router's bit after which a sender that has heard a UNO
+/// router on its path concludes the router is gone. A router's level is constant within its
+/// load interval, so a router that is there sets one residue of every block that does not
+/// straddle one of its level changes; a block that does carries no level and is skipped.
+/// Four blocks in a row each straddling a level change need at least three load intervals
+/// (≥ 240 ms) to pass in 32 packets: fewer than 8 packets per interval, where the level
+/// would be stale anyway.
+pub const ROUTER_FORGOTTEN_AFTER: u8 = 4;
+
 /// A block being collected: which residues its ACKs covered and what they said.
 #[derive(Clone, Copy, Debug, Default)]
 struct Block {
@@ -66,6 +75,13 @@ pub struct UnoCodec {
     reductions: u32,
     /// Level of the last decision (the idealised header: of the last ACK).
     last_level: Option<u8>,
+    /// A UNO router's bit has come back on this path (§II-C: the sender detects UNO routers
+    /// by the bits they flip).
+    router_heard: bool,
+    /// Full blocks in a row without a bit since a router was heard.
+    silent_blocks: u8,
+    /// Blocks skipped because a heard router's level changed inside them.
+    pub skipped_blocks: u64,
     /// Decisions made and the sum of their delays (first covering ACK → decision), seconds.
     pub decisions: u64,
     delay_sum_s: f64,
@@ -89,6 +105,9 @@ impl UnoCodec {
             t_rho_code: None,
             reductions: 0,
             last_level: None,
+            router_heard: false,
+            silent_blocks: 0,
+            skipped_blocks: 0,
             decisions: 0,
             delay_sum_s: 0.0,
             pending: None,
@@ -132,6 +151,22 @@ impl UnoCodec {
         }
     }
 
+    /// The code of the RTT this sender tells the routers (§II-B): its minimum RTT, the
+    /// flow's RTT without queueing, as the paper's experiments name a flow's RTT ("flows
+    /// with RTTs ranging from 40 ms to 156 ms", §IV-C). The smoothed RTT carries the
+    /// bottleneck's queue, which moves with the load: with flows whose RTTs straddle the
+    /// midpoint of two elements of S it pushed their codes, and the routers' mean with
+    /// them, back and forth across it, and `t_ρ` flapped between 80 and 200 ms — against
+    /// §III-B's "avoids any fluctuations in t_ρ due to minor variations in flows' RTT".
+    fn own_rtt_code(&self, info: &TcpInfo) -> Option<u8> {
+        let rtt = if info.min_rtt > 0 {
+            info.min_rtt
+        } else {
+            info.srtt
+        };
+        (rtt > 0).then(|| t_rho_code(crate::time::to_secs(rtt) * 1e3))
+    }
+
     fn signal(&self, code: u8) -> Signal {
         match self.learnt_t_rho() {
             Some(t_rho) => Signal::LoadInterval { code, t_rho },
@@ -139,19 +174,37 @@ impl UnoCodec {
         }
     }
 
-    fn decide(&mut self, now: Time) -> Signal {
+    /// The decision of a full block, or None when the block carries no level: on a path
+    /// where a UNO router has been heard, a block without any bit straddled a change of the
+    /// router's level (the residue of the old level passed before the change, that of the
+    /// new one after it) and says nothing about the load; the controller keeps acting on
+    /// the last level, and the next block decides. Only a path that has never set a bit
+    /// (or has gone [`ROUTER_FORGOTTEN_AFTER`] blocks without one) has no UNO router.
+    fn decide(&mut self, now: Time) -> Option<Signal> {
         let b = std::mem::take(&mut self.block);
+        if b.max_level.is_some() {
+            self.router_heard = true;
+            self.silent_blocks = 0;
+        }
         let level = if b.ce {
             OVERLOAD
+        } else if let Some(l) = b.max_level {
+            l
+        } else if self.router_heard && self.silent_blocks + 1 < ROUTER_FORGOTTEN_AFTER {
+            self.silent_blocks += 1;
+            self.skipped_blocks += 1;
+            return None;
         } else {
-            b.max_level.unwrap_or(NO_ROUTER)
+            self.router_heard = false;
+            self.silent_blocks = 0;
+            NO_ROUTER
         };
         self.decisions += 1;
         if let Some(t0) = b.started {
             self.delay_sum_s += crate::time::to_secs(now - t0);
         }
         self.last_level = Some(level);
-        self.signal(level)
+        Some(self.signal(level))
     }
 }
 
@@ -176,8 +229,7 @@ impl Codec for UnoCodec {
         pkt.ip.ecn = match self.encoding {
             Encoding::OneBit | Encoding::Header => Ecn::ECT1,
             Encoding::TwoBit => {
-                let own =
-                    (info.srtt > 0).then(|| t_rho_code(crate::time::to_secs(info.srtt) * 1e3));
+                let own = self.own_rtt_code(info);
                 let says = ident & 0b1000 == 0 && Some((ident & 0b111) as u8) == own;
                 Ecn(says as u8)
             }
@@ -198,15 +250,30 @@ impl Codec for UnoCodec {
             return None;
         }
         self.note_losses(info);
-        if info.acked_bytes == 0 {
-            return None;
-        }
         let t = pkt.tcp()?;
         if self.encoding == Encoding::Header {
+            if info.acked_bytes == 0 {
+                return None;
+            }
             let level = pkt.meta.ideal_load.checked_sub(1)?;
             self.decisions += 1;
             self.last_level = Some(level);
             return Some(Signal::Load(level));
+        }
+        // Every ACK's report enters the block, duplicates included: behind a hole the
+        // receiver reports each arriving packet on a duplicate ACK, and the cumulative ACK
+        // that fills the hole covers those packets' residues at once, with one report.
+        let ident = pkt.ip.ident;
+        let b = &mut self.block;
+        if t.flags.has(TcpFlags::ECE) {
+            b.max_level = b.max_level.max(Some((ident & 0b111) as u8));
+        }
+        b.ce |= t.flags.has(TcpFlags::AE);
+        if self.encoding == Encoding::TwoBit && t.flags.has(TcpFlags::CWR) && ident & 0b1000 != 0 {
+            self.rtt_max = self.rtt_max.max(Some((ident & 0b111) as u8));
+        }
+        if info.acked_bytes == 0 {
+            return None;
         }
         let mut covered = 0u8;
         let mut rtt_covered = 0u8;
@@ -224,19 +291,11 @@ impl Codec for UnoCodec {
         if covered == 0 {
             return None;
         }
-        let ident = pkt.ip.ident;
         let b = &mut self.block;
         b.started.get_or_insert(info.now);
         b.covered |= covered;
-        if t.flags.has(TcpFlags::ECE) {
-            b.max_level = b.max_level.max(Some((ident & 0b111) as u8));
-        }
-        b.ce |= t.flags.has(TcpFlags::AE);
         if self.encoding == Encoding::TwoBit {
             self.rtt_covered |= rtt_covered;
-            if t.flags.has(TcpFlags::CWR) && ident & 0b1000 != 0 {
-                self.rtt_max = self.rtt_max.max(Some((ident & 0b111) as u8));
-            }
             if self.rtt_covered == 0xff {
                 if let Some(c) = self.rtt_max.take() {
                     self.t_rho_code = Some(c);
@@ -244,7 +303,11 @@ impl Codec for UnoCodec {
                 self.rtt_covered = 0;
             }
         }
-        (self.block.covered == 0xff).then(|| self.decide(info.now))
+        if self.block.covered == 0xff {
+            self.decide(info.now)
+        } else {
+            None
+        }
     }
 
     fn data_in(&mut self, pkt: &Packet) -> bool {
@@ -316,6 +379,7 @@ impl Codec for UnoCodec {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schemes::uno::HIGH;
     use crate::tcp::codec::Handshake;
     use crate::wire::{Ipv4Repr, TcpRepr};
 
@@ -510,6 +574,41 @@ mod tests {
     }
 
     #[test]
+    fn reports_on_duplicate_acks_enter_the_block() {
+        // IP-IDs 0…7 through a router at level 3; segment 1 is reordered behind 2, 3 and 4,
+        // so the reports of 2, 3 and 4 come back on duplicate ACKs and the ACK that fills
+        // the hole covers residues 1…4 with segment 1's (unset) report.
+        let mut l = Link::new(Encoding::OneBit);
+        let r3 = router(3);
+        let mut segs = Vec::new();
+        for id in 0..8u16 {
+            let mut p = seg(id, 1 + id as u32 * MSS, MSS, TcpFlags::ACK);
+            l.tx.data_out(&mut p, false, &l.info(0, false));
+            r3(&mut p);
+            segs.push(p);
+        }
+        let mut got = Vec::new();
+        let mut ack_no = 1;
+        for (i, id) in [0usize, 2, 3, 4, 1, 5, 6, 7].into_iter().enumerate() {
+            l.rx.data_in(&segs[id]);
+            let next = match i {
+                0 => 1 + MSS,
+                1..=3 => 1 + MSS,
+                4 => 1 + 5 * MSS,
+                _ => 1 + (id as u32 + 1) * MSS,
+            };
+            let acked = (next - ack_no) as u64;
+            ack_no = next;
+            let mut a = seg(0, 0, 0, TcpFlags::ACK);
+            a.tcp_mut().unwrap().ack = next;
+            l.rx.ack_out(&mut a);
+            got.extend(l.tx.ack_in(&a, &l.info(acked, false)));
+        }
+        // Before: Load(NO_ROUTER) — the only set residue's report had been dropped.
+        assert_eq!(got, vec![Signal::Load(3)]);
+    }
+
+    #[test]
     fn a_block_without_any_bit_means_no_uno_router_and_ce_means_overload() {
         let mut l = Link::new(Encoding::OneBit);
         let got = l.run(&(0..8).collect::<Vec<_>>(), 1, |_| {});
@@ -522,6 +621,59 @@ mod tests {
         };
         let got = l.run(&(8..16).collect::<Vec<_>>(), 1, legacy);
         assert_eq!(got, vec![Signal::Load(OVERLOAD)]);
+    }
+
+    /// A 1-bit router whose level is `before` until the packet with IP-ID `change_at`
+    /// arrives, and `after` from it on.
+    fn changing_router(before: u8, after: u8, change_at: u16) -> impl Fn(&mut Packet) {
+        move |p: &mut Packet| {
+            let level = if p.ip.ident < change_at {
+                before
+            } else {
+                after
+            };
+            router(level)(p)
+        }
+    }
+
+    #[test]
+    fn a_level_change_inside_a_block_is_not_read_as_no_router() {
+        // Blocks of sequential IP-IDs 7…14, 15…22, 23…30 (residues 7, 0, …, 6). The router
+        // goes from level 6 to overload after IP-ID 15 passed: residue 7 passed at level 6,
+        // residues 0…6 at level 7, so the second block carries no bit at all.
+        let mut l = Link::new(Encoding::OneBit);
+        let got = l.run(
+            &(7..31).collect::<Vec<_>>(),
+            1,
+            changing_router(HIGH, OVERLOAD, 16),
+        );
+        // Before: [Load(6), Load(NO_ROUTER), Load(7)] — the sender grew additively on a
+        // router it had just heard, and the decrease came a block late.
+        assert_eq!(got, vec![Signal::Load(HIGH), Signal::Load(OVERLOAD)]);
+        assert_eq!(l.tx.skipped_blocks, 1);
+        assert_eq!(l.tx.decisions, 2);
+        // The other way (overload to level 6 between residues 6 and 7): skipped too.
+        let mut l = Link::new(Encoding::OneBit);
+        let got = l.run(
+            &(0..24).collect::<Vec<_>>(),
+            1,
+            changing_router(OVERLOAD, HIGH, 15),
+        );
+        assert_eq!(got, vec![Signal::Load(OVERLOAD), Signal::Load(HIGH)]);
+    }
+
+    #[test]
+    fn a_router_that_stays_silent_for_four_blocks_is_gone() {
+        let mut l = Link::new(Encoding::OneBit);
+        // Heard at level 2, then the path loses its UNO router.
+        let got = l.run(&(0..8).collect::<Vec<_>>(), 1, router(2));
+        assert_eq!(got, vec![Signal::Load(2)]);
+        let got = l.run(&(8..40).collect::<Vec<_>>(), 1, |_| {});
+        assert_eq!(got, vec![Signal::Load(NO_ROUTER)]);
+        assert_eq!(l.tx.skipped_blocks, 3);
+        // From then on every silent block decides at once.
+        let got = l.run(&(40..48).collect::<Vec<_>>(), 1, |_| {});
+        assert_eq!(got, vec![Signal::Load(NO_ROUTER)]);
     }
 
     #[test]
@@ -560,6 +712,38 @@ mod tests {
             ]
         );
         assert_eq!(l.tx.learnt_t_rho(), Some(400 * MS));
+    }
+
+    #[test]
+    fn the_sender_tells_its_rtt_without_the_queue() {
+        // A 100 ms path behind a 50 ms queue: the smoothed RTT (150 ms) is nearer 200 ms,
+        // the path's RTT nearer 80 ms. The code told is 80 ms (code 0) however the queue
+        // moves; before, it followed the smoothed RTT across the 140 ms midpoint.
+        let l = Link::new(Encoding::TwoBit);
+        let mut tx = l.tx;
+        for srtt_ms in [110, 150, 190, 130] {
+            let info = TcpInfo {
+                srtt: srtt_ms * MS,
+                min_rtt: 100 * MS,
+                ..Default::default()
+            };
+            let said: Vec<u16> = (0..16u16)
+                .filter(|&id| {
+                    let mut p = seg(id, 1, MSS, TcpFlags::ACK);
+                    tx.data_out(&mut p, false, &info);
+                    p.ip.ecn.bits() & 0b01 != 0
+                })
+                .collect();
+            assert_eq!(said, vec![0], "srtt {srtt_ms} ms");
+        }
+        // Before the first RTT sample ends there is no minimum: the smoothed RTT stands in.
+        let info = TcpInfo {
+            srtt: 400 * MS,
+            ..Default::default()
+        };
+        let mut p = seg(2, 1, MSS, TcpFlags::ACK);
+        tx.data_out(&mut p, false, &info);
+        assert_eq!(p.ip.ecn.bits(), 0b01);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use super::{level_of, Encoding, StampRule, HIGH, T_RHO_SET_MS};
 use crate::marker::load::{
-    load_meter_config, validate_bands, AdaptiveInterval, LoadMeter, LoadMeterConfig,
+    load_meter_config, validate_bands, AdaptiveInterval, IntervalRule, LoadMeter, LoadMeterConfig,
 };
 use crate::marker::{Marker, PortView};
 use crate::packet::Packet;
@@ -33,8 +33,11 @@ pub struct UnoMarkerConfig {
     pub stamp_rule: StampRule,
     /// Weight a of each RTT sample in the mean RTT m̄ (two bits only).
     pub rtt_weight: f64,
-    /// With two bits, take the load interval t_ρ from S nearest m̄ (else keep `t_rho_s`).
+    /// With two bits, take the load interval t_ρ from S for m̄ (else keep `t_rho_s`).
     pub adapt_t_rho: bool,
+    /// Which element of S: the smallest at or above m̄ (`at_or_above`, MLCP's rule) or the
+    /// nearest (`nearest`).
+    pub t_rho_rule: IntervalRule,
 }
 
 impl Default for UnoMarkerConfig {
@@ -51,6 +54,7 @@ impl Default for UnoMarkerConfig {
             stamp_rule: StampRule::Equal,
             rtt_weight: 0.02,
             adapt_t_rho: true,
+            t_rho_rule: IntervalRule::AtOrAbove,
         }
     }
 }
@@ -90,7 +94,7 @@ impl UnoMarker {
         cfg.validate()?;
         Ok(UnoMarker {
             meter: LoadMeter::new(cfg.meter())?,
-            interval: AdaptiveInterval::new(cfg.rtt_weight, cfg.t_rho_s),
+            interval: AdaptiveInterval::new(cfg.rtt_weight, cfg.t_rho_s, cfg.t_rho_rule),
             cfg,
             level: 0,
         })
@@ -283,20 +287,19 @@ mod tests {
             m.on_arrival(&view(0), &mut p);
         }
         assert_eq!(m.interval.samples, 10);
-        assert_eq!(m.mean_rtt_ms(), Some(80.0));
-        // One sender at 600 ms: m̄ = 0.02·600 + 0.98·80.
-        let mut p = pkt(3, Ecn::ECT1);
-        m.on_arrival(&view(0), &mut p);
-        assert!((m.mean_rtt_ms().unwrap() - 90.4).abs() < 1e-9);
+        assert!((m.mean_rtt_ms().unwrap() - 80.0).abs() < 1e-9);
         // At the interval's end the router adopts 80 ms and announces code 0 on residue 8.
-        let mut t = 0;
-        while t < 200 * MS {
-            t = m.next_timer();
-            m.on_timer(&view(t));
-        }
+        let end_interval = |m: &mut UnoMarker, until: Time| {
+            let mut t = m.next_timer();
+            while t <= until {
+                m.on_timer(&view(t));
+                t = m.next_timer();
+            }
+        };
+        end_interval(&mut m, 200 * MS);
         assert_eq!(m.t_rho_code(), 0);
         assert_eq!(m.interval(), 80 * MS);
-        // 161 kB arrived: ρ = 0.657, level 4, stamped on residue 4 whatever bit 3 says.
+        // 160 kB arrived: ρ = 0.653, level 4, stamped on residue 4 whatever bit 3 says.
         assert_eq!(m.level(), 4);
         let bits = |m: &mut UnoMarker, ident: u16| {
             let mut p = pkt(ident, Ecn::NOT_ECT);
@@ -308,6 +311,28 @@ mod tests {
         assert_eq!(bits(&mut m, 12), 0b10);
         assert_eq!(bits(&mut m, 4), 0b10);
         assert_eq!(bits(&mut m, 9), 0b00);
+        // One sender at 600 ms: m̄ = 0.02·600 + 0.98·80 = 90.4. The interval becomes the
+        // smallest element of S at or above the mean, 200 ms (MLCP's rule), which is what
+        // the router announces; the nearest element would have stayed 80 ms.
+        let mut nearest = UnoMarker::new(UnoMarkerConfig {
+            encoding: Encoding::TwoBit,
+            t_rho_rule: IntervalRule::Nearest,
+            ..Default::default()
+        })
+        .unwrap();
+        for m in [&mut m, &mut nearest] {
+            for ident in (0..160u16).step_by(16) {
+                m.on_arrival(&view(0), &mut pkt(ident, Ecn::ECT1));
+            }
+            m.on_arrival(&view(0), &mut pkt(3, Ecn::ECT1));
+        }
+        assert!((m.mean_rtt_ms().unwrap() - 90.4).abs() < 1e-9);
+        end_interval(&mut m, 400 * MS);
+        end_interval(&mut nearest, 400 * MS);
+        assert_eq!(m.t_rho_code(), 1);
+        assert_eq!(m.interval(), 200 * MS);
+        assert_eq!(bits(&mut m, 9), 0b01);
+        assert_eq!(nearest.t_rho_code(), 0);
     }
 
     #[test]

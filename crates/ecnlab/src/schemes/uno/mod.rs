@@ -50,15 +50,28 @@
 //!   RTT code, else the last one; the block's maximum is preserved, an RTT report can be lost
 //!   (the sender keeps its last `t_ρ`).
 //! - **Blocks**: the sender remembers each data segment's IP-ID; an ACK covers the segments it
-//!   newly acknowledges; a block ends when its covered residues include all eight. Loss
-//!   "overrides load information": recovery discards the block and the segments in flight.
-//! - **No UNO router** (a full block without a set bit): the controller grows additively and
-//!   takes CE as overload, i.e. AIMD on classic ECN marks ([`NO_ROUTER`]).
+//!   newly acknowledges; a block ends when its covered residues include all eight. Every
+//!   ACK's report enters the block, duplicate ACKs' included (behind a hole they carry the
+//!   reports of the packets the hole-filling ACK then covers at once). Loss "overrides load
+//!   information": recovery discards the block and the segments in flight.
+//! - **No UNO router** (§II-C: the sender detects UNO routers by the bits they flip): a full
+//!   block without a set bit means no UNO router only until one has been heard. Once heard,
+//!   a silent block is one that straddled a change of the router's level (the old level's
+//!   residue passed before the change, the new one's after it): it carries no level, the
+//!   controller keeps acting on the last one and the next block decides; after
+//!   [`codec::ROUTER_FORGOTTEN_AFTER`] silent blocks in a row the router is taken to be gone.
+//!   With no UNO router the controller grows additively and takes CE as overload, i.e. AIMD
+//!   on classic ECN marks ([`NO_ROUTER`]).
 //! - **RTT channel** (UCP2): the sender's RTT code and the routers' `t_ρ` code index
-//!   S = {80, 200, 400, …, 1400} ms, the element nearest the value; routers average the codes'
-//!   values (`m̄ = 0.02·RTT + 0.98·m̄`) and use the element of S nearest `m̄` as their load
-//!   interval and announced code; the sender takes the highest code seen over the 8 residues
-//!   with IP-ID bit 3 set.
+//!   S = {80, 200, 400, …, 1400} ms. The sender tells its minimum RTT (the path's RTT
+//!   without the queue, as §IV names flows' RTTs) as the element of S nearest it; routers
+//!   average the codes' values (`m̄ = 0.02·RTT + 0.98·m̄`) and take as their load interval
+//!   and announced code the smallest element of S at or above `m̄` — MLCP's rule ("in a way
+//!   similar to MLCP", §III-B), which keeps `t_ρ` above most flows' RTT as §III-B asks
+//!   (marker parameter `t_rho_rule = "nearest"` is the alternative); the sender takes the
+//!   highest code seen over the 8 residues with IP-ID bit 3 set. With the smoothed RTT and
+//!   the nearest element, a queue moving the flows' RTTs across 140 ms flapped `t_ρ`
+//!   between 80 and 200 ms.
 
 pub mod codec;
 pub mod controller;
