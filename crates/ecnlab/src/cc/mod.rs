@@ -5,6 +5,7 @@
 //!
 //! Baselines: [`newreno`] (RFC 5681/3465/6582/3168), [`cubic`] (RFC 9438, optional
 //! [`hystart`]++ of RFC 9406), [`dctcp`] (RFC 8257), [`bbr`] (BBR v1, draft-cardwell-00),
+//! [`copa`] (Copa's default mode, NSDI 2018),
 //! built by name with [`by_name`]. DCTCP, BBR and HyStart++ count round trips from
 //! [`AckEvent::delivered`] / [`AckEvent::prior_delivered`] ([`round`]), so the connection must
 //! fill them; BBR also needs the delivery-rate fields and paces with [`Controller::pacing_rate`].
@@ -14,6 +15,7 @@
 //! to hold the window, as Linux's CWR and Recovery states do.
 
 pub mod bbr;
+pub mod copa;
 pub mod cubic;
 pub mod dctcp;
 pub mod hystart;
@@ -143,7 +145,7 @@ pub trait Controller {
 }
 
 /// The baseline controllers by name (schemes register their own controllers elsewhere).
-pub const BASELINE_NAMES: &[&str] = &["newreno", "cubic", "dctcp", "bbr"];
+pub const BASELINE_NAMES: &[&str] = &["newreno", "cubic", "dctcp", "bbr", "copa"];
 
 /// Builds a baseline controller from its name, the MSS in bytes, its parameter table (the
 /// fields of its config struct, as the scenario layer holds them; unset fields take their
@@ -161,6 +163,7 @@ pub fn by_name(
         "cubic" => Box::new(cubic::Cubic::new(mss, config(name, params)?).map_err(prefixed)?),
         "dctcp" => Box::new(dctcp::Dctcp::new(mss, config(name, params)?).map_err(prefixed)?),
         "bbr" => Box::new(bbr::Bbr::new(mss, config(name, params)?, seed).map_err(prefixed)?),
+        "copa" => Box::new(copa::Copa::new(mss, config(name, params)?).map_err(prefixed)?),
         _ => {
             return Err(format!(
                 "unknown congestion controller {name:?}; known: {}",
@@ -186,6 +189,7 @@ pub fn resolved_config(
         "cubic" => full::<cubic::CubicConfig>(name, params),
         "dctcp" => full::<dctcp::DctcpConfig>(name, params),
         "bbr" => full::<bbr::BbrConfig>(name, params),
+        "copa" => full::<copa::CopaConfig>(name, params),
         _ => Err(format!("unknown congestion controller {name:?}")),
     }
 }

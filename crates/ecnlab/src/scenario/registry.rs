@@ -318,8 +318,8 @@ pub fn element_actions(kind: &str) -> &'static [&'static str] {
 
 /// Congestion controllers a flow's `cc` may name.
 pub const CONTROLLERS: &[&str] = &[
-    "newreno", "cubic", "dctcp", "bbr", "eecn", "mecn", "vcp", "ucp1", "ucp2", "vcp3", "hfcc",
-    "mlcp", "bmcc",
+    "newreno", "cubic", "dctcp", "bbr", "copa", "eecn", "mecn", "vcp", "ucp1", "ucp2", "vcp3",
+    "hfcc", "mlcp", "bmcc",
 ];
 /// Feedback codecs a flow's `ecn` may name.
 pub const CODECS: &[&str] = &[
@@ -371,7 +371,7 @@ pub fn controller(
     let empty = Params::new();
     let p = cc_params.unwrap_or(&empty);
     match name {
-        "newreno" | "cubic" | "dctcp" | "bbr" => {
+        "newreno" | "cubic" | "dctcp" | "bbr" | "copa" => {
             let v = serde_json::Value::Object(p.clone());
             if let Ok(resolved) = crate::cc::resolved_config(name, &v) {
                 record(&ppath, resolved);
