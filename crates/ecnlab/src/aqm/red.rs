@@ -35,6 +35,12 @@ pub struct RedConfig {
     pub hard_drop: bool,
     /// Bytes of a typical packet: idle-time correction and byte mode.
     pub mean_pkt_size: u32,
+    /// Mark an ECT packet early only while the base probability is at most this; above it
+    /// the packet is dropped (ns-2's `use_mark_p_`/`mark_p_`, on by default in ns-2.35 with
+    /// 0.1: with gentle, ECT packets are dropped once the average passes max_th). Unset:
+    /// every early decision on an ECT packet marks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mark_p: Option<f64>,
 }
 
 impl Default for RedConfig {
@@ -51,6 +57,7 @@ impl Default for RedConfig {
             ecn: false,
             hard_drop: true,
             mean_pkt_size: 1040,
+            mark_p: None,
         }
     }
 }
@@ -95,6 +102,11 @@ impl RedConfig {
         }
         if self.mean_pkt_size == 0 {
             return Err("mean_pkt_size: must be positive".into());
+        }
+        if let Some(m) = self.mark_p {
+            if !(m > 0.0 && m <= 1.0) {
+                return Err(format!("mark_p: {m} is outside (0, 1]"));
+            }
         }
         Ok(())
     }
@@ -362,6 +374,14 @@ impl Red {
         }
     }
 
+    /// Whether an early decision at average `avg` may mark rather than drop (`mark_p`).
+    fn marks_at(&self, avg: f64) -> bool {
+        let c = &self.cfg;
+        self.cfg.mark_p.is_none_or(|m| {
+            RedDropper::base_probability(avg, c.min_th, c.max_th, c.max_p, c.gentle) <= m
+        })
+    }
+
     /// Forces the average (tests of the marking probability at a fixed average).
     pub fn set_average(&mut self, avg: f64) {
         self.avg.avg = avg;
@@ -386,7 +406,7 @@ impl Qdisc for Red {
                 RedDecision::Accept => {}
                 RedDecision::Early => {
                     self.early += 1;
-                    if self.cfg.ecn && pkt.ip.ecn.is_ect() {
+                    if self.cfg.ecn && pkt.ip.ecn.is_ect() && self.marks_at(avg) {
                         pkt.ip.ecn = Ecn::CE;
                     } else {
                         return Verdict::Dropped(DropReason::Early);
@@ -516,6 +536,67 @@ mod tests {
                 "avg {avg} wait {wait}: {got} vs {expect}"
             );
         }
+    }
+
+    /// ns-2's `use_mark_p_` with `mark_p_` 0.1 (red.cc `drop_early`: mark only while
+    /// `v_prob1 ≤ mark_p`): with max_p 0.1 and gentle, an ECT packet is marked at an average
+    /// below max_th (p_b ≤ 0.1) and dropped between max_th and 2·max_th (p_b > 0.1); without
+    /// `mark_p` it is marked in both.
+    #[test]
+    fn mark_p_drops_ect_packets_above_it() {
+        for (mark_p, avg, want_mark) in [
+            (Some(0.1), 59.0, true),
+            (Some(0.1), 60.0, true),
+            (Some(0.1), 90.0, false),
+            (None, 90.0, true),
+        ] {
+            let cfg = RedConfig {
+                ecn: true,
+                limit: 1000,
+                max_p: 0.1,
+                min_th: 30.0,
+                max_th: 60.0,
+                gentle: true,
+                mark_p,
+                ..RedConfig::default()
+            };
+            let mut red = Red::new(cfg, rng::stream(1, 1, 0));
+            let (mut marked, mut dropped) = (0, 0);
+            for i in 0..2000u64 {
+                let mut p = Packet::new_udp(
+                    Ipv4Repr {
+                        ecn: Ecn::ECT0,
+                        ..Default::default()
+                    },
+                    UdpRepr::default(),
+                    1012,
+                );
+                red.set_average(avg);
+                red.avg.w_q = 0.0;
+                match red.enqueue(i, PktId(i as u32), &mut p) {
+                    Verdict::Dropped(DropReason::Early) => dropped += 1,
+                    Verdict::Enqueued if p.ip.ecn == Ecn::CE => marked += 1,
+                    _ => {}
+                }
+                while red.len() > 4 {
+                    red.dequeue(i, &mut PacketPool::new(), &mut Vec::new());
+                }
+            }
+            assert!(
+                marked + dropped > 50,
+                "{mark_p:?} {avg}: {marked} {dropped}"
+            );
+            if want_mark {
+                assert_eq!(dropped, 0, "{mark_p:?} {avg}");
+            } else {
+                assert_eq!(marked, 0, "{mark_p:?} {avg}");
+            }
+        }
+        let bad = RedConfig {
+            mark_p: Some(0.0),
+            ..RedConfig::default()
+        };
+        assert!(bad.validate().unwrap_err().starts_with("mark_p:"));
     }
 
     #[test]

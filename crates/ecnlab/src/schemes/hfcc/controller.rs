@@ -24,6 +24,17 @@ pub enum TpMode {
     Fixed,
 }
 
+/// How often RI takes eq. 8's bandwidth term `RTT_min·B_n/P_s`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RiStep {
+    /// Once per RTT, as eq. 8's `cwnd + cwnd·α_s` is a step per RTT.
+    #[default]
+    Rtt,
+    /// On every ACK coded `01`.
+    Ack,
+}
+
 /// How long the window stays frozen after a decrease.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -46,6 +57,12 @@ pub struct HfccConfig {
     pub max_rtt_ratio: f64,
     /// Take `max(·, RTT_min·B_n/P_s)` in RI (eq. 8's bandwidth term).
     pub ri_bandwidth: bool,
+    /// How often the bandwidth term is taken.
+    pub ri_step: RiStep,
+    /// The RTT the sender scales by and picks `t_p` from is counted in whole ticks of this
+    /// many seconds, rounded down (ns-2's TCP keeps its smoothed RTT in `tcpTick_` units);
+    /// 0: exact.
+    pub rtt_tick_s: f64,
     /// Lower and upper bounds of A²I's β (eq. 13).
     pub beta_min: f64,
     pub beta_max: f64,
@@ -72,6 +89,8 @@ impl Default for HfccConfig {
             alpha: 0.0625,
             max_rtt_ratio: 2.5,
             ri_bandwidth: true,
+            ri_step: RiStep::Rtt,
+            rtt_tick_s: 0.0,
             beta_min: 1.0,
             beta_max: 5.0,
             gamma_min: 0.675,
@@ -120,6 +139,12 @@ impl HfccConfig {
         }
         if self.max_window == Some(0) {
             return Err("max_window: must be at least 1 segment".into());
+        }
+        if !(self.rtt_tick_s.is_finite() && self.rtt_tick_s >= 0.0) {
+            return Err(format!(
+                "rtt_tick_s: {} must be non-negative",
+                self.rtt_tick_s
+            ));
         }
         Ok(())
     }
@@ -184,6 +209,10 @@ pub struct Hfcc {
     cwnd: f64,
     cap: f64,
     initial_rtt: Time,
+    /// `rtt_tick_s` as time (0: exact).
+    tick: Time,
+    /// RI takes the bandwidth term again from this time on.
+    ri_due: Time,
     srtt: Time,
     min_rtt: Time,
     /// Code of the latest ACK that carried one, and whether the ACK being processed did.
@@ -215,6 +244,8 @@ impl Hfcc {
             cwnd: WINDOW_BEFORE_SETUP.min(cap),
             cap,
             initial_rtt: from_secs(cfg.initial_rtt_s).max(1),
+            tick: from_secs(cfg.rtt_tick_s),
+            ri_due: 0,
             srtt: 0,
             min_rtt: 0,
             code: OverlayCode::Low,
@@ -237,11 +268,18 @@ impl Hfcc {
         self.cwnd
     }
 
+    /// The RTT the sender works with: its smoothed RTT, in whole ticks when `rtt_tick_s` is
+    /// set (at least one).
     fn rtt(&self) -> Time {
-        if self.srtt > 0 {
+        let rtt = if self.srtt > 0 {
             self.srtt
         } else {
             self.initial_rtt
+        };
+        if self.tick > 0 {
+            (rtt / self.tick).max(1) * self.tick
+        } else {
+            rtt
         }
     }
 
@@ -362,7 +400,9 @@ impl Controller for Hfcc {
                 self.cwnd += self.ri_increment() * segments;
                 // Not while recovering from a timeout: the estimate still holds the rate of
                 // the window that was lost, and jumping back to it resends that burst.
-                if self.cfg.ri_bandwidth && self.min_rtt > 0 && !ev.in_recovery {
+                let due = self.cfg.ri_step == RiStep::Ack || ev.now >= self.ri_due;
+                if self.cfg.ri_bandwidth && self.min_rtt > 0 && !ev.in_recovery && due {
+                    self.ri_due = ev.now + self.rtt();
                     let target = to_secs(self.min_rtt) * self.bandwidth.bytes_per_s / self.mss;
                     if target > self.cwnd {
                         self.cwnd = target;
@@ -573,6 +613,64 @@ mod tests {
             (h.cwnd_segments() - want).abs() < 1e-9 && want > 90.0,
             "{want}"
         );
+    }
+
+    /// Eq. 8's bandwidth term once per RTT: an ACK every millisecond (1 MB/s, eight times
+    /// the 10-segment window's rate) keeps the estimate above the window for 170 ms; the
+    /// window jumps to it on the first `01` ACK and then once per RTT (at 1, 81 and 161 ms),
+    /// or whenever the estimate is above it with `ri_step = ack`.
+    #[test]
+    fn ri_takes_the_bandwidth_term_once_per_rtt() {
+        let rtt = 80 * MS;
+        for step in [RiStep::Rtt, RiStep::Ack] {
+            let mut h = Hfcc::new(
+                HfccConfig {
+                    ri_step: step,
+                    ..Default::default()
+                },
+                MSS,
+            )
+            .unwrap();
+            h.cwnd = 10.0;
+            // The first ACK starts the estimator (code 10: no RI).
+            ack(&mut h, &ev(0, rtt), OverlayCode::High);
+            let mut at = Vec::new();
+            for k in 1..=170u64 {
+                let before = h.ri_jumps;
+                ack(&mut h, &ev(k * MS, rtt), OverlayCode::Low);
+                if h.ri_jumps > before {
+                    at.push(k);
+                }
+            }
+            match step {
+                RiStep::Rtt => assert_eq!(at, [1, 81, 161]),
+                RiStep::Ack => assert!(at.len() > 3, "{at:?}"),
+            }
+        }
+    }
+
+    /// With ns-2's 10 ms tick an RTT of 80.07 ms is 80 ms: t_p = 80 ms and rtt/t_p = 1, so RI
+    /// is ×1.0625 per RTT; exact, it is 200 ms and ×1.0625^0.4.
+    #[test]
+    fn the_rtt_in_ticks_picks_t_p() {
+        let rtt = 80 * MS + 70 * crate::time::US;
+        for (tick, t_p, inc) in [
+            (0.01, 0.08, 0.0625),
+            (0.0, 0.2, 1.0625f64.powf(0.08007 / 0.2) - 1.0),
+        ] {
+            let mut h = Hfcc::new(
+                HfccConfig {
+                    rtt_tick_s: tick,
+                    ..Default::default()
+                },
+                MSS,
+            )
+            .unwrap();
+            h.cwnd = 10.0;
+            h.on_ack(&ev(0, rtt));
+            assert!((h.t_p_s() - t_p).abs() < 1e-12, "{tick}: {}", h.t_p_s());
+            assert!((h.ri_increment() - inc).abs() < 1e-12, "{tick}");
+        }
     }
 
     #[test]

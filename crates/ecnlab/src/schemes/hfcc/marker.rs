@@ -44,6 +44,10 @@ pub struct HfccMarkerConfig {
     /// The unit eq. 12's falling gain `T·RTT_T/(φ·RTT_d)` counts `T` in (it is not
     /// dimensionless).
     pub rtt_units: RttUnits,
+    /// The RTT each packet carries is counted in whole ticks of this many seconds, rounded
+    /// down, at least one (what an ns-2 sender, which keeps its smoothed RTT in `tcpTick_`
+    /// units, would write); 0: exact.
+    pub rtt_tick_s: f64,
     pub fair_share: FairShare,
     /// Interval of the per-flow packet counts m_i, in seconds.
     pub fair_interval_s: f64,
@@ -76,6 +80,7 @@ impl Default for HfccMarkerConfig {
             rtt_window_s: 0.01,
             phi: 50.0,
             rtt_units: RttUnits::Ms,
+            rtt_tick_s: 0.0,
             fair_share: FairShare::Afd,
             fair_interval_s: 0.01,
             rate_weight: 0.1,
@@ -128,6 +133,12 @@ impl HfccMarkerConfig {
                 return Err(format!("{name}: {v} must be non-negative"));
             }
         }
+        if !(self.rtt_tick_s.is_finite() && self.rtt_tick_s >= 0.0) {
+            return Err(format!(
+                "rtt_tick_s: {} must be non-negative",
+                self.rtt_tick_s
+            ));
+        }
         if self.fair_share == FairShare::SampleMatch && self.sample_n == 0 {
             return Err("sample_n: must be at least 1 with fair_share = \"sample_match\"".into());
         }
@@ -173,6 +184,8 @@ pub struct HfccMarker {
     fair_interval: Time,
     next_fair: Time,
     flow_timeout: Time,
+    /// `rtt_tick_s` in microseconds (0: exact).
+    tick_us: u32,
     /// m_fair, in packets per fair-share interval.
     m_fair: f64,
     q_prev: f64,
@@ -206,6 +219,7 @@ impl HfccMarker {
                 fair_interval
             },
             flow_timeout: from_secs(cfg.flow_timeout_s),
+            tick_us: (cfg.rtt_tick_s * 1e6).round().min(u32::MAX as f64) as u32,
             m_fair: 0.0,
             q_prev: 0.0,
             queued: VecDeque::new(),
@@ -321,7 +335,11 @@ impl Marker for HfccMarker {
         if pkt.is_pure_ack() {
             return;
         }
-        self.mean_rtt.on_packet(pkt.meta.rtt_hint_us);
+        let rtt_us = match (pkt.meta.rtt_hint_us, self.tick_us) {
+            (0, _) | (_, 0) => pkt.meta.rtt_hint_us,
+            (rtt, tick) => (rtt / tick).max(1) * tick,
+        };
+        self.mean_rtt.on_packet(rtt_us);
         if self.cfg.fair_share != FairShare::SampleMatch {
             let s = self.flows.slot(FlowKey::of(pkt));
             self.flows.value_mut(s).count += 1;
@@ -692,6 +710,23 @@ mod tests {
                 window(&mut m, k, 60_000);
             }
             assert_eq!(m.t_p(), after_1s, "{units:?}");
+        }
+    }
+
+    /// Packets carrying 80.07 ms (an 80 ms path plus serialisation): exact, t_p snaps up to
+    /// 200 ms; in ns-2's 10 ms ticks the RTT reads 80 ms and t_p is 80 ms.
+    #[test]
+    fn rtt_ticks_read_an_80_ms_path_as_80_ms() {
+        for (tick, t_p) in [(0.0, 200 * MS), (0.01, 80 * MS)] {
+            let mut m = marker(HfccMarkerConfig {
+                rtt_tick_s: tick,
+                ..Default::default()
+            });
+            let mut p = data(0, Ecn::ECT1);
+            p.meta.rtt_hint_us = 80_070;
+            m.on_arrival(&view(5 * MS, 0), &mut p);
+            m.on_timer(&view(10 * MS, 0));
+            assert_eq!(m.t_p(), t_p, "tick {tick}");
         }
     }
 

@@ -88,7 +88,7 @@
 pub mod controller;
 pub mod marker;
 
-pub use controller::{BandwidthEstimator, Hfcc, HfccConfig, TpMode};
+pub use controller::{BandwidthEstimator, Hfcc, HfccConfig, RiStep, TpMode};
 pub use marker::{HfccMarker, HfccMarkerConfig};
 
 use crate::wire::Ecn;
