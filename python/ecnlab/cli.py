@@ -76,7 +76,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     check_replaceable(args.out)
     bar = ProgressBar() if _show_progress(args.quiet) else None
     try:
-        res = results.write_run_dir(Path(args.scenario), args.out, seed=args.seed, progress=bar)
+        # The warnings are printed once, after the run directory is written.
+        res = results.write_run_dir(Path(args.scenario), args.out, seed=args.seed, progress=bar, warn=False)
     finally:
         if bar:
             bar.close()

@@ -172,10 +172,14 @@ def run(
     seed: int | None = None,
     pcap_dir: str | os.PathLike[str] | None = None,
     progress: ProgressFn | None = None,
+    warn: bool = True,
 ) -> Results:
     """Runs a scenario (a path, TOML text, a dict or a :class:`Scenario`) and returns its
     :class:`Results`. ``seed`` overrides the scenario's; ``pcap_dir`` receives the pcap files
-    of the ports the scenario captures. Ctrl-C interrupts a run (KeyboardInterrupt)."""
+    of the ports the scenario captures. Ctrl-C interrupts a run (KeyboardInterrupt). The
+    run's warnings (``meta["warnings"]``) are issued as :class:`~ecnlab.RunWarning` unless
+    ``warn`` is False (callers that report them themselves; the :mod:`warnings` module's
+    filters are process-wide, so threads cannot catch their own)."""
     text, fmt = _scenario_text(scenario)
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= 2**64 - 1):
         from .errors import ScenarioError
@@ -189,10 +193,11 @@ def run(
         progress=progress,
     )
     res = Results._from_core(out)
-    from .errors import RunWarning
+    if warn:
+        from .errors import RunWarning
 
-    for w in res.meta.get("warnings") or []:
-        warnings.warn(w, RunWarning, stacklevel=2)
+        for w in res.meta.get("warnings") or []:
+            warnings.warn(w, RunWarning, stacklevel=2)
     return res
 
 
@@ -202,12 +207,14 @@ def write_run_dir(
     seed: int | None = None,
     progress: ProgressFn | None = None,
     extra: Mapping[str, Any] | None = None,
+    warn: bool = True,
 ) -> Results:
     """Runs a scenario and writes ``out_dir`` in the layout of ``ecnlab run``:
     ``flows.parquet``, ``ports.parquet``, ``timeseries.parquet``, ``pcap/*.pcap`` (when the
-    scenario captures) and ``run.json``. The directory appears complete or not at all."""
+    scenario captures) and ``run.json``. The directory appears complete or not at all.
+    ``warn``: as :func:`run`."""
     with atomic_dir(out_dir) as tmp:
-        res = run(scenario, seed=seed, pcap_dir=tmp / "pcap", progress=progress)
+        res = run(scenario, seed=seed, pcap_dir=tmp / "pcap", progress=progress, warn=warn)
         _write_into(res, tmp, extra)
     return res
 

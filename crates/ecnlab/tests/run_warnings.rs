@@ -149,30 +149,48 @@ fn a_flow_whose_path_writes_none_of_its_feedback_is_said() {
     );
 }
 
-fn campus(flows: usize) -> String {
-    let mut t = String::from(
+fn campus(element: &str, flows: usize, flow: &str) -> String {
+    let mut t = format!(
         r#"
 duration = "3s"
 [topology]
 kind = "campus"
 clients = 1
-wireless = { rate = "100Mbps", delay = "0s" }
+wireless = {{ rate = "100Mbps", delay = "0s" }}
 [[elements]]
 node = "ap"
-kind = "apcc"
+kind = "{element}"
 port = "ap->wlan"
-"#,
+"#
     );
     for _ in 0..flows {
-        t += "[[flows]]\nsrc = \"s0\"\ndst = \"c0\"\ncc = \"cubic\"\n";
+        t += &format!("[[flows]]\nsrc = \"s0\"\ndst = \"c0\"\n{flow}\n");
     }
     t
+}
+
+/// CLEAN at the access point writes CE itself: ECN flows through it hear the network.
+#[test]
+fn an_element_that_writes_feedback_counts_as_the_paths_feedback() {
+    let out = run_toml(&campus("clean", 1, "cc = \"newreno\"\necn = \"ecn\""));
+    assert!(
+        feedback_warnings(&out).is_empty(),
+        "{:?}",
+        out.meta.warnings
+    );
+    let without = run_toml(&campus("apcc", 1, "cc = \"newreno\"\necn = \"ecn\""));
+    assert_eq!(
+        feedback_warnings(&without).len(),
+        1,
+        "{:?}",
+        without.meta.warnings
+    );
 }
 
 /// An APCC element that no connection crosses lowers no window: said, with its counters.
 #[test]
 fn an_element_that_never_acted_is_said() {
-    let idle = run_toml(&campus(0));
+    let idle = run_toml(&campus("apcc", 0, ""));
     let w: Vec<&String> = idle
         .meta
         .warnings
@@ -185,7 +203,7 @@ fn an_element_that_never_acted_is_said() {
         "{}",
         w[0]
     );
-    let busy = run_toml(&campus(1));
+    let busy = run_toml(&campus("apcc", 1, "cc = \"cubic\""));
     assert!(
         !busy.meta.warnings.iter().any(|w| w.contains("never acted")),
         "{:?}",

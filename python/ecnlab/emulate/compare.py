@@ -91,7 +91,7 @@ def compare(scenario: Any, out_dir: str | os.PathLike[str], seed: int | None = N
     the layout of ``ecnlab run``), ``out_dir/compare.md`` and ``out_dir/compare.json``, all at
     once or not at all."""
     with atomic_dir(out_dir) as tmp:
-        sim = _results.run(scenario, seed=seed, pcap_dir=tmp / "sim" / "pcap")
+        sim = _results.run(scenario, seed=seed, pcap_dir=tmp / "sim" / "pcap", warn=False)
         _results._write_into(sim, _mk(tmp / "sim"), None)
         emu = emulate(scenario, seed=seed, pcap_dir=tmp / "emulation" / "pcap", force=force)
         _results._write_into(emu, _mk(tmp / "emulation"), {"mode": "emulation"})

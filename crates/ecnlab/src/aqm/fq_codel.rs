@@ -210,7 +210,10 @@ impl FqCodel {
         let f = &mut self.flows[i];
         let (most, until_bytes) = match self.overflow {
             Overflow::Qdisc => (self.drop_batch as usize, f.bytes / 2),
-            Overflow::Mac80211 => ((self.drop_batch as usize).min(f.q.len() / 2).max(1), u64::MAX),
+            Overflow::Mac80211 => (
+                (self.drop_batch as usize).min(f.q.len() / 2).max(1),
+                u64::MAX,
+            ),
         };
         let (mut n, mut len) = (0usize, 0u64);
         while let Some((id, l)) = f.q.pop_front() {

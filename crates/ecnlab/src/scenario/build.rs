@@ -1122,7 +1122,19 @@ fn check_feedback_path(c: &mut Ctx, path: &str, codec: &str, src: NodeId, dst: N
         .flatten()
         .any(|f| reads.is_empty() || reads.contains(&f))
     };
-    if ports.iter().any(|&p| writes(p)) {
+    // Elements on the nodes the flow crosses write feedback too (CLEAN's proxied CE).
+    let on_path = |node: &str| {
+        c.sim.nodes[src as usize].name == node
+            || ports.iter().any(|&p| {
+                let to = c.sim.pipes[c.sim.ports[p as usize].link as usize].to;
+                c.sim.nodes[to as usize].name == node
+            })
+    };
+    let element_writes = c.scenario.elements.iter().any(|e| {
+        registry::element_feedback(&e.component.kind)
+            .is_some_and(|f| (reads.is_empty() || reads.contains(&f)) && on_path(&e.node))
+    });
+    if element_writes || ports.iter().any(|&p| writes(p)) {
         return;
     }
     let names: Vec<&str> = ports

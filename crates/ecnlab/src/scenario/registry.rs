@@ -305,6 +305,15 @@ pub fn feedback_read_by(codec: &str) -> Option<&'static [&'static str]> {
     }
 }
 
+/// The feedback an element kind writes into the packets it forwards, named as
+/// [`feedback_read_by`] names it (CLEAN proxies congestion as CE marks).
+pub fn element_feedback(kind: &str) -> Option<&'static str> {
+    match kind {
+        "clean" => Some("ce"),
+        _ => None,
+    }
+}
+
 /// The counters of an element kind that count what it does to traffic (any of them above
 /// zero: it acted over the run).
 pub fn element_actions(kind: &str) -> &'static [&'static str] {

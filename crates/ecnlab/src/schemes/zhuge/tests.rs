@@ -108,7 +108,13 @@ fn a_held_chain_drains_once_the_history_is_empty() {
     let mut z = taught();
     let t = 10 * MS + 100 * US;
     forward(&mut z, t, AIR, &mut pkt(true, TcpFlags::ACK, 1448), 1500);
-    forward(&mut z, t + US, AIR, &mut pkt(true, TcpFlags::ACK, 1448), 3_001_500);
+    forward(
+        &mut z,
+        t + US,
+        AIR,
+        &mut pkt(true, TcpFlags::ACK, 1448),
+        3_001_500,
+    );
     let ack = |z: &mut Zhuge, at| forward(z, at, WIRED, &mut pkt(false, TcpFlags::ACK, 0), 0);
     ack(&mut z, t + 2 * US);
     let gap = 50 * US;
@@ -122,7 +128,11 @@ fn a_held_chain_drains_once_the_history_is_empty() {
     for k in 0..200 {
         let f = ack(&mut z, at);
         if last_sent > at {
-            assert_eq!(f, Forward::HoldUntil(last_sent), "ACK {k} after the history emptied");
+            assert_eq!(
+                f,
+                Forward::HoldUntil(last_sent),
+                "ACK {k} after the history emptied"
+            );
         } else {
             assert_eq!(f, Forward::Pass, "ACK {k} after the history emptied");
         }
@@ -149,7 +159,11 @@ fn a_spent_token_is_no_zero_delay() {
     assert_eq!(ack(&mut z, a), Forward::HoldUntil(a + 100 * US));
     for k in 1..=30 {
         let at = a + k * MS;
-        assert_eq!(ack(&mut z, at), Forward::HoldUntil(at + 200 * US), "ACK {k}");
+        assert_eq!(
+            ack(&mut z, at),
+            Forward::HoldUntil(at + 200 * US),
+            "ACK {k}"
+        );
     }
 }
 
@@ -165,11 +179,26 @@ fn the_aggregation_rule_predicts_no_queueing_below_five_ms_of_a_growing_queue() 
     c.aggregation_wait = default_aggregation_wait();
     let mut z = Zhuge::new(c, AIR, crate::engine::rng::stream(1, 7, 0)).unwrap();
     for ms in 0..=10 {
-        forward(&mut z, ms * MS, WIRED, &mut pkt(false, TcpFlags::SYN, 0), 1500);
+        forward(
+            &mut z,
+            ms * MS,
+            WIRED,
+            &mut pkt(false, TcpFlags::SYN, 0),
+            1500,
+        );
     }
     let t = 10 * MS + 100 * US;
-    for (i, q) in [15_000u64, 30_000, 450_000, 300_000, 330_000].into_iter().enumerate() {
-        forward(&mut z, t + i as Time * US, AIR, &mut pkt(true, TcpFlags::ACK, 1448), q);
+    for (i, q) in [15_000u64, 30_000, 450_000, 300_000, 330_000]
+        .into_iter()
+        .enumerate()
+    {
+        forward(
+            &mut z,
+            t + i as Time * US,
+            AIR,
+            &mut pkt(true, TcpFlags::ACK, 1448),
+            q,
+        );
     }
     let c = &z.clocks[0];
     let delays: Vec<i64> = c.delays.iter().map(|e| e.1).collect();
