@@ -83,7 +83,30 @@ Readings (each a constant here, with its source in ``provenance()``, or a readin
   and 5 ms).
 - A flow of Fig. 5 that has not finished when its run ends counts with its FCT censored at the
   run's end (a lower bound on its FCT; the runs last 1.5× the arrivals plus 30 s): the seed keeps
-  its other 99 flows, and every censored flow is listed in the report.
+  its other 99 flows, and every censored flow is listed in the report. Fig. 5's runs keep their
+  first ten seconds (§V discards them elsewhere): every flow's FCT counts.
+- HFCC's senders and routers: eq. 8's bandwidth term once per RTT (``ri_step``; per ACK is the
+  reading), the RTT in ns-2's 10 ms ticks (``rtt_tick``; exact is the reading: an 80.07 ms path
+  then snaps t_p up to 200 ms, and the sender's RI is ×1.0625^0.4 per RTT, VCP's MI, instead of
+  the ×1.0625 §IV-C1 intends). MLCP's routers (our reconstruction) take the element of S
+  *nearest* an EWMA of the RTTs (UNO's description of MLCP), not eqs. 11–12, which HFCC says it
+  borrows from MLCP; at 80 ms both give t_p = 80 ms under the tick reading.
+- VCP as its authors' ns-2 code (``vcp`` axis): the paper's ns-2 "has been extended with HFCC
+  and integrated with other LFCC protocols including VCP". Not modelled: its sender's pacing of
+  windows up to 64 segments and its 10 ms timer rounding.
+- Fig. 8: the chain's buffers are one BDP at the long flows' 360 ms (§V's "one BDP"; the
+  longest RTPD is ours), "five long-lived flows … in forward and reverse directions" is five each
+  way, and a stall is checked on every one of the seven forward links.
+- Claims: directions as the text states them, with their smallest effect (``TIME_EFFECT`` for
+  times counted in 1-second bins, the framework's 2 % otherwise); sizes within ``SIZE_TOL``; our
+  own bounds named once (``CLOSE_TOL``, ``SIMILAR_TOL``, ``SLIGHTLY``, ``FAIR_JAIN`` /
+  ``FAIR_HOLD_S``, ``HIGH_UTIL``); the family's "low persistent queue length, negligible packet
+  loss" (abstract, §I) as HFCC's mean queue and drop rate against each TCP on the Fig. 6 and
+  Fig. 8 runs. Fig. 7's "HFCC back at 90 % sooner than VCP" is ours (the paper compares no
+  protocol there). Not tested: §IV-D's "better performance when β varies in [1, 5]" and "the
+  adaptive γ can improve the performance" (the paper shows no result), U_th's trade-off and "the
+  fixed t_p is ill-suited when RTT is too large or the link bandwidth is too small" (no figure;
+  the ``u_th`` and ``t_p`` axes run the alternatives beside the default).
 """
 
 from __future__ import annotations

@@ -309,7 +309,8 @@ impl HfccMarker {
                 } else {
                     sum / self.flows.len() as f64
                 };
-                self.m_fair = next.clamp(mean, max);
+                // The mean of equal counts can round above their maximum.
+                self.m_fair = next.clamp(mean.min(max), max);
                 self.q_prev = q;
             }
             FairShare::Mean => {
@@ -615,6 +616,18 @@ mod tests {
         // largest m_i = 0.9·4.32 = 3.888 (flow 0: 4.8 → 4.32 → 3.888).
         tick(&mut m, 40 * MS, 5);
         assert!((m.fair_share() - 0.9 * 0.9 * 4.8).abs() < 1e-12);
+    }
+
+    /// Three flows with one packet each: m_i = 0.1 each, and their mean (0.3000…04 / 3)
+    /// rounds above their maximum; the bounds hold (it panicked before).
+    #[test]
+    fn m_fair_bounds_survive_a_mean_rounded_above_the_maximum() {
+        let mut m = marker(HfccMarkerConfig::default());
+        for port in 0..3 {
+            m.on_arrival(&view(5 * MS, 0), &mut data(port, Ecn::ECT1));
+        }
+        m.on_timer(&view(10 * MS, 0));
+        assert_eq!(m.fair_share(), 0.1);
     }
 
     /// Flows silent for longer than the timeout leave the table.

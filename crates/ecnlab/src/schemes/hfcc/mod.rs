@@ -45,7 +45,11 @@
 //!   table. `sample_match`: the departing packet is compared with `sample_n`
 //!   packets drawn uniformly from the data queue; a match of any means "above its share".
 //!   A flow is above its share when m_i > m_fair (Table II: r_i > r_f → `11`), so one flow
-//!   alone is never above its own share.
+//!   alone is never above its own share. §IV-B2's sentence ("if r_i < r_fair, the SF is 0;
+//!   otherwise, it equals 1") puts equality above the share; with the mean as the estimate it
+//!   would tell a lone flow `11` at every high load, so the table's rule is the one taken.
+//!   The queue Q of eq. 4 is the port's backlog, ACKs in the priority band included (as
+//!   whole packets); the load's λ counts ACK bytes as VCP's does.
 //! - **Flows** are keyed by 5-tuple; one without packets for `flow_timeout_s` = 1 s leaves the
 //!   table. Pure ACKs are not counted.
 //! - **Adaptive t_p** (eqs. 11–12, `adapt_t_p`): the RTT each data packet carries is the
@@ -74,9 +78,19 @@
 //!   (a burst of ACKs reads as a high rate: with traffic both ways on a 0.2-BDP buffer it
 //!   causes 14k drops a minute where `ri_bandwidth = false` has none). It is not applied while
 //!   the connection recovers from a loss: the estimate then still holds the rate of the
-//!   window that was lost. The count is `Hfcc::ri_jumps`.
+//!   window that was lost. The count is `Hfcc::ri_jumps`. The term is taken once per RTT
+//!   (`ri_step = "rtt"`, PROTOCOLS.md's reading: eq. 8's `cwnd + cwnd·α_s` is a step per
+//!   RTT) at the first `01` ACK after the last one, or on every `01` ACK (`"ack"`); per RTT
+//!   the two-flow ramp at 150 Mb/s, 80 ms takes ~9 s to 80 % of the link, per ACK 2–3 s.
+//! - **The RTT** the sender scales by and picks t_p from is its smoothed RTT, exact, or in
+//!   whole ticks of `rtt_tick_s` rounded down (ns-2's TCP keeps it in 10 ms `tcpTick_`
+//!   units): an 80 ms path plus serialisation (80.07 ms) then reads 80 ms and t_p is 80 ms,
+//!   where exact it snaps up to 200 ms. The router's `rtt_tick_s` does the same to the RTT
+//!   the packets carry.
 //! - **A²I** (eqs. 9, 3, 13): `cwnd += β·(rtt/t_p)²/cwnd` per acknowledged segment with
-//!   `β = max(1, (B_n − B_min)/(B_max − B_min)·5)` over the flow's own extremes of B_n.
+//!   `β = max(1, (B_n − B_min)/(B_max − B_min)·5)` over the flow's own extremes of B_n
+//!   ("the global maximum and minimum values of B_n"), kept from the first ACK: B_min is
+//!   then near the start-up estimate (the initial window's rate), so β ≈ 5·B_n/B_max.
 //! - **AMD** (eqs. 10, 14): `cwnd = max(1, γ·cwnd)` with `γ = 0.875 − c_l·0.2`; c_l is
 //!   DCTCP's estimator (gain 1/16, windows of one smoothed RTT) of the fraction of
 //!   acknowledged bytes coded `11`. After an AMD the window does not change for one smoothed
