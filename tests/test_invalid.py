@@ -128,7 +128,7 @@ CASES: list[tuple] = [
     ("duplicate_flow_names", HEAD + DUMBBELL + udp(name='"x"') + udp(name='"x"'), "flows[1].name", 'duplicate flow name "x"'),
     ("duplicate_names_from_copies", HEAD + DUMBBELL + udp(name='"x"', count="2") + udp(name='"x.1"'), "flows[1].name", "duplicate"),
     ("parallel_links", HEAD + '[topology]\nkind = "explicit"\nnodes = [{ name = "a", kind = "host" }, { name = "b", kind = "host" }]\nlinks = [{ a = "a", b = "b", rate = "1Mbps", delay = "1ms" }, { a = "b", b = "a", rate = "2Mbps", delay = "1ms" }]\n', "topology.links[1].b", "already joins"),
-    ("red_max_th_above_buffer", HEAD + dumbbell(bottleneck_queue='{ kind = "red", min_th = 20, max_th = 150, limit = 100 }') + UDP, "topology.bottleneck_queue", "above the buffer limit"),
+    ("red_min_th_at_the_buffer", HEAD + dumbbell(bottleneck_queue='{ kind = "red", min_th = 100, max_th = 150, limit = 100 }') + UDP, "topology.bottleneck_queue", "not below the buffer limit"),
     ("step_marker_k_above_the_buffer", HEAD + dumbbell(bottleneck_queue='{ kind = "droptail", limit = 50 }', bottleneck_marker='{ kind = "step", k = 80 }') + UDP, "topology.bottleneck_marker.k", "not below the buffer limit (50 packets)"),
     ("dctcp_without_ecn", HEAD + DUMBBELL + TCP.replace('"newreno"', '"dctcp"') + 'ecn = "none"\n', "flows[0].ecn", 'use ecn = "dctcp"'),
     ("eecn_without_ecn", HEAD + DUMBBELL + TCP.replace('"newreno"', '"eecn"') + 'ecn = "none"\n', "flows[0].ecn", "never deliver"),

@@ -63,7 +63,9 @@ impl Default for RedConfig {
 }
 
 impl RedConfig {
-    /// Checks the parameters; errors name the field.
+    /// Checks the parameters; errors name the field. A `max_th` above the buffer is allowed,
+    /// as ns-2 allows it (`queue/red.cc` checks no threshold against `limit_`): the buffer
+    /// then overflows before the average reaches the forced region, and tail drops decide.
     pub fn validate(&self) -> Result<(), String> {
         if self.limit == 0 {
             return Err("limit: must be positive".into());
@@ -86,12 +88,6 @@ impl RedConfig {
             return Err(format!(
                 "max_th: must be greater than min_th ({} <= {})",
                 self.max_th, self.min_th
-            ));
-        }
-        if self.max_th > cap {
-            return Err(format!(
-                "max_th: {} is above the buffer limit ({cap} packets): the buffer would overflow before RED's forced region",
-                self.max_th
             ));
         }
         if !(self.max_p > 0.0 && self.max_p <= 1.0) {

@@ -999,6 +999,7 @@ mod tests {
             delivered,
             prior_delivered: prior,
             cwnd_unused: false,
+            ece: false,
         };
         cc.on_loss(now, 40 * MSS);
         assert_eq!(cc.window(), 41 * MSS);

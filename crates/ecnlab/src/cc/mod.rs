@@ -93,6 +93,10 @@ pub struct AckEvent {
     pub delivered: u64,
     /// `delivered` when the packet acknowledged by this ACK was sent.
     pub prior_delivered: u64,
+    /// The ACK carries ECN-Echo (the TCP ECE flag: classic ECN's echo, MECN's incipient and
+    /// moderate levels), whether or not its codec delivered a signal for it. ns-2's Reno opens
+    /// no window on such an ACK (`tcp/tcp.cc` `recv_newack_helper`).
+    pub ece: bool,
     /// The sender did not fill its window in the last round trip — the receive window or the
     /// application held it back — and is not in a slow start that has used half of it
     /// (Linux's `!tcp_is_cwnd_limited`): Linux's Reno, CUBIC and DCTCP do not grow then.

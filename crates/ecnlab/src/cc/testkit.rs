@@ -209,6 +209,7 @@ impl PathSim {
             delivered: self.delivered,
             prior_delivered: p.delivered,
             cwnd_unused: false,
+            ece: false,
         }
     }
 }

@@ -429,6 +429,10 @@ pub fn codec(
     let empty = Params::new();
     let p = ecn_params.unwrap_or(&empty);
     match name {
+        "ecn" | "rfc3168" if !p.is_empty() => {
+            let cfg: crate::tcp::codecs::rfc3168::Rfc3168Config = params(&ppath, p)?;
+            Ok(Box::new(crate::tcp::codecs::Rfc3168::with_config(cfg)))
+        }
         "none" | "ecn" | "dctcp" => {
             if !p.is_empty() {
                 return Err(ScenarioError::new(

@@ -1243,6 +1243,7 @@ impl TcpConn {
             delivered: self.rate.delivered,
             prior_delivered: rs.prior_delivered,
             cwnd_unused: !self.is_cwnd_limited(),
+            ece: t.flags.has(TcpFlags::ECE),
         };
         let mut enters_cwr = None;
         if let Some(cc) = self.cc.as_mut() {

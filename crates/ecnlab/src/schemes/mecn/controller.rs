@@ -5,8 +5,15 @@
 //! A *round* starts at a reduction and ends when a segment sent after it is acknowledged
 //! (`AckEvent::prior_delivered` ≥ `delivered` at the reduction), which is RFC 3168's "once per
 //! window of data". A loss detected within the round of an earlier reduction does not reduce
-//! again (RFC 3168 §6.1.2) unless [`Escalation::TopUp`] is chosen. As NewReno, the ACK that
-//! carries a signal does not also grow the window, and reductions never go below 2·SMSS.
+//! again (RFC 3168 §6.1.2) unless [`Escalation::TopUp`] is chosen. Reductions never go below
+//! 2·SMSS.
+//!
+//! No ACK that carries a level echo (ECE set: incipient or moderate) grows the window, whether
+//! or not it reduced it: the paper's sender is ns-2's Reno modified, and ns-2's Reno opens
+//! its window only on ACKs without ECN-Echo (`tcp/tcp.cc` `recv_newack_helper`). The receiver
+//! echoes until it sees CWR (and, under `cwr_clears = first_level`, a higher level until the
+//! next CWR), so the window stays where the reduction put it for about a round trip, as
+//! classic ECN's Reno does.
 
 use super::Escalation;
 use crate::cc::newreno::{
@@ -191,7 +198,7 @@ impl Controller for MecnReno {
         if ev.acked_bytes > 0 {
             self.rto_without_progress = false;
         }
-        if std::mem::take(&mut self.reduced_on_this_ack) || self.in_fast_recovery {
+        if std::mem::take(&mut self.reduced_on_this_ack) || self.in_fast_recovery || ev.ece {
             return;
         }
         self.w.grow(ev.acked_bytes);
@@ -280,6 +287,7 @@ mod tests {
             bytes_in_flight: c.window(),
             delivered,
             prior_delivered: prior,
+            ece: signal.is_some(),
             ..Default::default()
         };
         if let Some(l) = signal {
@@ -347,6 +355,32 @@ mod tests {
         ack(&mut c, 118_000, 100_000, Some(1));
         assert_eq!(c.window(), 12_800);
         assert_eq!(c.reductions, [0, 2, 0, 0]);
+    }
+
+    /// An ACK of the round after a reduction that still carries the echo (the receiver echoes
+    /// until CWR arrives) but no signal: ns-2's Reno opens no window on it; an ACK without the
+    /// echo does.
+    #[test]
+    fn no_growth_on_acks_that_carry_the_echo() {
+        let mut c = at(MecnRenoConfig::default(), 20);
+        ack(&mut c, 100_000, 90_000, Some(1));
+        assert_eq!(c.window(), 16_000);
+        let echoed = |delivered, prior| AckEvent {
+            acked_bytes: 16 * MSS,
+            bytes_in_flight: 16 * MSS,
+            delivered,
+            prior_delivered: prior,
+            ece: true,
+            ..Default::default()
+        };
+        // A whole window of acknowledged bytes with the echo on: congestion avoidance would
+        // add a segment, ns-2 adds nothing.
+        c.on_ack(&echoed(116_000, 99_000));
+        assert_eq!(c.window(), 16_000);
+        let mut clear = echoed(132_000, 116_000);
+        clear.ece = false;
+        c.on_ack(&clear);
+        assert_eq!(c.window(), 17_000);
     }
 
     #[test]

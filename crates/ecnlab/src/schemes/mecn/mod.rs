@@ -36,8 +36,9 @@
 //!   correction, no `gentle` (the paper drops every packet above max_th).
 //! - **Thresholds.** `mid_th = 2·min_th`, `max_th = 2·mid_th` unless given
 //!   (`MecnRedConfig::mid_th`, `max_th`); `P1max = P2max = 0.1`. The paper gives no buffer
-//!   size nor default `min_th`: defaults are ns-2's (limit 50 packets, `min_th` 5); a
-//!   `max_th` above the buffer is an error.
+//!   size nor default `min_th`: defaults are ns-2's RED (`limit_` 50 packets, `thresh_` 5 of
+//!   the paper's time); `mid_th` and `max_th` may lie above the buffer, as ns-2 allows (the
+//!   buffer then overflows before the average reaches them).
 //! - **Not-MECN packets** (Not-ECT) are dropped where an MECN packet would be marked; a mark
 //!   never lowers a level already written upstream.
 //! - **Receiver, "remember the first level".** §3: the receiver echoes the first level it
@@ -62,14 +63,18 @@
 //!   (the paper: "cwnd is reduced"; ns-2 reduces `window()`) or, with
 //!   `reduce_from = flight_size`, to the flight size (RFC 5681 eq. 4); `ssthresh` follows the
 //!   reduced window so growth continues additively; never below 2 segments (NewReno's
-//!   floor). Growth, fast recovery and timeouts are NewReno's (`crate::cc::newreno`). The
+//!   floor; ns-2 lets the window fall to 1 segment and then backs the timer off). Growth,
+//!   fast recovery and timeouts are NewReno's (`crate::cc::newreno`), except that no ACK
+//!   carrying a level echo grows the window: ns-2's Reno, which the paper modified, opens
+//!   its window only on ACKs without ECN-Echo (`tcp/tcp.cc` `recv_newack_helper`). The
 //!   initial window is the connection's (`TcpConfig::initial_window`; the paper's ns-2 runs
 //!   used ns-2's `windowInit_`: 1 segment until ns-2's June 2001 defaults, 2 after — the
 //!   reproduction, `python/ecnlab/experiments/mecn.py`, uses 1 and can run 2).
 //! - **Window cap.** The runs use "window = 25" (ns-2's `window_`): `MecnRenoConfig::
 //!   max_window` = 25 segments caps the window the sender uses.
 //! - **Handshake** unchanged from RFC 3168 (the paper: "not modified"); retransmissions are
-//!   sent Not-ECT as RFC 3168 requires (`MecnCodecConfig::ect_on_retransmissions`).
+//!   sent Not-ECT as RFC 3168 requires, or MECN-capable as ns-2's TCP sends them
+//!   (`MecnCodecConfig::ect_on_retransmissions`).
 
 pub mod codec;
 pub mod controller;

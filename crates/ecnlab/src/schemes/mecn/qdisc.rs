@@ -75,7 +75,10 @@ impl MecnRedConfig {
         (self.min_th, mid, max)
     }
 
-    /// Checks the parameters; errors name the field.
+    /// Checks the parameters; errors name the field. `mid_th` and `max_th` may lie above the
+    /// buffer, as ns-2's RED allows (`queue/red.cc`): the buffer then overflows before the
+    /// average reaches them, and tail drops decide (the paper's sweep with ns-2's 50-packet
+    /// `limit_` has `max_th = 4·min_th` up to 120 packets).
     pub fn validate(&self) -> Result<(), String> {
         let (min, mid, max) = self.thresholds();
         if self.limit == 0 {
@@ -90,9 +93,9 @@ impl MecnRedConfig {
         if !(max.is_finite() && max > mid) {
             return Err(format!("max_th: {max} must be greater than mid_th ({mid})"));
         }
-        if max > self.limit as f64 {
+        if min >= self.limit as f64 {
             return Err(format!(
-                "max_th: {max} is above the buffer limit ({} packets)",
+                "min_th: {min} is not below the buffer limit ({} packets)",
                 self.limit
             ));
         }
@@ -528,10 +531,17 @@ mod tests {
     fn bad_parameters_are_named() {
         let e = |c: MecnRedConfig| c.validate().unwrap_err();
         assert!(e(MecnRedConfig {
-            min_th: 20.0,
+            min_th: 50.0,
             ..Default::default()
         })
-        .starts_with("max_th"));
+        .starts_with("min_th"));
+        // ns-2's configuration of the paper's sweep: max_th = 80 above a 50-packet buffer.
+        assert!(MecnRedConfig {
+            min_th: 20.0,
+            ..Default::default()
+        }
+        .validate()
+        .is_ok());
         assert!(e(MecnRedConfig {
             mid_th: Some(4.0),
             ..Default::default()
