@@ -181,6 +181,15 @@ def test_a_family_is_decided_with_holm():
     assert summary.decision is None and "5 claims" in summary.note
 
 
+def test_convergence_time_on_a_hand_computed_step():
+    # 20 packets until 3 s, then 10 (sampled every 10 ms over 10 s): the second-half mean is
+    # 10, and the trailing 1-s mean 20·(4 − t) + 10·(t − 3) is within 2.5 of it from t = 3.75 s.
+    t = [k / 100 for k in range(1, 1001)]
+    q = [20.0 if x <= 3.0 else 10.0 for x in t]
+    assert mecn.converge_time(t, q, 5.0) == pytest.approx(3.74)
+    assert mecn.converge_time(t, [10.0] * len(t), 5.0) == 0.0
+
+
 def test_drop_free_bound():
     # Two sources × 25 packets: an arrival finds at most 49; MECN forces drops from 4·min_th.
     assert mecn.drop_free("s1-two-same-rtt", "mecn", 15, mecn.Readings()) is not None
