@@ -72,3 +72,24 @@ def test_mobility_trace_command_refuses_bad_options_by_name(tmp_path, capsys):
         assert not out.exists()
     assert main(["mobility-trace", str(tmp_path / "missing" / "x.trace")]) == 2
     assert "no such directory" in capsys.readouterr().err
+
+
+def test_airtime_fairness_carries_the_arithmetic_mean_of_the_clients_rates():
+    """Equal frame shares give the harmonic mean (the anomaly); equal airtime the arithmetic
+    mean: the same movement and losses (same seed), so arithmetic ≥ harmonic at every step,
+    and equal where the two clients' rates are."""
+    kw = dict(clients=2, fading_db=0.0, fixed_loss_db=1.0, tx_power_dbm=16.0206, speed_min=0.3, speed_max=0.7, pause_s=2.0)
+    h = MobilityModel(**kw).rates_bps(5.0, 3)
+    a = MobilityModel(**kw, airtime_fair=True).rates_bps(5.0, 3)
+    assert all(x >= y * (1 - 1e-12) for x, y in zip(a, h))
+    assert any(x > y * 1.01 for x, y in zip(a, h)), "the two clients never had different rates"
+
+
+def test_ns3s_constant_loss_leaves_the_capacity_to_distance():
+    """RandomPropagationLossModel's default is a constant 1 dB: with no fade, a client that
+    pauses keeps its rate, so the capacity changes only as the clients move (here at most
+    0.7 m/s over 10-ms steps: far fewer changes than with a 0–30 dB fade every step)."""
+    quiet = MobilityModel(clients=1, fading_db=0.0, fixed_loss_db=1.0, speed_min=0.3, speed_max=0.7, pause_s=2.0).rates_bps(10.0, 1)
+    faded = MobilityModel(clients=1).rates_bps(10.0, 1)
+    changes = lambda xs: sum(1 for p, q in zip(xs, xs[1:]) if p != q)
+    assert changes(quiet) < changes(faded) / 10

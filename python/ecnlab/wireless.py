@@ -5,17 +5,23 @@ module turns a mobility scenario into that capacity:
 
 - **Positions**: clients move by random waypoint in a square centred on the AP (APCC's
   10 × 10 m): a uniform destination in the square, a uniform speed in
-  [``speed_min``, ``speed_max``] m/s, no pause.
+  [``speed_min``, ``speed_max``] m/s, then ``pause_s`` at the destination (ns-3's
+  RandomWaypointMobilityModel: 0.3–0.7 m/s, 2 s; defaults here 0.5–1.5 m/s, no pause).
 - **Signal**: log-distance path loss ``PL(d) = PL(1 m) + 10·n·log10(d)`` with the 5 GHz
-  free-space loss at 1 m (46.7 dB) and an indoor exponent n = 3; transmit power 20 dBm; a
-  random loss drawn uniformly in [0, ``fading_db``] dB per step (ns-3's
-  RandomPropagationLossModel, which APCC's mobility runs used, draws a random loss per packet).
+  free-space loss at 1 m (46.7 dB) and an indoor exponent n = 3 (ns-3's
+  LogDistancePropagationLossModel at 5 GHz); transmit power ``tx_power_dbm`` (20 dBm; ns-3's
+  WifiPhy 16.0206); a constant ``fixed_loss_db`` plus a random loss drawn uniformly in
+  [0, ``fading_db``] dB per step and client. ns-3's RandomPropagationLossModel draws its
+  ``Variable`` per packet, and that variable is a constant 1 dB unless set: ``fixed_loss_db =
+  1, fading_db = 0`` is its default.
 - **Rate**: the highest 802.11ax MCS (80 MHz, 2 spatial streams, 0.8 µs guard) whose
   receiver sensitivity the signal meets (:data:`MCS_TABLE`), MCS 0 below that (rate
   adaptation's floor), times a MAC efficiency (``efficiency``, 0.6: aggregation, contention
   and acknowledgements).
 - **Medium**: with several clients, equal frame shares give every client the same throughput,
-  so the medium delivers the harmonic mean of their rates (802.11's performance anomaly).
+  so the medium delivers the harmonic mean of their rates (802.11's performance anomaly);
+  with ``airtime_fair`` (an airtime scheduler, as Linux's mac80211 runs) each client gets an
+  equal share of the air, so the medium delivers the arithmetic mean.
 
 Everything is seeded: the same seed gives the same rates.
 """
@@ -77,6 +83,10 @@ class MobilityModel:
     fading_db: float = 30.0
     efficiency: float = 0.6
     step_s: float = 0.01
+    pause_s: float = 0.0
+    fixed_loss_db: float = 0.0
+    tx_power_dbm: float = TX_POWER_DBM
+    airtime_fair: bool = False
 
     def rates_bps(self, duration_s: float, seed: int) -> list[float]:
         """The medium's capacity in bits/s for each ``step_s`` of ``duration_s``."""
@@ -86,30 +96,42 @@ class MobilityModel:
             raise ValueError("speed_min, speed_max: 0 < speed_min <= speed_max")
         if self.step_s <= 0 or duration_s <= 0:
             raise ValueError("step_s and duration_s must be positive")
+        if self.pause_s < 0 or self.fixed_loss_db < 0 or self.fading_db < 0:
+            raise ValueError("pause_s, fixed_loss_db and fading_db must be non-negative")
         rng = random.Random(seed)
         half = self.side_m / 2
         state = []
         for _ in range(self.clients):
             x, y = rng.uniform(-half, half), rng.uniform(-half, half)
-            state.append([x, y, rng.uniform(-half, half), rng.uniform(-half, half), rng.uniform(self.speed_min, self.speed_max)])
+            # [x, y, destination x, destination y, speed, pause left]
+            state.append([x, y, rng.uniform(-half, half), rng.uniform(-half, half), rng.uniform(self.speed_min, self.speed_max), 0.0])
         out = []
         for _ in range(int(round(duration_s / self.step_s))):
-            inv = 0.0
+            rates = []
             for c in state:
-                move = c[4] * self.step_s
-                dx, dy = c[2] - c[0], c[3] - c[1]
-                dist = math.hypot(dx, dy)
-                if dist <= move:
-                    c[0], c[1] = c[2], c[3]
-                    c[2], c[3] = rng.uniform(-half, half), rng.uniform(-half, half)
-                    c[4] = rng.uniform(self.speed_min, self.speed_max)
+                if c[5] > 0:
+                    c[5] = max(c[5] - self.step_s, 0.0)
                 else:
-                    c[0] += dx / dist * move
-                    c[1] += dy / dist * move
+                    move = c[4] * self.step_s
+                    dx, dy = c[2] - c[0], c[3] - c[1]
+                    dist = math.hypot(dx, dy)
+                    if dist <= move:
+                        c[0], c[1] = c[2], c[3]
+                        c[2], c[3] = rng.uniform(-half, half), rng.uniform(-half, half)
+                        c[4] = rng.uniform(self.speed_min, self.speed_max)
+                        c[5] = self.pause_s
+                    else:
+                        c[0] += dx / dist * move
+                        c[1] += dy / dist * move
+                loss = self.fixed_loss_db + rng.uniform(0, self.fading_db)
+                rssi = rssi_dbm(math.hypot(c[0], c[1]), loss) + self.tx_power_dbm - TX_POWER_DBM
                 # Below MCS 0's sensitivity rate adaptation stays at MCS 0 (and retries).
-                mbps = max(phy_rate_mbps(rssi_dbm(math.hypot(c[0], c[1]), rng.uniform(0, self.fading_db))), MCS_TABLE[0][1])
-                inv += 1 / (mbps * 1e6 * self.efficiency)
-            out.append(len(state) / inv)
+                mbps = max(phy_rate_mbps(rssi), MCS_TABLE[0][1])
+                rates.append(mbps * 1e6 * self.efficiency)
+            if self.airtime_fair:
+                out.append(sum(rates) / len(rates))
+            else:
+                out.append(len(rates) / sum(1 / r for r in rates))
         return out
 
     def schedule(self, duration_s: float, seed: int) -> list[dict[str, str]]:

@@ -24,8 +24,13 @@
 //!   again; the paper deletes the entry, which would leave it unmanaged.
 //! - **qShort, `head_delay`.** Zhuge measures the head-of-line wait per packet; the AP here
 //!   uses a constant, default 100 µs, the per-batch overhead of the wireless link model.
-//! - **Q in packets.** Eq. 1's K is in packets; Q is the queue's packets times the largest
-//!   MSS among the flows (what "packets → bytes via MSS" reads as).
+//! - **Q in packets.** Eq. 1's K is in packets; Q is the queue's packets times the MSS of the
+//!   flow whose ACK is passing (what "packets → bytes via MSS" reads as).
+//! - **B and the RTT.** B is the wireless port's rate in force (the paper's AP "roughly
+//!   estimate[s]" it from CSI, §3.2): exact and immediate here. The wired part of a flow's RTT
+//!   is measured once, at the handshake; qShort is the constant `head_delay`, so a packet's
+//!   wait for the rest of its batch is not in the estimate. §3.4's check whether a flow can use
+//!   its share (a flow in slow start) is not made: every active flow gets 1/N at once.
 //! - **Connections not seen opening** (no SYN through this AP: the window scale is unknown)
 //!   are left alone and counted, rather than guessed.
 

@@ -19,7 +19,9 @@
 //! # Readings
 //!
 //! The CLEAN paper is not at hand; the above is what the APCC paper states plus DCTCP's and
-//! CUBIC's own rules. g = 1/16. The marking threshold `k`, unset, follows DCTCP's guideline
+//! CUBIC's own rules. The marks are taken at the AP's wireless queue, the campus bottleneck
+//! (§2.1); the APCC paper's "CLEAN enables ECN for the switch" (§4.2.1 d) and CLEAN's title
+//! ("minimize switch queue length") speak of a switch. g = 1/16. The marking threshold `k`, unset, follows DCTCP's guideline
 //! K > C·RTT/7 (Alizadeh et al., SIGCOMM 2010, §3.4) per flow: C the wireless port's rate
 //! now, RTT the flow's wired round trip, in packets of the marked packet's size (145 packets
 //! at 600 Mb/s and 20.3 ms). A fixed K below what senders put into the queue at once misreads
