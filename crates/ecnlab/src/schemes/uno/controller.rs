@@ -5,17 +5,33 @@
 //! RTT. UCP2 takes `t_ρ` from the routers when the RTT channel delivers it. The window
 //! mechanics (scaling, freeze, loss as NewReno) are [`Vcp`]'s.
 
-use super::{level_midpoint, HIGH, LOW_LEVELS, NO_ROUTER, OVERLOAD};
+use super::{level_midpoint, level_upper_edge, HIGH, LOW_LEVELS, NO_ROUTER, OVERLOAD};
 use crate::cc::{AckEvent, Controller, Signal};
 use crate::net::Samples;
 use crate::schemes::vcp::{AiScaling, LoadCode, Vcp, VcpConfig};
 use serde::{Deserialize, Serialize};
+
+/// Which load factor σ a low level stands for in ξ(σ) = k·(1 − σ)/σ: the sender knows only
+/// the level's band.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum XiSigma {
+    /// The band's midpoint (level 0: σ = 1/15, ξ = 2.1).
+    #[default]
+    Midpoint,
+    /// The band's upper edge, as VCP's ns-2 sender computes its one MI factor from the low
+    /// band's edge (`vcp-src.cc`: `xi_by_lf_ = k_·(100/g_lf[0] − 1)`, LF_0 = 80 %); level 0:
+    /// σ = 2/15, ξ = 0.975.
+    Upper,
+}
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct UcpConfig {
     /// MI gain k in ξ(σ) = k·(1 − σ)/σ.
     pub k: f64,
+    /// The σ of a low level in ξ(σ).
+    pub xi_sigma: XiSigma,
     /// AI step α (segments per RTT at rtt = t_ρ).
     pub alpha: f64,
     /// MD multiplier β.
@@ -42,6 +58,7 @@ impl Default for UcpConfig {
     fn default() -> Self {
         UcpConfig {
             k: 0.15,
+            xi_sigma: XiSigma::Midpoint,
             alpha: 3.0,
             beta: 0.875,
             t_rho_s: 0.2,
@@ -72,7 +89,10 @@ impl UcpConfig {
 
     /// ξ of a low level.
     pub fn xi(&self, level: u8) -> f64 {
-        let s = level_midpoint(level, self.low_load);
+        let s = match self.xi_sigma {
+            XiSigma::Midpoint => level_midpoint(level, self.low_load),
+            XiSigma::Upper => level_upper_edge(level, self.low_load),
+        };
         self.k * (1.0 - s) / s
     }
 
@@ -218,6 +238,14 @@ mod tests {
         // By hand: level 0 → σ = 1/15, ξ = 0.15·14 = 2.1; level 5 → σ = 11/15, ξ = 0.0545…
         assert!((UcpConfig::default().xi(0) - 2.1).abs() < 1e-12);
         assert!((UcpConfig::default().xi(5) - 0.15 * 4.0 / 11.0).abs() < 1e-12);
+        // At the bands' upper edges: level 0 → σ = 2/15, ξ = 0.15·6.5 = 0.975; level 5 →
+        // σ = 0.8, ξ = 0.15·0.25 = 0.0375 (VCP's own ξ at k = 0.25 is 0.0625).
+        let upper = UcpConfig {
+            xi_sigma: XiSigma::Upper,
+            ..Default::default()
+        };
+        assert!((upper.xi(0) - 0.975).abs() < 1e-12);
+        assert!((upper.xi(5) - 0.0375).abs() < 1e-12);
         // rtt 100 ms: (1 + ξ)^0.5 − 1.
         let mut u = ucp(10);
         let d = step(&mut u, &ev(SEC, 100 * MS), Some(Signal::Load(0)));

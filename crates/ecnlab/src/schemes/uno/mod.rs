@@ -29,7 +29,11 @@
 //!   unmarked packet is recognisable, and a router that bleaches ECN (`00`) is detectable too.
 //! - **2 bits** ([`Encoding::TwoBit`]): the high bit (`10`) is the load bit, the low bit (`01`)
 //!   the RTT bit. Not interoperable with classic ECN routers (as §II-C says): the whole ECN
-//!   field is UNO's on such a path, and routers stamp every packet.
+//!   field is UNO's on such a path, and routers stamp every packet. A data packet that
+//!   carries neither bit leaves the sender as `00` (Not-ECT), about 15 of every 16: an AQM
+//!   on the path drops it where it would mark an ECT packet. The paper only says 2-bit UNO
+//!   "would still function" past routers that are not ECN/UNO-enabled; no experiment here
+//!   puts UCP2 behind one.
 //! - **Idealised header** ([`Encoding::Header`], VCP3): data is ECT(1); routers raise
 //!   [`Meta::ideal_load`](crate::packet::Meta::ideal_load), a header field no real IP packet
 //!   has.
@@ -40,7 +44,12 @@
 //! # Readings of the paper
 //!
 //! - **Levels** (Fig. 1): six equal levels over [0, 80 %), one for [80, 100 %), one for
-//!   ≥ 100 %. MI in levels 0–5 uses ξ(σ) = k·(1 − σ)/σ at the level's midpoint σ.
+//!   ≥ 100 %. MI in levels 0–5 uses ξ(σ) = k·(1 − σ)/σ at the level's midpoint σ; the
+//!   band's upper edge, as VCP's ns-2 sender takes its low band's, is `xi_sigma = "upper"`.
+//! - **MI exponent**: the paper prints ξ_s = (1 + ξ)^(rtt/t_ρ − 1); read as VCP's
+//!   (1 + ξ)^(rtt/t_ρ) − 1 (taken literally the printed form doubles the window per t_ρ
+//!   whatever the load). MD's freeze of one t_ρ and AI for one RTT after it are VCP's
+//!   (`vcp-src.cc`), not in the UNO paper.
 //! - **Stamping rule**: a router sets the bit when the residue *equals* its level
 //!   ([`StampRule::Equal`]); the paper's alternative, "set it if my load is higher than the
 //!   IP-ID's code", is [`StampRule::AtOrBelow`] (residue ≤ level): the sender's maximum over set
@@ -78,7 +87,7 @@ pub mod controller;
 pub mod marker;
 
 pub use codec::UnoCodec;
-pub use controller::{Ucp, UcpConfig};
+pub use controller::{Ucp, UcpConfig, XiSigma};
 pub use marker::{UnoMarker, UnoMarkerConfig};
 
 use serde::{Deserialize, Serialize};
@@ -135,6 +144,11 @@ pub fn level_of(rho: f64, low_load: f64, overload: f64) -> u8 {
 /// The load factor a low level stands for: its midpoint.
 pub fn level_midpoint(level: u8, low_load: f64) -> f64 {
     (level.min(LOW_LEVELS - 1) as f64 + 0.5) * low_load / LOW_LEVELS as f64
+}
+
+/// The upper edge of a low level's band.
+pub fn level_upper_edge(level: u8, low_load: f64) -> f64 {
+    (level.min(LOW_LEVELS - 1) as f64 + 1.0) * low_load / LOW_LEVELS as f64
 }
 
 /// The code of the element of S nearest `ms`.
