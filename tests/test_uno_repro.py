@@ -1,9 +1,11 @@
 """The UNO paper's experiments (seed 001, §IV) end to end in quick form, and UNO across legacy
 routers. Asserted: what our runs support under the default readings — UCP1 above VCP at 100 Mb/s
 and 1 Gb/s at 15 s, VCP falling with capacity, the load-information delay near the paper's
-0.07 ms at 1 Gb/s, UCP1 recovering faster than VCP after the UDP flow leaves and converging
-faster after joins, UCP2's near-equal shares. Reported, not asserted: the long-RTT claims of
-Fig. 5, which depend on the MI exponent's cap (module doc of ``ecnlab.experiments.uno``)."""
+0.07 ms at 1 Gb/s and 22 packets per block with random IP-IDs, UCP1 recovering after the UDP
+flow leaves and converging faster after joins, UCP2's near-equal shares. Reported, not
+asserted: the long-RTT claims of Fig. 5, which depend on the MI exponent's cap (module doc of
+``ecnlab.experiments.uno``). Also: every parameter of every run has a source, every reading
+changes a run (or the analysis), and Fig. 7's link-use claim fails when TCP delivers nothing."""
 
 from __future__ import annotations
 
@@ -13,7 +15,10 @@ import polars as pl
 import pytest
 
 import ecnlab
-from ecnlab.experiments import reproduce, uno
+from ecnlab.experiments import reproduce, select, uno
+from ecnlab.experiments._provenance import check_sources, join
+from ecnlab.experiments.base import Reading
+from ecnlab.experiments.verdict import Claim
 
 
 def test_every_scheme_builds_and_the_feedback_columns_are_filled():
@@ -56,15 +61,17 @@ def _verdict(summary, experiment: str, metric: str) -> str:
 def test_fig4_ucp1_above_vcp_which_falls_with_capacity(summary):
     for c in ("100", "1000"):
         assert _verdict(summary, "uno.utilization", f"UCP1 vs VCP utilisation, {c} Mb/s") == "holds"
-    assert _verdict(summary, "uno.utilization", "VCP utilisation at 1000 vs 1 Mb/s") == "holds"
+    assert _verdict(summary, "uno.utilization", "VCP utilisation at 15 s (last 1 s), 1000 vs 1 Mb/s") == "holds"
     assert _verdict(summary, "uno.utilization", "UCP1 load-information delay at 1 Gb/s") == "holds"
+    assert _verdict(summary, "uno.utilization", "UCP1 packets per load decision, random IP-IDs, 1000 Mb/s") == "holds"
     for c in ("1", "10", "100", "1000"):
         assert _verdict(summary, "uno.utilization", f"UCP1 vs VCP3 utilisation, {c} Mb/s") == "holds"
         assert _verdict(summary, "uno.utilization", f"UCP1 sequential vs random IP-IDs, {c} Mb/s") != "contradicted"
 
 
 def test_dynamics_and_fairness(summary):
-    assert _verdict(summary, "uno.udp", "recovery to 80 % after the UDP flow leaves: UCP1 vs VCP") == "holds"
+    assert _verdict(summary, "uno.udp", "recovery to 80 % after the UDP flow leaves, UCP1") == "holds"
+    assert _verdict(summary, "uno.udp", "link use while the UDP flow runs (TCP + UDP, wire bits), UCP1") == "holds"
     assert _verdict(summary, "uno.staggered", "mean convergence time after a join: UCP1 vs VCP") == "holds"
     assert _verdict(summary, "uno.fairness", "Jain's index, UCP2") == "holds"
 
@@ -94,3 +101,51 @@ def test_ucp2_routers_t_rho_settles_with_queueing():
     for f in ("f0", "f15", "f29"):
         v = r.series("t_rho_s", f).filter(pl.col("time_s") > 5.0).sort("time_s")["value"].to_list()
         assert set(v) == {0.2}, (f, sorted(set(v)))
+
+
+
+def _quick_runs(exp, reading):
+    return {k: ecnlab.validate(v) for k, v in exp.runs(True, [1], reading).items()}
+
+
+def test_every_parameter_of_every_run_has_a_source():
+    """Every key of every run's fully-defaulted scenario, under every reading, is covered by
+    the experiment's sources or ns-2's host profile, and a [tcp] value that leaves the
+    profile is declared."""
+    for exp in select("uno") + select("mix.uno-legacy"):
+        for rd in Reading.choose(exp.axes, "all"):
+            sources = exp.provenance(True, rd)
+            check_sources(sources)
+            p = join(_quick_runs(exp, rd), sources, exp.hosts)
+            assert p.complete, (exp.name, rd.name, p.problems())
+
+
+def test_every_reading_changes_a_run_or_the_analysis():
+    for exp in select("uno") + select("mix.uno-legacy"):
+        base = _quick_runs(exp, Reading(exp.axes))
+        for ax in exp.axes:
+            for v in ax.values[1:]:
+                got = _quick_runs(exp, Reading(exp.axes, {ax.name: v}))
+                changed = any(got.get(k) != t for k, t in base.items())
+                assert changed == (ax.affects == "runs"), (exp.name, ax.name, v)
+    # Under ip_id=random, Fig. 4's UCP1 arm runs random IP-IDs and the other arm sequential
+    # ones (it ran both with sequential IP-IDs, so the comparison compared identical runs).
+    exp = uno.Utilization()
+    runs = exp.runs(True, [1], Reading(exp.axes, {"ip_id": "random"}))
+    assert runs["ucp1-1M-s1"].get("hosts.ip_id") == "random"
+    assert runs["ucp1-sequential-1M-s1"].get("hosts.ip_id") == "sequential"
+    assert runs["vcp-1M-s1"].get("hosts.ip_id") == "random"
+
+
+def test_fig7_link_use_is_contradicted_when_tcp_delivers_nothing():
+    """The link-use claim counts wire bits: the UDP flow alone fills 40/45 = 0.889 of the
+    wire. It used to add UDP wire bytes to TCP payload bytes over the payload capacity, so the
+    UDP flow alone scored 0.926 and a TCP flow that delivered nothing still got close."""
+    sc = uno.scenario(uno.UCP1, uno.DYN_CAPACITY, [80.0], uno.UDP_STOP_S, seed=1, udp=(uno.UDP_RATE, uno.UDP_START_S, uno.UDP_STOP_S))
+    sc.set("flows[0].start", "1000s")  # the TCP flow never starts
+    with pytest.warns(ecnlab.RunWarning, match="sends nothing"):
+        r = ecnlab.run(sc)
+    alone = uno.wire_use(r, uno.UDP_START_S + 2, uno.UDP_STOP_S, uno.DYN_CAPACITY)
+    assert abs(alone - uno.UDP_RATE / uno.DYN_CAPACITY) < 0.01, alone
+    d = Claim("at_least", uno.UDP_LINK_USE).decide({s: alone for s in range(1, 6)})
+    assert d.verdict.value == "contradicted", d.reason
