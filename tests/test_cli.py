@@ -111,7 +111,7 @@ def test_validate_print_shows_every_default_and_run_json_stores_exactly_that(cli
     assert {"mss", "delack_timeout_s", "rcv_buf", "min_rto_s", "initial_window"} <= set(doc["tcp"])
     d, m = doc["flows"]
     assert d["ecn"] == "dctcp" and "g" in d["cc_params"]
-    assert m["ecn"] == "mecn" and "max_window" in m["cc_params"]
+    assert m["ecn"] == "mecn" and "beta1" in m["cc_params"]
     again = tmp_path / "again.toml"
     again.write_text(p.stdout)
     assert cli("validate", again, "--print").stdout == p.stdout

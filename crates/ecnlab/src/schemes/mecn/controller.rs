@@ -35,7 +35,8 @@ pub struct MecnRenoConfig {
     /// What the multipliers apply to: the window (the paper: "cwnd is reduced", ns-2's
     /// `window()`) or the flight size (RFC 5681 eq. 4).
     pub reduce_from: ReduceFrom,
-    /// Cap on the window in segments (the paper's runs: 25); `None` for no cap.
+    /// Cap on the window in segments; `None` (the protocol's default) for no cap. The paper's
+    /// ns-2 runs used 25 ("window = 25", ns-2's `window_`), which its experiments set.
     pub max_window: Option<u32>,
     /// Congestion-avoidance growth (NewReno's parameter).
     pub ca_increase: CaIncrease,
@@ -51,7 +52,7 @@ impl Default for MecnRenoConfig {
             beta2: 0.6,
             beta3: 0.5,
             reduce_from: ReduceFrom::Cwnd,
-            max_window: Some(25),
+            max_window: None,
             ca_increase: CaIncrease::ByteCounting,
             escalation: Escalation::Ignore,
         }
@@ -408,7 +409,12 @@ mod tests {
 
     #[test]
     fn growth_and_window_cap() {
-        let mut c = cc(MecnRenoConfig::default());
+        // The paper's runs: "window = 25" (ns-2's window_, Figs. 4, 6, 7).
+        let capped = MecnRenoConfig {
+            max_window: Some(25),
+            ..Default::default()
+        };
+        let mut c = cc(capped.clone());
         assert_eq!(c.window(), 2 * MSS);
         // Slow start: one segment per acknowledged segment, up to the 25-segment cap.
         let mut d = 0;
@@ -432,19 +438,25 @@ mod tests {
             ack(&mut c, d, d - MSS, None);
         }
         assert_eq!(c.window(), 21 * MSS);
-        // Uncapped: the window grows past 25 segments.
-        let mut u = cc(MecnRenoConfig {
-            max_window: None,
-            ..Default::default()
-        });
+        // A handshake-set initial window is capped too.
+        let mut h = cc(capped);
+        h.set_initial_window(40 * MSS);
+        assert_eq!(h.window(), 25 * MSS);
+    }
+
+    #[test]
+    fn the_protocol_has_no_window_cap() {
+        // §2 and Table 3 describe no cap; 25 segments is the paper's ns-2 runs' setting, which
+        // its experiments set. By default the window grows past 25 segments.
+        assert_eq!(MecnRenoConfig::default().max_window, None);
+        let mut u = cc(MecnRenoConfig::default());
         for i in 1..=40 {
             ack(&mut u, i * MSS, (i - 1) * MSS, None);
         }
         assert_eq!(u.window(), 42 * MSS);
-        // A handshake-set initial window is capped too.
         let mut h = cc(MecnRenoConfig::default());
         h.set_initial_window(40 * MSS);
-        assert_eq!(h.window(), 25 * MSS);
+        assert_eq!(h.window(), 40 * MSS);
     }
 
     #[test]

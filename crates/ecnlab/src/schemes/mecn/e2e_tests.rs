@@ -76,7 +76,12 @@ fn run(n: usize, min_th: f64, secs: u64) -> (Sim, PortId, Vec<FlowRecord>) {
             client_initiated: false,
             config: tcp.clone(),
         };
-        let cc = MecnReno::new(MecnRenoConfig::default(), tcp.mss).unwrap();
+        // The paper's runs: "window = 25" (the captions of Figs. 4, 6 and 7).
+        let paper_runs = MecnRenoConfig {
+            max_window: Some(25),
+            ..Default::default()
+        };
+        let cc = MecnReno::new(paper_runs, tcp.mss).unwrap();
         let codec = || Box::new(MecnCodec::new(MecnCodecConfig::default()));
         add_tcp_flow(&mut sim, &spec, Box::new(cc), codec(), codec()).unwrap();
     }

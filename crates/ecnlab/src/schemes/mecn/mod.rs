@@ -70,8 +70,10 @@
 //!   initial window is the connection's (`TcpConfig::initial_window`; the paper's ns-2 runs
 //!   used ns-2's `windowInit_`: 1 segment until ns-2's June 2001 defaults, 2 after — the
 //!   reproduction, `python/ecnlab/experiments/mecn.py`, uses 1 and can run 2).
-//! - **Window cap.** The runs use "window = 25" (ns-2's `window_`): `MecnRenoConfig::
-//!   max_window` = 25 segments caps the window the sender uses.
+//! - **Window cap.** The protocol (§2, Table 3) has none: `MecnRenoConfig::max_window` is
+//!   `None` by default. The paper's ns-2 runs used "window = 25" (ns-2's `window_`, the
+//!   captions of Figs. 4, 6 and 7); `python/ecnlab/experiments/mecn.py` sets
+//!   `max_window = 25` in its scenarios (with a 25-segment receive window).
 //! - **Handshake** unchanged from RFC 3168 (the paper: "not modified"); retransmissions are
 //!   sent Not-ECT as RFC 3168 requires, or MECN-capable as ns-2's TCP sends them
 //!   (`MecnCodecConfig::ect_on_retransmissions`).
