@@ -19,6 +19,13 @@ pub struct WindowedMax {
 }
 
 impl WindowedMax {
+    /// A filter whose first sample is `v` at `t`.
+    pub fn starting_at(t: u64, v: f64) -> Self {
+        WindowedMax {
+            s: [Sample { t, v }; 3],
+        }
+    }
+
     /// The current maximum (0 before any sample).
     pub fn get(&self) -> f64 {
         self.s[0].v

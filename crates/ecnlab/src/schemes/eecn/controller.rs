@@ -1,7 +1,8 @@
 //! The EECN sender (§4.4): Algorithm 1 on CL(1)/CL(2), Algorithm 2 per ACK, NewReno loss
 //! recovery underneath. Readings and parameters: see the [module docs](super).
 
-use super::{AvgRtt, ControllerConfig, Level, RttCompare};
+use super::{AvgRtt, ControllerConfig, CurrentRtt, Level, RttCompare};
+use crate::cc::minmax::WindowedMax;
 use crate::cc::{AckEvent, Signal};
 use crate::time::{self, Time};
 
@@ -43,8 +44,11 @@ pub struct Controller {
     cwnd: f64,
     ssthresh: f64,
     rtt: RttAverage,
-    /// Latest RTT sample, seconds.
+    /// Latest cRTT, seconds.
     c_rtt: Option<f64>,
+    /// `crtt = "round_min"`: the windowed minimum of the negated samples (seconds) over the
+    /// last smoothed RTT (picoseconds).
+    round_min: Option<WindowedMax>,
     /// Fast recovery, from `on_loss` to `on_recovery_end` (as [`NewReno`]).
     ///
     /// [`NewReno`]: crate::cc::newreno::NewReno
@@ -95,6 +99,7 @@ impl Controller {
                 avg: 0.0,
             },
             c_rtt: None,
+            round_min: None,
             in_fast_recovery: false,
             rto_without_progress: false,
             signal_at: None,
@@ -131,11 +136,27 @@ impl Controller {
         })
     }
 
-    /// The ACK's RTT sample in seconds, at the configured resolution.
+    /// The ACK's cRTT in seconds, at the configured resolution, before it is committed.
     fn sample(&self, ev: &AckEvent) -> Option<f64> {
-        let rtt = ev.rtt?;
+        self.current(ev).map(|(c, _)| c)
+    }
+
+    /// cRTT of the ACK `ev` and the round-minimum filter that includes it.
+    fn current(&self, ev: &AckEvent) -> Option<(f64, Option<WindowedMax>)> {
+        let rtt = match self.cfg.crtt {
+            CurrentRtt::Sample => ev.rtt,
+            CurrentRtt::CaSample | CurrentRtt::RoundMin => ev.rtt_last,
+        }?;
         let res = self.rtt_resolution;
-        Some(time::to_secs(if res > 0 { rtt / res * res } else { rtt }))
+        let s = time::to_secs(if res > 0 { rtt / res * res } else { rtt });
+        if self.cfg.crtt != CurrentRtt::RoundMin {
+            return Some((s, None));
+        }
+        let window = if ev.srtt > 0 { ev.srtt } else { rtt };
+        Some(match self.round_min.clone() {
+            Some(mut f) => (-f.update(window, ev.now, -s), Some(f)),
+            None => (s, Some(WindowedMax::starting_at(ev.now, -s))),
+        })
     }
 
     /// `e^−β` with β = cRTT − avgRTT in the configured unit.
@@ -217,9 +238,10 @@ impl crate::cc::Controller for Controller {
 
     fn on_ack(&mut self, ev: &AckEvent) {
         let r = self.rtt_view(ev);
-        if let Some(s) = self.sample(ev) {
+        if let Some((s, filter)) = self.current(ev) {
             self.rtt.add(s);
             self.c_rtt = Some(s);
+            self.round_min = filter;
         }
         if ev.acked_bytes > 0 {
             self.rto_without_progress = false;
@@ -308,17 +330,25 @@ impl crate::cc::Controller for Controller {
 mod tests {
     use super::*;
     use crate::cc::Controller as _;
-    use crate::schemes::eecn::BetaUnit;
+    use crate::schemes::eecn::{BetaUnit, CurrentRtt};
     use crate::time::MS;
 
     const SZ: f64 = 1000.0;
+
+    /// cRTT is the ACK's own RTT sample, as Algorithms 1 and 2 read.
+    fn per_sample() -> ControllerConfig {
+        ControllerConfig {
+            crtt: CurrentRtt::Sample,
+            ..Default::default()
+        }
+    }
 
     /// The comparison the paper's algorithms print (`cRTT ≥ avgRTT`): the hand-computed cases
     /// below follow them step by step, ties included.
     fn printed() -> ControllerConfig {
         ControllerConfig {
             rtt_compare: RttCompare::Inclusive,
-            ..Default::default()
+            ..per_sample()
         }
     }
 
@@ -332,6 +362,7 @@ mod tests {
             now: t_ms * MS,
             acked_bytes: SZ as u64,
             rtt: rtt_ms.map(|r| r * MS),
+            rtt_last: rtt_ms.map(|r| r * MS),
             ..Default::default()
         }
     }
@@ -368,7 +399,7 @@ mod tests {
         // One flow on an empty path: every sample is 24 ms, so avgRTT = cRTT on every ACK.
         // Strictly, cRTT does not exceed avgRTT: slow start adds SZ per ACK, then congestion
         // avoidance σ_ca·SZ per ACK, and the window keeps growing.
-        let mut c = ctl(ControllerConfig::default());
+        let mut c = ctl(per_sample());
         c.set_initial_window(10_000);
         for t in 1..=20 {
             c.on_ack(&ack(t, Some(24)));
@@ -403,11 +434,15 @@ mod tests {
     fn microsecond_jitter_on_an_empty_path_is_no_congestion_at_a_millisecond_clock() {
         // An empty 24 ms path: most samples 24.19 ms, one in thirty 24.10 ms (where a segment
         // falls in a delayed-ACK pair). The long-run mean sits just below 24.19 ms.
-        let jittered = |t: u64| AckEvent {
-            now: t * MS,
-            acked_bytes: SZ as u64,
-            rtt: Some(if t % 30 == 0 { 24_100 } else { 24_190 } * crate::time::US),
-            ..Default::default()
+        let jittered = |t: u64| {
+            let rtt = Some(if t % 30 == 0 { 24_100 } else { 24_190 } * crate::time::US);
+            AckEvent {
+                now: t * MS,
+                acked_bytes: SZ as u64,
+                rtt,
+                rtt_last: rtt,
+                ..Default::default()
+            }
         };
         let run = |cfg: ControllerConfig| {
             let mut c = ctl(cfg);
@@ -421,20 +456,91 @@ mod tests {
         };
         // At 1 ms every sample reads 24 ms: flat, so the window grows by σ_ca·SZ per ACK.
         assert!(close(
-            run(ControllerConfig::default()),
+            run(per_sample()),
             16_000.0 + 3000.0 * 20.0
         ));
         // Exact samples: 29 ACKs in 30 are "above the average" and decay; the window barely moves.
         let exact = run(ControllerConfig {
             rtt_resolution_s: 0.0,
-            ..Default::default()
+            ..per_sample()
         });
         assert!(exact < 16_000.0 + 3000.0 * 20.0 / 20.0, "{exact}");
     }
 
     #[test]
+    fn a_delayed_acks_hold_is_no_congestion_with_linuxs_ca_sample() {
+        // An idle 44 ms path, a delayed-ACK receiver and odd trains: every fourth ACK
+        // acknowledges a segment the receiver held 40 ms for its partner. The estimator's
+        // sample (the first segment acknowledged) reads 84 ms, Linux's ca_rtt (the last) 44.
+        let held = |t: u64| AckEvent {
+            rtt: Some(if t % 4 == 0 { 84 } else { 44 } * MS),
+            ..ack(t, Some(44))
+        };
+        let run = |crtt| {
+            let mut c = ctl(ControllerConfig {
+                crtt,
+                ..Default::default()
+            });
+            c.on_rto(0, 104_000); // ssthresh 52 000: congestion avoidance from the start
+            c.set_initial_window(52_000);
+            for t in 1..=400 {
+                c.on_ack(&held(t));
+            }
+            c.cwnd_exact()
+        };
+        // ca: every sample is 44 ms, flat; +σ_ca·SZ on each of the 400 ACKs.
+        assert!(close(run(CurrentRtt::CaSample), 52_000.0 + 400.0 * 20.0));
+        // estimator: the mean settles near 54 ms and each held sample decays cwnd by about
+        // e^−0.03, below ssthresh (52 000); slow start refills it to ssthresh and the
+        // congestion-avoidance growth gained above ssthresh is lost: the window is pinned there.
+        let w = run(CurrentRtt::Sample);
+        assert!(w < 52_000.0 * 1.02, "{w}");
+    }
+
+    #[test]
+    fn round_min_ignores_a_held_ack_and_sees_a_rise_that_lasts_a_round_trip() {
+        // An ACK every millisecond on a 44 ms path (SRTT 44 ms), in congestion avoidance.
+        let at = |t: u64, ca_ms: u64| AckEvent {
+            srtt: 44 * MS,
+            rtt_last: Some(ca_ms * MS),
+            ..ack(t, Some(ca_ms))
+        };
+        let start = |crtt| {
+            let mut c = ctl(ControllerConfig {
+                crtt,
+                ..Default::default()
+            });
+            c.on_rto(0, 104_000); // ssthresh 52 000
+            c.set_initial_window(52_000);
+            c
+        };
+        // Every fourth ACK was sent by the delayed-ACK timer for a lone segment: even Linux's
+        // ca_rtt reads 84 ms. The round's minimum stays 44 ms: +σ_ca·SZ on every ACK.
+        let mut round = start(CurrentRtt::RoundMin);
+        let mut ca = start(CurrentRtt::CaSample);
+        for t in 1..=400 {
+            let ms = if t % 4 == 0 { 84 } else { 44 };
+            round.on_ack(&at(t, ms));
+            ca.on_ack(&at(t, ms));
+        }
+        assert!(close(round.cwnd_exact(), 52_000.0 + 400.0 * 20.0));
+        assert!(ca.cwnd_exact() < 52_000.0 * 1.02, "{}", ca.cwnd_exact());
+        // A queue that adds 16 ms for good: cRTT rises when the last 44 ms sample is more than
+        // an SRTT old, at the ACK of t = 145 ms, and the window decays from then on.
+        let mut c = start(CurrentRtt::RoundMin);
+        for t in 1..=144 {
+            c.on_ack(&at(t, if t <= 100 { 44 } else { 60 }));
+        }
+        let w = 52_000.0 + 144.0 * 20.0;
+        assert!(close(c.cwnd_exact(), w), "{}", c.cwnd_exact());
+        c.on_ack(&at(145, 60));
+        let avg: f64 = (144.0 * 0.044 + 0.060) / 145.0;
+        assert!(close(c.cwnd_exact(), w * (-(0.060 - avg)).exp()));
+    }
+
+    #[test]
     fn a_congestion_signal_never_raises_the_window() {
-        for cfg in [ControllerConfig::default(), printed()] {
+        for cfg in [ControllerConfig::default(), per_sample(), printed()] {
             // After a timeout the window is one segment, below both two-segment floors.
             let mut c = ctl(cfg.clone());
             c.on_ack(&ack(1, Some(50)));
