@@ -23,7 +23,8 @@ Readings (each a constant here, declared in the provenance, or a reading axis):
   packets on the wire (MSS 960 + 40 header bytes, §IV; ns-2's packetSize_ 1000 is payload)
   and a receive window that never limits. ns-2's VCP sender is a Reno agent; ecnlab's is
   NewReno. ns-2's VCP scales MI and AI by an RTT counted in 10-ms ticks (so a 1-ms path
-  scales as 10 ms); ours by the measured RTT.
+  scales as 10 ms), and paces the first RTTs of long-RTT flows (pacing_for_big_rtt_); ours
+  scales by the measured RTT and does not pace (its w_ factor is 1, as ns-2's default).
 - Buffer: max(BDP, 2 packets per flow) (§IV), the BDP at the flows' mean RTT, DropTail.
 - Routers: VCP's marker as VCP's ns-2 code (``vcp`` axis, default ``ns2``: γ = 0.95, the
   load rounded to whole percent; ``paper``: VCP's paper, γ = 0.98); UNO's with κ_q = 0.25

@@ -61,8 +61,11 @@
 //! - **Blocks**: the sender remembers each data segment's IP-ID; an ACK covers the segments it
 //!   newly acknowledges; a block ends when its covered residues include all eight. Every
 //!   ACK's report enters the block, duplicate ACKs' included (behind a hole they carry the
-//!   reports of the packets the hole-filling ACK then covers at once). Loss "overrides load
-//!   information": recovery discards the block and the segments in flight.
+//!   reports of the packets the hole-filling ACK then covers at once). Blocks follow one
+//!   another without overlapping (§II-A: the controller "waits until it receives 8 successive
+//!   packets"; a maximum sliding over the last 8 ACKs, deciding on every ACK, is another
+//!   reading, not built). Loss "overrides load information": recovery discards the block and
+//!   the segments in flight.
 //! - **No UNO router** (§II-C: the sender detects UNO routers by the bits they flip): a full
 //!   block without a set bit means no UNO router only until one has been heard. Once heard,
 //!   a silent block is one that straddled a change of the router's level (the old level's
