@@ -146,6 +146,36 @@ fn newreno_partial_ack_retransmits_the_next_hole_at_once() {
     assert!(ends[0] > partial);
 }
 
+/// Sixteen holes in one window (every other segment from 21 to 51) take sixteen round trips
+/// of about 21 ms to repair, one per partial ACK: longer than the 200 ms RTO. Restarting the
+/// timer on every partial ACK (RFC 6582's Slow-but-Steady; Linux re-arms it on any ACK of
+/// new data) repairs them all without a timeout; restarting it on the first only (Impatient,
+/// ns-2's default) ends in one.
+#[test]
+fn newreno_partial_acks_restart_the_timer_as_configured() {
+    use ecnlab::tcp::PartialAckTimer;
+    let run = |timer: PartialAckTimer| {
+        let cfg = TcpConfig {
+            sack: false,
+            delayed_ack: false,
+            rto_floor: RtoFloor::Rfc6298,
+            partial_ack_timer: timer,
+            ..thousand_byte_segments()
+        };
+        let (probe, _log) = Probe::new(FixedWindow(60 * MSS));
+        let mut h = harness(cfg, Box::new(probe));
+        let holes: Vec<u64> = (21..=51).step_by(2).map(seg).collect();
+        h.run(3 * SEC, &mut drop_first(&holes));
+        let partials = holes[1..]
+            .iter()
+            .filter(|&&l| !acks_of(&h, l).is_empty())
+            .count();
+        (h.a.timeouts(), h.a.fast_retransmits(), partials)
+    };
+    assert_eq!(run(PartialAckTimer::Every), (0, 1, 15));
+    assert_eq!(run(PartialAckTimer::First).0, 1);
+}
+
 #[test]
 fn rto_backoff_doubles_and_karn_takes_no_sample_from_retransmissions() {
     let cfg = TcpConfig {

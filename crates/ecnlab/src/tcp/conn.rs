@@ -18,7 +18,8 @@
 //! - NewReno (RFC 6582, no SACK): window inflated by DupThresh·SMSS on entry and one SMSS per
 //!   further duplicate; a partial ACK retransmits the next hole, deflates by the newly
 //!   acknowledged bytes and adds back one SMSS if at least one SMSS was acknowledged; the
-//!   timer is restarted on the first partial ACK only ("Impatient", §4). The controller's
+//!   timer is restarted on the first partial ACK only ("Impatient", §4, ns-2) or on every one
+//!   ("Slow-but-Steady", ns-3), as `partial_ack_timer` says. The controller's
 //!   own window follows its `on_loss` / `on_recovery_end`; the inflation is the connection's.
 //! - SACK (RFC 6675): scoreboard, pipe, NextSeg rules 1–3 (rule 4, the optional rescue
 //!   retransmission, is not implemented: a lost tail is repaired by the timeout).
@@ -120,7 +121,7 @@
 //!   handshake completes (no request bytes are modelled).
 
 use super::codec::{Codec, Handshake, TcpInfo};
-use super::config::{CwndReduction, RtoFloor, RttSampleFrom, TcpConfig};
+use super::config::{CwndReduction, PartialAckTimer, RtoFloor, RttSampleFrom, TcpConfig};
 use super::prr::Prr;
 use super::rack::Rack;
 use super::rate::{RateSample, RateState};
@@ -1195,7 +1196,8 @@ impl TcpConn {
                     if newly >= self.mss as i64 {
                         self.inflation += self.mss as i64;
                     }
-                    if self.partial_ack_seen {
+                    if self.partial_ack_seen && self.cfg.partial_ack_timer == PartialAckTimer::First
+                    {
                         restart_timer = false;
                     }
                     self.partial_ack_seen = true;

@@ -22,6 +22,6 @@ pub mod scoreboard;
 pub mod seq;
 pub mod testing;
 
-pub use config::{CwndReduction, RtoFloor, RttSampleFrom, TcpConfig};
+pub use config::{CwndReduction, PartialAckTimer, RtoFloor, RttSampleFrom, TcpConfig};
 pub use conn::{ConnParams, Recovery, State, TcpConn};
 pub use flow::{add_tcp_flow, TcpFlowSpec};
