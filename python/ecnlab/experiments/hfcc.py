@@ -37,8 +37,8 @@ Readings (each a constant here, with its source in ``provenance()``, or a readin
   ``packetSize_`` 1000 would be 1040 on the wire), a receive window that never limits (ns-2's
   ``window_`` 20 would cap every flow at 20 packets; the paper's flows fill 150 Mb/s), SACK
   for "SACK" and CUBIC (ns-2's CUBIC is the TCP-Linux agent, with Linux's SACK scoreboard).
-- Buffer: max(BDP, 2 packets per flow) at the bottleneck (§V), BDP at the flows' mean
-  propagation RTT. HFCC's routers serve ACKs from a strict-priority band ahead of a DropTail
+- Buffer: max(BDP, 2 packets per flow) at the bottleneck (§V), the BDP at the dumbbell's
+  80 ms (100 Mb/s in Fig. 1) and at the chain's long flows' 360 ms. HFCC's routers serve ACKs from a strict-priority band ahead of a DropTail
   data band of that size (§IV-C2); VCP's a DropTail queue; the TCPs' RED with ECN.
 - RED for the TCP baselines, ``red`` axis. The paper: "the default values of ns-2" with ECN.
   ns-2.35's defaults (``ns-default.tcl``: ``thresh_`` 0, ``maxthresh_`` 0, ``q_weight_`` −1,
@@ -53,7 +53,8 @@ Readings (each a constant here, with its source in ``provenance()``, or a readin
   marking probability exceeds ``mark_p_`` 0.1 (average between max_th and 2·max_th), where
   ours marks them.
 - Randomness: each seed draws every flow's start offset uniformly in [0, 50 ms) and the
-  random workloads; nothing else in these runs is random.
+  random workloads; RED's early decisions and sample-match's draws come from per-port streams
+  of the same seed.
 - MLCP and BMCC run over DropTail at the buffer above, as VCP; their routers mark both
   directions. Only HFCC's routers serve ACKs first (§IV-C2); the ``ack_priority`` axis gives
   every load-factor scheme that queue (``family``): under two-way traffic (Fig. 6) the rivals'
@@ -76,11 +77,11 @@ Readings (each a constant here, with its source in ``provenance()``, or a readin
   80 % of the link — the start of the high-load region, where VCP and HFCC stop multiplying
   (Table I; Fig. 1's text calls ρ_l > 0.8 the first flow's steady state). ``fig1_level`` = 0.9
   reads it as 90 % (an analysis reading: the same runs).
-- Parameters the paper does not give: Fig. 4's second flow starts at 50 s and runs 300 s
-  (Fig. 1's setting; quick form 150 s); Fig. 5's arrival rate gives an offered load of 50 %
-  (``FCT_LOAD``); Fig. 6 reports utilisation, mean queue and drops (the text names none); the
-  multi-bottleneck RTTs are 360 ms end to end and 60 ms across one link (access delays 20 ms
-  and 5 ms).
+- Parameters the paper does not give: Fig. 4b's run length, 300 s (Fig. 1's fairness comes at
+  ~225 s; quick form 150 s; the join at 50 s is the paper's); Fig. 5's arrival rate, an offered
+  load of 50 % (``FCT_LOAD``); Fig. 6's and Fig. 8's metrics (the text names none: utilisation,
+  and the family's queue and loss); how the multi-bottleneck RTTs (360 ms end to end, 60 ms
+  across one link: §V-B) split between links (access delays 20 ms and 5 ms, ours).
 - A flow of Fig. 5 that has not finished when its run ends counts with its FCT censored at the
   run's end (a lower bound on its FCT; the runs last 1.5× the arrivals plus 30 s): the seed keeps
   its other 99 flows, and every censored flow is listed in the report. Fig. 5's runs keep their
@@ -695,7 +696,7 @@ SETUP_NOTE = (
     "parameter's source): one bottleneck r1⇄r2 of 150 Mb/s and 80 ms round-trip propagation delay unless "
     "stated, buffer max(BDP, 2 packets per flow), 1000-byte data and 40-byte ACK packets, ns-2's TCP (an "
     "ACK per segment, initial window 2), flows start at a per-seed offset in [0, 50 ms). HFCC's routers "
-    "serve ACKs first; VCP's, MLCP's and BMCC's are DropTail; the TCPs run over RED with ECN at ns-2's "
+    "serve ACKs first; VCP's, MLCP's and BMCC's are DropTail (ACKs first too under ack_priority = family); the TCPs run over RED with ECN at ns-2's "
     "automatic thresholds. MLCP and BMCC are our reconstructions from their abstracts and the HFCC and UNO "
     "papers' descriptions (the module doc lists what is ours): claims against them are counted apart."
 )
