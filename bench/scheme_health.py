@@ -37,7 +37,12 @@ def main() -> int:
     body = (
         f"{BEGIN}\n\n{df.height} runs of {args.duration:g} s (ecnlab {__version__}, source {_core.source_hash}; "
         f"{took:.0f} s of wall time). Each cell: utilisation · Jain · drops · mean queue (packets); "
-        "⚠: the run warned (the Parquet file has the text).\n\n" + sh.markdown(df) + f"\n{END}"
+        "⚠: the run warned (the Parquet file has the text).\n\n"
+        + "Shortfalls of the bar on the hosts the test holds each scheme to (Linux's and its paper's), and why:\n\n"
+        + "".join(f"- **{s}**, `{p}`, {h} hosts: {why}.\n" for (s, p, h), why in sh.KNOWN_SHORTFALLS.items())
+        + "\n"
+        + sh.markdown(df)
+        + f"\n{END}"
     )
     doc.write_text(head + body + tail, encoding="utf-8")
     print(f"wrote {doc} and {out}: {df.height} runs in {took:.0f} s")
