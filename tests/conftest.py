@@ -63,3 +63,22 @@ def run_cli(*args: str, cwd: Path | None = None, timeout: float = 300) -> subpro
 @pytest.fixture
 def cli():
     return run_cli
+
+
+@pytest.fixture(scope="session")
+def quick_reproduction(tmp_path_factory):
+    """``quick_reproduction(name, **options)`` → (out dir, summary) of ``ecnlab reproduce
+    name --quick`` with two workers, made once per session and shared by every test module
+    that asks for the same one."""
+    from ecnlab.experiments import reproduce
+
+    made: dict = {}
+
+    def get(name: str, **options):
+        key = (name, tuple(sorted(options.items())))
+        if key not in made:
+            out = tmp_path_factory.mktemp(name.replace(".", "_")) / "out"
+            made[key] = (out, reproduce(name, out, quick=True, jobs=2, **options))
+        return made[key]
+
+    return get

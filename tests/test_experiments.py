@@ -71,8 +71,11 @@ class _Toy(ex.Experiment):
     quick_seeds = 5
     axes = (
         ex.ReadingAxis("rate", ("5Mbps", "6Mbps"), "the stated load"),
-        ex.ReadingAxis("tolerance", (0.1, 0.5), "a tight check"),
+        ex.ReadingAxis("tolerance", (0.1, 0.5), "a tight check", affects="analysis"),
     )
+
+    def bottleneck(self, run_name):
+        return "rl->rr"
 
     def runs(self, quick, seeds, reading):
         return ex.for_seeds({"half": udp(reading.rate)}, seeds)
@@ -129,7 +132,7 @@ def test_readings_run_side_by_side_and_share_identical_runs(tmp_path, monkeypatc
     html = (tmp_path / "out" / "report.html").read_text()
     assert "Claims whose verdict depends on the reading (1)" in html
     md = (tmp_path / "out" / "summary.md").read_text()
-    assert "| toy.util | 1 / 0 / 0 / 0 | 0 / 1 / 0 / 0 | 1 / 0 / 0 / 0 | 0 |" in md
+    assert "| toy.util | 1 / 0 / 0 / 0 | 0 / 1 / 0 / 0 | 1 / 0 / 0 / 0 | 0 / 0 / 0 / 0 | 0 |" in md
     assert "| toy.util | utilisation | holds | contradicted | holds |" in md
     assert md == ex.summary_markdown(summary)
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import math
 
+import pytest
+
 import ecnlab
 from ecnlab import experiments as ex
 from ecnlab.experiments.base import claim
@@ -45,3 +47,221 @@ def test_infinity_survives_summary_json(tmp_path, monkeypatch):
     assert c["ours"]["mean"] == "inf" and c["per_seed"]["b"]["1"] == "inf"
     assert json.loads((tmp_path / "out" / "summary.json").read_text()) == summary
     assert "| toy.never | time to the state" in (tmp_path / "out" / "summary.md").read_text()
+
+
+# ------------------------------------------------------------------ constructed bad experiments
+
+
+def tcp_dumbbell(rcv_buf: int | None = None, seed: int = 1) -> ecnlab.Scenario:
+    """One bulk NewReno flow for 3 s; a 2000-byte receive window holds it to ~2 % of the
+    link (a stall)."""
+    d = {
+        "duration": "3s",
+        "seed": seed,
+        "topology": {"kind": "dumbbell", "left": 1, "right": 1, "access": {"rate": "1Gbps", "delay": "1ms"}, "bottleneck": {"rate": "100Mbps", "delay": "5ms"}},
+        "flows": [{"src": "l0", "dst": "r0", "cc": "newreno", "name": "bulk"}],
+        "measure": {"interval": "10ms", "sample_flows": True},
+    }
+    if rcv_buf is not None:
+        d["tcp"] = {"rcv_buf": rcv_buf}
+    return ecnlab.Scenario.from_dict(d)
+
+
+class _Base(ex.Experiment):
+    title = "a constructed experiment"
+    quick_seeds = 5
+
+    def bottleneck(self, run_name):
+        return "rl->rr"
+
+
+class _StalledRival(_Base):
+    """"a has less RTT than b": true in every seed, but b stalls (its window holds it to
+    2 % of the link)."""
+
+    name = "toy.stalled"
+
+    def runs(self, quick, seeds, reading):
+        return ex.for_seeds({"ok": tcp_dumbbell(), "stuck": tcp_dumbbell(rcv_buf=2000)}, seeds)
+
+    def analyze(self, runs, ctx):
+        rtt = lambda r: r.flow("bulk")["rtt_mean_s"]  # noqa: E731
+        goodput = lambda r: r.flow("bulk")["goodput_bps"]  # noqa: E731
+        return [
+            claim("mean RTT: ok vs stuck", Claim("less"), runs.per_seed("ok", rtt), runs.per_seed("stuck", rtt)),
+            claim("goodput: ok vs stuck (the stall is the point)", Claim("greater"), runs.per_seed("ok", goodput), runs.per_seed("stuck", goodput), about_stall=True),
+        ]
+
+
+def test_a_claim_decided_on_stalled_runs_is_not_decided(tmp_path, monkeypatch):
+    monkeypatch.setitem(ex._REGISTRY, "toy.stalled", _StalledRival())
+    summary = ex.reproduce("toy.stalled", tmp_path / "out", quick=True)
+    rtt, goodput = summary["comparisons"]
+    assert rtt["verdict"] == "inconclusive" and rtt["decision"]["unflagged"] == "holds"
+    assert rtt["decision"]["flags"][0].startswith("decided on stalled runs: b (stuck) seed 1: rl->rr carried")
+    assert "decided on stalled runs (5)" in rtt["decision"]["reason"]
+    # A claim about the stall is decided on it.
+    assert goodput["verdict"] == "holds" and goodput["about_stall"] is True
+    assert len(summary["stalls"]) == 5 and {s["run"] for s in summary["stalls"]} == {f"toy.stalled-stuck-s{i}" for i in range(1, 6)}
+    # The starved flow is listed per run and flags the claims on its runs.
+    assert {s["run"] for s in summary["starved"]} == {f"toy.stalled-stuck-s{i}" for i in range(1, 6)}
+    assert any(f.startswith("starved flows: b (stuck) seed 1: bulk") for f in goodput["decision"]["flags"])
+    md = (tmp_path / "out" / "summary.md").read_text()
+    assert "FLAG decided on stalled runs" in md and "## Starved flows (5)" in md
+
+
+class _NoBottleneck(ex.Experiment):
+    name = "toy.nobottleneck"
+    title = "declares neither a bottleneck nor why it has none"
+    quick_seeds = 5
+
+    def runs(self, quick, seeds, reading):
+        return ex.for_seeds({"half": udp()}, seeds)
+
+    def analyze(self, runs, ctx):
+        return []
+
+
+def test_an_experiment_must_name_its_bottleneck(tmp_path, monkeypatch):
+    monkeypatch.setitem(ex._REGISTRY, "toy.nobottleneck", _NoBottleneck())
+    with pytest.raises(ecnlab.ExperimentError, match="toy.nobottleneck: declares no bottleneck"):
+        ex.reproduce("toy.nobottleneck", tmp_path / "out", quick=True)
+
+    class NoPortForARun(_NoBottleneck):
+        def bottleneck(self, run_name):
+            return None
+
+    monkeypatch.setitem(ex._REGISTRY, "toy.nobottleneck", NoPortForARun())
+    with pytest.raises(ecnlab.ExperimentError, match=r"bottleneck\('half-s1'\) names no port"):
+        ex.reproduce("toy.nobottleneck", tmp_path / "out", quick=True)
+
+    class WrongPort(_NoBottleneck):
+        def bottleneck(self, run_name):
+            return "r1->r2"
+
+    monkeypatch.setitem(ex._REGISTRY, "toy.nobottleneck", WrongPort())
+    with pytest.raises(ecnlab.ExperimentError, match="'r1->r2', which run half-s1 has no port of"):
+        ex.reproduce("toy.nobottleneck", tmp_path / "out", quick=True)
+    assert not (tmp_path / "out").exists()
+
+
+class _DeadReading(_Base):
+    """A reading the runs never read (as UNO's ip_id once was for one arm), and an analysis
+    reading the analysis never reads."""
+
+    name = "toy.dead"
+    axes = (
+        ex.ReadingAxis("ip_id", ("sequential", "random"), "the runs forget it"),
+        ex.ReadingAxis("window", (1.0, 2.0), "the analysis forgets it", affects="analysis"),
+    )
+
+    def runs(self, quick, seeds, reading):
+        return ex.for_seeds({"half": udp()}, seeds)
+
+    def analyze(self, runs, ctx):
+        util = runs.per_seed("half", lambda r: r.port("rl->rr")["utilization"])
+        return [claim("utilisation", Claim("matches", target=0.5, within=0.1), util)]
+
+
+def test_a_reading_must_change_a_run_or_a_comparison(tmp_path, monkeypatch):
+    monkeypatch.setitem(ex._REGISTRY, "toy.dead", _DeadReading())
+    with pytest.raises(ecnlab.ExperimentError, match="toy.dead: the reading ip_id = 'random' leaves every run's scenario identical"):
+        ex.reproduce("toy.dead", tmp_path / "out", quick=True, readings="ip_id=random")
+    with pytest.raises(ecnlab.ExperimentError, match="toy.dead: the reading window = 2.0 changes no comparison"):
+        ex.reproduce("toy.dead", tmp_path / "out", quick=True, readings="window=2.0")
+    # The default reading alone runs.
+    assert ex.reproduce("toy.dead", tmp_path / "out", quick=True)["verdicts"]["holds"] == 1
+
+
+class _SameRuns(_Base):
+    """Two configurations that are the same runs, compared as if they differed."""
+
+    name = "toy.same"
+
+    def runs(self, quick, seeds, reading):
+        return ex.for_seeds({"random": udp(), "sequential": udp()}, seeds)
+
+    def analyze(self, runs, ctx):
+        util = lambda r: r.port("rl->rr")["utilization"]  # noqa: E731
+        return [claim("random vs sequential", Claim("approx", within=0.05), runs.per_seed("random", util), runs.per_seed("sequential", util))]
+
+
+def test_two_arms_on_the_same_runs_are_not_comparable(tmp_path, monkeypatch):
+    monkeypatch.setitem(ex._REGISTRY, "toy.same", _SameRuns())
+    (c,) = ex.reproduce("toy.same", tmp_path / "out", quick=True)["comparisons"]
+    assert c["verdict"] == "not comparable" and c["decision"]["unflagged"] == "holds"
+    assert "are the same runs" in c["decision"]["reason"]
+
+
+class _Headline(_Base):
+    """A family of thirteen claims at chance level (two 'holds' on five seeds), one claim made
+    twice, and claims against a reconstructed rival."""
+
+    name = "toy.headline"
+
+    def runs(self, quick, seeds, reading):
+        return ex.for_seeds({"half": udp()}, seeds)
+
+    def analyze(self, runs, ctx):
+        one = runs.per_seed("half", lambda r: 1.0)
+
+        def b(i):
+            # Two arms above a in every seed (p = 1/32 each), eleven at chance (3 of 5).
+            return runs.per_seed("half", lambda r: 2.0 + i if i < 2 or r.meta["seed"] in (1, 2, 4) else 0.5 / (i + 1))
+
+        fam = [claim(f"x at min_th {i}", Claim("less"), one, b(i), family="per min_th") for i in range(13)]
+        three = runs.per_seed("half", lambda r: 30.0)
+        twice = [claim("a below b", Claim("less"), one, three), claim("b above a", Claim("greater"), three, one)]
+        rival = [
+            claim("HFCC vs MLCP", Claim("less"), one, runs.per_seed("half", lambda r: 40.0), rival="mlcp"),
+            claim("HFCC vs VCP", Claim("less"), one, runs.per_seed("half", lambda r: 50.0), rival="vcp"),
+        ]
+        return fam + twice + rival
+
+
+def test_the_headline_counts_families_duplicates_and_reconstructed_rivals_apart(tmp_path, monkeypatch):
+    monkeypatch.setitem(ex._REGISTRY, "toy.headline", _Headline())
+    s = ex.reproduce("toy.headline", tmp_path / "out", quick=True)
+    comps = s["comparisons"]
+    fam = [c for c in comps if c["family"] == "per min_th"]
+    assert [c["verdict"] for c in fam[:2]] == ["holds", "holds"] and all(c["counted"] == "inconclusive" for c in fam)
+    assert fam[0]["decision"]["family_size"] == 13
+    assert comps[14]["duplicate_of"] == "a below b"
+    assert comps[15]["rival_reconstructed"] is True and comps[16]["rival_reconstructed"] is False
+    # Thirteen family claims inconclusive; "a below b" once; HFCC vs VCP; MLCP apart.
+    assert s["verdicts"] == {"holds": 2, "contradicted": 0, "inconclusive": 13, "not comparable": 0}
+    assert s["verdicts_vs_reconstructed"] == {"holds": 1, "contradicted": 0, "inconclusive": 0, "not comparable": 0}
+    assert s["counted_once"] == 1 and s["reconstructed_rivals"]["mlcp"]
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert "(Holm, 13)" in html and "a rival we reconstructed" in html
+
+
+class _Provenance(_Base):
+    """Declares where its topology and flows come from, starts its TCP from ns-2's hosts,
+    changes the segment size without saying so and forgets the rest."""
+
+    name = "toy.provenance"
+    hosts = ex.base.NS2_HOSTS
+
+    def runs(self, quick, seeds, reading):
+        s = tcp_dumbbell().set("tcp", ex.base.hosts_tcp(self.hosts, mss=960))
+        return ex.for_seeds({"bulk": s}, seeds)
+
+    def provenance(self, quick, reading):
+        return [ex.base.paper("topology.*", None, "Fig. 1"), ex.base.paper("flows.*", None, "§4")]
+
+    def analyze(self, runs, ctx):
+        return []
+
+
+def test_every_parameter_needs_a_source(tmp_path, monkeypatch):
+    monkeypatch.setitem(ex._REGISTRY, "toy.provenance", _Provenance())
+    s = ex.reproduce("toy.provenance", tmp_path / "out", quick=True)
+    (sec,) = s["experiments"]
+    problems = sec["provenance_missing"]["default"]
+    assert any(p.startswith("duration: no source") for p in problems)
+    assert any(p.startswith("tcp.mss: 960 in run") and "packetSize_" in p for p in problems)
+    assert s["provenance_missing"] == {"toy.provenance": {"default": problems}}
+    used = {p["parameter"]: p for p in sec["provenance"]}
+    assert used["topology.*"]["source"] == "paper" and used["tcp.sack"]["reference"].startswith("ns-2.35")
+    assert "Parameters without a source" in (tmp_path / "out" / "report.html").read_text()

@@ -42,9 +42,8 @@ def test_start_offsets_are_drawn_from_the_seed():
 
 
 @pytest.fixture(scope="module")
-def summary(tmp_path_factory):
-    out = tmp_path_factory.mktemp("uno") / "out"
-    s = reproduce("uno", out, quick=True, jobs=2)
+def summary(quick_reproduction):
+    out, s = quick_reproduction("uno")
     figures = {p.name for p in (out / "figures").glob("*.png")}
     for name in ("fig4_utilization", "fig5_rtt", "fig6_staggered", "fig7_udp", "fig8_fairness"):
         assert any(name in f for f in figures), (name, figures)
@@ -82,8 +81,8 @@ def test_fig5_claims_are_all_decided(summary):
     assert all(c["verdict"] in ("holds", "contradicted", "inconclusive") for c in got)
 
 
-def test_legacy_mix_runs_and_reports(tmp_path):
-    s = reproduce("mix.uno-legacy", tmp_path / "mix", quick=True, jobs=2)
+def test_legacy_mix_runs_and_reports(quick_reproduction):
+    _, s = quick_reproduction("mix")
     got = [c for c in s["comparisons"] if c["experiment"] == "mix.uno-legacy"]
     assert len(got) == 4
     assert _verdict(s, "mix.uno-legacy", "UCP1 link use behind a legacy RED+ECN router") == "holds"

@@ -316,8 +316,13 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         return EXIT_FAILURE
     if not args.quiet:
         counts = ", ".join(f"{n} {k}" for k, n in summary["verdicts"].items())
+        rec = summary.get("verdicts_vs_reconstructed") or {}
+        apart = f"; against reconstructed rivals: {', '.join(f'{n} {k}' for k, n in rec.items())}" if sum(rec.values()) else ""
         stalls = len(summary["stalls"])
-        print(f"wrote {args.out}/report.html and summary.json; claims (default reading): {counts}; stalled runs: {stalls}")
+        print(f"wrote {args.out}/report.html and summary.json; claims (default reading): {counts}{apart}; stalled runs: {stalls}")
+        missing = summary.get("provenance_missing") or {}
+        if missing:
+            print(f"{len(missing)} experiment(s) with parameters without a source (report: 'Parameters without a source')")
         if len(summary["readings"]) > 1:
             print(f"{len(summary['depends_on_reading'])} claim(s) change verdict with the reading")
     return EXIT_OK

@@ -17,7 +17,7 @@ import threading
 import time
 from contextlib import closing
 from pathlib import Path
-from typing import Any, Mapping, TextIO
+from typing import Any, Iterable, Mapping, TextIO
 
 from ..errors import ExperimentError, InternalError, ScenarioError
 from ..fsutil import atomic_dir, check_replaceable
@@ -25,8 +25,11 @@ from ..report import Html
 from ..results import Results, read_run_dir, validate, write_results_dir
 import polars as pl
 
+from ._provenance import join as join_provenance
 from .base import (
+    RECONSTRUCTED_RIVALS,
     STALL_UTILISATION,
+    STARVED_FRACTION,
     Comparison,
     Context,
     Experiment,
@@ -35,9 +38,11 @@ from .base import (
     RunSet,
     Stat,
     for_seeds,
+    bottleneck_declaration,
     percent_change,
     stall,
 )
+from .verdict import MIN_EFFECT, holm
 
 __all__ = [
     "Comparison",
@@ -225,14 +230,64 @@ VERDICT_CLASSES = ("holds", "contradicted", "inconclusive", "not comparable")
 _VERDICT_CSS = {"holds": "yes", "contradicted": "no", "inconclusive": "na", "not comparable": "na"}
 
 
-def count_verdicts(comparisons: list[dict[str, Any]]) -> dict[str, int]:
-    """How many comparisons (as in summary.json) fall in each verdict class; rows without a
-    claim are not counted."""
+def count_verdicts(comparisons: list[dict[str, Any]], reconstructed: bool = False) -> dict[str, int]:
+    """How many comparisons (as in summary.json) fall in each verdict class, as the headline
+    counts them: a claim of a family by its verdict under Holm's correction (``counted``), a
+    claim decided a second time on the same per-seed values not again (``duplicate_of``), and
+    the claims against a reconstructed rival apart (``reconstructed=True`` counts only those).
+    Rows without a claim are not counted."""
     out = {k: 0 for k in VERDICT_CLASSES}
     for c in comparisons:
-        if c.get("verdict") in out:
-            out[c["verdict"]] += 1
+        if c.get("duplicate_of") is not None or bool(c.get("rival_reconstructed")) != reconstructed:
+            continue
+        v = c.get("counted") or c.get("verdict")
+        if v in out:
+            out[v] += 1
     return out
+
+
+def _same_claim_key(c: Mapping[str, Any]) -> str | None:
+    """What makes two comparisons the same claim on the same runs and values: the claim (a > b
+    written as b < a), the configurations of its arms and their per-seed values."""
+    kind, ps, arms = c.get("kind"), c.get("per_seed"), c.get("arms") or {}
+    if not kind or not ps or not arms.get("a"):
+        return None  # without the runs it was measured on, sameness cannot be told
+    a, b = ps.get("a"), ps.get("b")
+    if not any(v is not None for v in (a or {}).values()):
+        return None  # no value: nothing is counted twice
+    k = dict(kind)
+    k.pop("text", None)
+    ra, rb = arms.get("a"), arms.get("b")
+    if k.get("kind") == "greater":
+        k["kind"], a, b, ra, rb = "less", b, a, rb, ra
+    return json.dumps([k, ra, rb, a, b], sort_keys=True, default=str)
+
+
+def mark_duplicates(comparisons: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Marks each comparison that repeats an earlier one's claim on the same per-seed values
+    (``duplicate_of``: the earlier one's metric), so the headline counts it once."""
+    seen: dict[str, str] = {}
+    for c in comparisons:
+        key = _same_claim_key(c)
+        if key is None:
+            continue
+        if key in seen:
+            c["duplicate_of"] = seen[key]
+        else:
+            seen[key] = c["metric"]
+    return comparisons
+
+
+def decide_families(comps: list[Comparison]) -> list[Comparison]:
+    """Every family of claims (``claim(..., family=)``) decided also with Holm's correction."""
+    families: dict[str, list[int]] = {}
+    for i, c in enumerate(comps):
+        if c.family and c.decision is not None:
+            families.setdefault(c.family, []).append(i)
+    for name, idx in families.items():
+        for i, d in zip(idx, holm([comps[i].decision for i in idx], name)):  # type: ignore[misc]
+            comps[i].decision = d
+    return comps
 
 
 def _counts_text(counts: Mapping[str, int]) -> str:
@@ -243,15 +298,34 @@ def _verdict_cell(c: Comparison) -> str:
     import html as h
 
     if c.decision is None:
-        return '<td><span class="na">–</span></td><td class="l"></td>'
+        return '<td><span class="na">–</span></td><td class="l"></td><td class="l"></td>'
     d = c.decision
-    why = d.reason
-    if d.excluded:
-        why += "; left out: " + "; ".join(f"seed {s}: {r}" for s, r in d.excluded)
+    why = _why(d.to_json(), c.rival_reconstructed, c.rival, "; ".join(c.stall_unchecked))
+    family = ""
+    if d.family_verdict is not None:
+        family = f'<br><span class="{_VERDICT_CSS[d.family_verdict.value]}">{h.escape(d.family_verdict.value)}</span> <small>(Holm, {d.family_size})</small>'
     return (
-        f'<td><span class="{_VERDICT_CSS[d.verdict.value]}">{h.escape(d.verdict.value)}</span></td>'
+        f'<td><span class="{_VERDICT_CSS[d.verdict.value]}">{h.escape(d.verdict.value)}</span>{family}</td>'
+        f'<td class="l">{h.escape(d.tests)}</td>'
         f'<td class="l">{h.escape(d.claim)}: {h.escape(why)}</td>'
     )
+
+
+def _why(d: Mapping[str, Any], reconstructed: bool = False, rival: str | None = None, unchecked: str = "") -> str:
+    """A decision's reason with what else the reader must know: seeds left out, flags, the
+    family's verdict, a reconstructed rival, stalls not checked."""
+    why = d.get("reason", "")
+    if d.get("excluded"):
+        why += "; left out: " + "; ".join(f"seed {e['seed']}: {e['reason']}" for e in d["excluded"])
+    for f in d.get("flags") or []:
+        why += f"; FLAG {f}"
+    if d.get("family_verdict"):
+        why += f"; as one of the {d.get('family_size')} claims of family '{d.get('family')}' (Holm): {d['family_verdict']}"
+    if reconstructed:
+        why += f"; against {rival}, a rival we reconstructed ({RECONSTRUCTED_RIVALS.get(str(rival).lower(), '')})"
+    if unchecked:
+        why += f"; stalls not checked ({unchecked})"
+    return why
 
 
 def _comparison_table(doc: Html, comps: list[Comparison]) -> None:
@@ -275,7 +349,7 @@ def _comparison_table(doc: Html, comps: list[Comparison]) -> None:
         )
     doc.raw(
         '<div class="tbl"><table class="cmp"><tr><th class="l">metric</th><th class="l">claim</th><th>paper</th>'
-        '<th>ecnlab: mean [min – max] over seeds</th><th class="l">unit</th><th>verdict</th>'
+        '<th>ecnlab: mean [min – max] over seeds</th><th class="l">unit</th><th>verdict</th><th class="l">tests</th>'
         '<th class="l">why (the rule: exact sign test over paired seeds)</th><th class="l">note</th></tr>'
         + "".join(rows)
         + "</table></div>"
@@ -298,20 +372,24 @@ def _overview(sections: list[dict[str, Any]], readings: list[str]) -> str:
             f"<td>{_counts_cell(count_verdicts(s['by_reading'][r])) if r in s['by_reading'] else '–'}</td>" for r in readings
         )
         stalls = len(s["stalls"])
+        rec = _counts_cell(count_verdicts(s["by_reading"]["default"], reconstructed=True))
         rows.append(
             f'<tr><td class="l"><a href="#{name}">{name}</a></td><td class="l">{h.escape(s["title"])}</td>'
-            f"{cells}<td>{len(s['runs'])}</td><td>{stalls}</td><td>{s['wall_s']:.1f}</td></tr>"
+            f"{cells}<td>{rec}</td><td>{len(s['runs'])}</td><td>{stalls}</td><td>{s['wall_s']:.1f}</td></tr>"
         )
     total = "".join(
         f"<td><b>{_counts_cell(count_verdicts([c for s in sections for c in s['by_reading'].get(r, [])]))}</b></td>" for r in readings
     )
+    rec_total = _counts_cell(count_verdicts([c for s in sections for c in s["by_reading"]["default"]], reconstructed=True))
     return (
         '<p class="note">Claims per verdict: holds / contradicted / inconclusive / not comparable, '
-        "under each reading run (columns).</p>"
+        "under each reading run (columns), as the headline counts them (a family's claims by their verdict under "
+        "Holm's correction, a claim on the same per-seed values once); the claims against a rival we reconstructed "
+        "without its paper in their own column.</p>"
         '<div class="tbl"><table class="cmp"><tr><th class="l">experiment</th><th class="l">what</th>'
-        f"{head}<th>runs</th><th>stalled runs</th><th>wall time (s)</th></tr>"
+        f"{head}<th>vs reconstructed rivals (default)</th><th>runs</th><th>stalled runs</th><th>wall time (s)</th></tr>"
         + "".join(rows)
-        + f'<tr><td class="l"><b>all</b></td><td class="l"></td>{total}<td></td><td></td><td></td></tr></table></div>'
+        + f'<tr><td class="l"><b>all</b></td><td class="l"></td>{total}<td><b>{rec_total}</b></td><td></td><td></td><td></td></tr></table></div>'
     )
 
 
@@ -351,6 +429,61 @@ def _readings_doc(exp: Experiment) -> str:
     return "; ".join(f"{a.name} ∈ {{{', '.join(map(str, a.values))}}}, default {a.default}" + (f" ({a.why})" if a.why else "") for a in exp.axes)
 
 
+def scenario_key(sc: Any) -> str:
+    """What makes two runs the same run: the scenario without its name."""
+    from ..scenario import load_scenario
+
+    return json.dumps({**load_scenario(sc).to_dict(), "name": None}, sort_keys=True)
+
+
+def check_bottleneck(exp: Experiment, run_names: Iterable[str]) -> None:
+    """An experiment names its bottleneck port(s) for every run, or says in
+    ``no_bottleneck`` why none can be checked; anything else is an error."""
+    declared, why = bottleneck_declaration(exp)
+    if not declared:
+        raise ExperimentError(f"{exp.name}: declares no bottleneck: override bottleneck(run_name) to name the port(s) whose capacity a stall is measured against, or set no_bottleneck to the reason none can be checked")
+    if why:
+        return
+    for n in run_names:
+        if not exp.bottleneck(n):
+            raise ExperimentError(f"{exp.name}: bottleneck({n!r}) names no port; set no_bottleneck to the reason if no link of this experiment can be checked")
+
+
+def check_readings_change_runs(exp: Experiment, per_reading: list[tuple[Reading, dict[str, Any]]], per_keys: list[dict[str, str]]) -> None:
+    """A reading that changes run axes (``affects="runs"``) but leaves every run's scenario
+    identical to the default reading's (``per_keys[0]``: run name → :func:`scenario_key`) is
+    an error naming the axis."""
+    axes = {a.name: a for a in exp.axes}
+    for (rd, _), keys in list(zip(per_reading, per_keys))[1:]:
+        changed = [axes[k] for k in rd.changed]
+        if not changed or any(a.affects != "runs" for a in changed):
+            continue
+        if keys == per_keys[0]:
+            names = ", ".join(f"{a.name} = {rd.changed[a.name]!r}" for a in changed)
+            raise ExperimentError(
+                f"{exp.name}: the reading {names} leaves every run's scenario identical to the default's: "
+                "the axis changes nothing this experiment runs (declare it affects='analysis' if it changes only the analysis, or leave it off this experiment)"
+            )
+
+
+def check_readings_change_analysis(exp: Experiment, by_reading: Mapping[str, list[dict[str, Any]]], readings: Mapping[str, Reading]) -> None:
+    """A reading of an analysis axis (``affects="analysis"``) must change at least one
+    comparison: its per-seed values, its claim or its verdict."""
+    def fingerprint(comps: list[dict[str, Any]]) -> str:
+        return json.dumps([(c["metric"], c.get("per_seed"), c.get("kind"), c.get("verdict")) for c in comps], sort_keys=True, default=str)
+
+    axes = {a.name: a for a in exp.axes}
+    base = fingerprint(by_reading["default"])
+    for name, comps in by_reading.items():
+        rd = readings[name]
+        changed = [axes[k] for k in rd.changed]
+        if not changed or any(a.affects != "analysis" for a in changed):
+            continue
+        if fingerprint(comps) == base:
+            names = ", ".join(f"{a.name} = {rd.changed[a.name]!r}" for a in changed)
+            raise ExperimentError(f"{exp.name}: the reading {names} changes no comparison (per-seed values, claim or verdict): the axis does nothing here")
+
+
 def reproduce(
     name: str,
     out: str | os.PathLike[str],
@@ -372,8 +505,14 @@ def reproduce(
     does, finished runs are kept beside it in ``.<out>.resume/``, so an interrupted
     reproduction started again runs only what it had not finished. Runs go through the Dask
     executor: a local cluster of ``jobs`` workers (processes, or threads with ``threads``),
-    or the cluster whose scheduler is at ``scheduler``."""
-    from ..scenario import load_scenario
+    or the cluster whose scheduler is at ``scheduler``.
+
+    Before anything runs, every experiment must name its bottleneck (or say why none) and
+    every reading of a run axis must change a run; after the analysis, every reading of an
+    analysis axis must change a comparison. Each experiment's parameters are joined with
+    their sources (:meth:`Experiment.provenance` and its host profile) over every run's
+    fully-defaulted scenario; keys without a source are listed in the report and in
+    summary.json (``provenance_missing``)."""
     from .verdict import ALPHA
 
     exps = select(name)
@@ -391,7 +530,10 @@ def reproduce(
         for rd in chosen:
             runs = {f"{exp.name}-{k}": v for k, v in exp.runs(quick, sd, rd).items()}
             per_reading.append((rd, runs))
-        plans.append((exp, sd, per_reading))
+        check_bottleneck(exp, [k[len(exp.name) + 1 :] for _, runs in per_reading for k in runs])
+        per_keys = [{k: scenario_key(v) for k, v in runs.items()} for _, runs in per_reading]
+        check_readings_change_runs(exp, per_reading, per_keys)
+        plans.append((exp, sd, per_reading, per_keys))
     from ..sweeps import Executor
 
     out_path = Path(out).absolute()
@@ -401,34 +543,26 @@ def reproduce(
     all_readings: list[str] = []
     with closing(executor), atomic_dir(out) as tmp:
         doc = Html(f"ecnlab reproduce {name}" + (" (quick)" if quick else ""), fig_dir=tmp / "figures")
-        doc.p(
-            f"{len(exps)} experiment(s), {'quick' if quick else 'full'} form. Every number below "
-            "comes from the runs under runs/; the paper's values are quoted from the source named "
-            "in each section. Verdicts: every claim is decided by one rule over per-seed values "
-            f"paired by seed — an exact one-sided sign test at level {ALPHA:g} — as holds, "
-            "contradicted, inconclusive (ties, zero against zero, too few seeds, a split) or not "
-            "comparable (no value, or a quantity the paper measured differently), with the reason; "
-            "seeds left out of a claim are listed beside it. A run is flagged as stalled when, "
-            "while a bulk flow was backlogged, the flows delivered less than "
-            f"{STALL_UTILISATION:.0%} of the bottleneck's capacity.",
-            "note",
-        )
+        doc.p(rule_text(ALPHA), "note")
         sections: list[dict[str, Any]] = []
         overview_at = len(doc.parts)
         depends_at = overview_at + 1
         all_depends: list[dict[str, Any]] = []
-        for exp, sd, per_reading in plans:
+        for exp, sd, per_reading, per_keys in plans:
             t0 = time.time()
             done: dict[str, tuple[str, Results]] = {}  # scenario key → (run dir, results)
             by_reading: dict[str, list[dict[str, Any]]] = {}
             run_dirs: dict[str, dict[str, str]] = {}
             stalls: list[dict[str, Any]] = []
+            starved: list[dict[str, Any]] = []
             default_comps: list[Comparison] = []
-            for rd, runs in per_reading:
+            provenance: list[dict[str, Any]] = []
+            provenance_missing: dict[str, list[str]] = {}
+            readings_by_name = {rd.name: rd for rd, _ in per_reading}
+            for (rd, runs), keys in zip(per_reading, per_keys):
                 if rd.name not in all_readings:
                     all_readings.append(rd.name)
                 # Two readings share a run when their scenarios differ at most in the name.
-                keys = {k: json.dumps({**load_scenario(v).to_dict(), "name": None}, sort_keys=True) for k, v in runs.items()}
                 todo = {k: v for k, v in runs.items() if keys[k] not in done}
                 sub = "runs" if rd.name == "default" else f"runs/{_slug(rd.name)}"
                 if log:
@@ -438,7 +572,12 @@ def reproduce(
                     done[keys[k]] = (f"{sub}/{k}", r)
                 results = {k: done[keys[k]][1] for k in runs}
                 run_dirs[rd.name] = {k: done[keys[k]][0] for k in runs}
-                rs = RunSet({k[len(exp.name) + 1 :]: v for k, v in results.items()})
+                rs = RunSet({k[len(exp.name) + 1 :]: v for k, v in results.items()}, experiment=exp)
+                prov = join_provenance({k: r.scenario_toml for k, r in results.items()}, exp.provenance(quick, rd), exp.hosts)
+                if rd.name == "default":
+                    provenance = [x.to_json() for x in prov.sources]
+                if not prov.complete:
+                    provenance_missing[rd.name] = prov.problems()
                 draw = rd.name == "default"
                 if draw:
                     doc.h(2, f"{exp.name}: {exp.title}", anchor=exp.name)
@@ -450,29 +589,28 @@ def reproduce(
                         doc.p(f"Readings: {_readings_doc(exp)}.", "note")
                     section_start = len(doc.parts)
                     ctx = Context(quick=quick, seeds=sd, doc=doc, experiment=exp.name, fig_prefix=f"{exp.name}-", reading=rd)
-                    comps = exp.analyze(rs, ctx)
+                    comps = decide_families(exp.analyze(rs, ctx))
                     default_comps = comps
                     figures_and_notes = doc.parts[section_start:]
                     del doc.parts[section_start:]
                     _comparison_table(doc, comps)
                     doc.parts.extend(figures_and_notes)
-                    for run_name, r in rs.items():
-                        port = exp.bottleneck(run_name)
-                        st = stall(r, port) if port else None
-                        if st is not None:
-                            stalls.append({"run": f"{exp.name}-{run_name}", "reading": rd.name, **st})
                 else:
                     scratch = Html("", fig_dir=None)
                     ctx = Context(quick=quick, seeds=sd, doc=scratch, experiment=exp.name, reading=rd, draw=False)
-                    comps = exp.analyze(rs, ctx)
-                    for run_name, r in rs.items():
-                        port = exp.bottleneck(run_name)
-                        st = stall(r, port) if port and run_dirs[rd.name][f"{exp.name}-{run_name}"].startswith(sub + "/") else None
-                        if st is not None:
-                            stalls.append({"run": f"{exp.name}-{run_name}", "reading": rd.name, **st})
-                by_reading[rd.name] = [c.to_json() for c in comps]
+                    comps = decide_families(exp.analyze(rs, ctx))
+                for run_name in rs:
+                    # A run shared with an earlier reading is listed under that reading only.
+                    if not run_dirs[rd.name][f"{exp.name}-{run_name}"].startswith(sub + "/"):
+                        continue
+                    st = rs.stall_of(run_name)
+                    if st is not None:
+                        stalls.append({"run": f"{exp.name}-{run_name}", "reading": rd.name, **st})
+                    starved += [{"run": f"{exp.name}-{run_name}", "reading": rd.name, **x} for x in rs.starved_of(run_name)]
+                by_reading[rd.name] = mark_duplicates([c.to_json() for c in comps])
                 if log:
                     print(f"{exp.name} [{rd.name}]: {_counts_text(count_verdicts(by_reading[rd.name]))}", file=log, flush=True)
+            check_readings_change_analysis(exp, by_reading, readings_by_name)
             wall = time.time() - t0
             depends: list[dict[str, Any]] = []
             if len(by_reading) > 1:
@@ -485,29 +623,43 @@ def reproduce(
                 doc.h(3, f"{exp.name}: stalled runs")
                 doc.table(
                     pl.DataFrame(stalls).select("run", "reading", "port", "utilisation", "from_s", "to_s", "measured_by"),
-                    caption=f"Runs in which the flows delivered less than {STALL_UTILISATION:.0%} of the bottleneck's capacity while a bulk flow was backlogged; every claim that uses them still counts them.",
+                    caption=f"Runs in which the flows delivered less than {STALL_UTILISATION:.0%} of the bottleneck's capacity while a bulk flow was backlogged; a claim decided on one of them is inconclusive ('decided on stalled runs') unless it is about the stall.",
                 )
+            if starved:
+                doc.h(3, f"{exp.name}: starved flows")
+                doc.table(
+                    pl.DataFrame(starved).select("run", "reading", "flow", "port", "of_share", "from_s", "to_s"),
+                    caption=f"Bulk flows that delivered less than {STARVED_FRACTION:.0%} of their fair share of the bottleneck while backlogged; the claims that use their runs are flagged.",
+                )
+            _provenance_section(doc, exp, provenance, provenance_missing)
             n_runs = len({d for dirs in run_dirs.values() for d in dirs.values()})
             doc.p(
                 f"{n_runs} runs, {len(sd)} seed(s) each configuration, {wall:.1f} s wall; the default reading's runs: "
                 + ", ".join(sorted(set(run_dirs["default"].values()))),
                 "note",
             )
+            default_json = by_reading["default"]
             sections.append(
                 {
                     "experiment": exp.name,
                     "title": exp.title,
                     "source": exp.source,
                     "seeds": sd,
-                    "axes": [{"name": a.name, "values": list(a.values), "default": a.default, "why": a.why} for a in exp.axes],
+                    "axes": [{"name": a.name, "values": list(a.values), "default": a.default, "why": a.why, "affects": a.affects} for a in exp.axes],
+                    "hosts": exp.hosts.name if exp.hosts else None,
+                    "bottleneck": bottleneck_declaration(exp)[1] or "declared",
                     "runs": sorted({d for dirs in run_dirs.values() for d in dirs.values()}),
                     "run_dirs": run_dirs,
                     "wall_s": wall,
-                    "comparisons": [c.to_json() for c in default_comps],
+                    "comparisons": default_json,
                     "by_reading": by_reading,
                     "verdicts": {r: count_verdicts(c) for r, c in by_reading.items()},
+                    "verdicts_vs_reconstructed": {r: count_verdicts(c, reconstructed=True) for r, c in by_reading.items()},
                     "depends_on_reading": depends,
                     "stalls": stalls,
+                    "starved": starved,
+                    "provenance": provenance,
+                    "provenance_missing": provenance_missing,
                 }
             )
         doc.parts.insert(overview_at, _overview(sections, all_readings))
@@ -530,13 +682,26 @@ def reproduce(
             "experiment": name,
             "quick": quick,
             "readings": all_readings,
-            "rule": {"test": "exact one-sided sign test over seeds paired by seed", "alpha": ALPHA, "stall_utilisation": STALL_UTILISATION},
+            "rule": {
+                "test": "exact one-sided sign test over seeds paired by seed",
+                "alpha": ALPHA,
+                "min_effect": MIN_EFFECT,
+                "stall_utilisation": STALL_UTILISATION,
+                "starved_fraction": STARVED_FRACTION,
+                "family_correction": "Holm",
+                "text": rule_text(ALPHA),
+            },
             "verdicts": count_verdicts(comparisons),
+            "verdicts_vs_reconstructed": count_verdicts(comparisons, reconstructed=True),
+            "reconstructed_rivals": dict(RECONSTRUCTED_RIVALS),
+            "counted_once": sum(1 for c in comparisons if c.get("duplicate_of") is not None),
             "verdicts_by_reading": {
                 r: count_verdicts([c for s in sections for c in s["by_reading"].get(r, [])]) for r in all_readings
             },
             "depends_on_reading": all_depends,
             "stalls": [st for s in sections for st in s["stalls"]],
+            "starved": [x for s in sections for x in s["starved"]],
+            "provenance_missing": {s["experiment"]: s["provenance_missing"] for s in sections if s["provenance_missing"]},
             "comparisons": comparisons,
             "experiments": sections,
             "wall_s": time.time() - started,
@@ -548,10 +713,49 @@ def reproduce(
     return summary
 
 
+def rule_text(alpha: float) -> str:
+    """The rule every verdict follows, as the report states it."""
+    return (
+        "Every number below comes from the runs under runs/; the paper's values are quoted from the source named "
+        "in each section. Verdicts: every claim is decided by one rule over per-seed values paired by seed — an "
+        f"exact one-sided sign test at level {alpha:g} — as holds, contradicted, inconclusive (ties, zero against "
+        "zero, too few seeds, a split, or decided on stalled runs) or not comparable (no value, or a quantity the "
+        "paper measured differently), with the reason; seeds left out of a claim are listed beside it. Each claim "
+        "says what it tests: a direction (a < b), a size (the paper's number within a tolerance its module "
+        "declares; a ratio band that contains 1 is refused) or a value (a bound). In a direction claim a seed whose "
+        f"two values differ by less than {MIN_EFFECT:.0%} of the larger (or the metric's own resolution, where it "
+        "declares one) is a tie. ∞ (a state never reached) is a value: against a finite value it is decided like any "
+        "other pair. A run is flagged as stalled when, while a bulk flow was backlogged, the flows delivered less "
+        f"than {STALL_UTILISATION:.0%} of the bottleneck's capacity; a claim decided on a stalled run is inconclusive "
+        f"unless it is about the stall. Bulk flows below {STARVED_FRACTION:.0%} of their fair share are listed and "
+        "flag the claims on their runs. Claims over one axis (a family) are also decided with Holm's correction, and "
+        "the headline counts the family's verdict; a claim decided twice on the same per-seed values counts once; "
+        "claims against a rival we reconstructed without its paper are counted apart."
+    )
+
+
+def _provenance_section(doc: Html, exp: Experiment, provenance: list[dict[str, Any]], missing: Mapping[str, list[str]]) -> None:
+    """The experiment's parameters with their sources, and the keys without one."""
+    import html as h
+
+    doc.h(3, f"{exp.name}: where every parameter comes from" + (f" (hosts: {exp.hosts.name})" if exp.hosts else ""))
+    if provenance:
+        columns = ("parameter", "value", "source", "reference")
+        doc.table(pl.DataFrame({k: ["" if p[k] is None else str(p[k]) for p in provenance] for k in columns}), caption="paper: §, figure or table; default: a named simulator's or kernel's default; assumption: ours, with the reason.")
+    for rd, problems in missing.items():
+        doc.raw(
+            f'<p class="note"><span class="no">Parameters without a source</span> (reading {h.escape(rd)}, {len(problems)}): '
+            + "; ".join(h.escape(x) for x in problems[:40])
+            + (" …" if len(problems) > 40 else "")
+            + "</p>"
+        )
+
+
 def summary_markdown(summary: Mapping[str, Any]) -> str:
     """The verdicts of a reproduction as Markdown (what ``summary.md`` holds): the rule, the
-    counts per experiment and reading, every claim's verdict with its reason, the claims whose
-    verdict depends on the reading, and the stalled runs."""
+    counts per experiment and reading (claims against reconstructed rivals apart), every
+    claim's verdict with what it tests and its reason, the claims whose verdict depends on the
+    reading, the stalled runs and starved flows, and the parameters without a source."""
     readings = list(summary.get("readings") or ["default"])
     rule = summary.get("rule") or {}
 
@@ -564,19 +768,24 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
     out = [
         f"# ecnlab reproduce {summary['experiment']}" + (" (quick)" if summary.get("quick") else ""),
         "",
-        f"Rule: {rule.get('test', '')}, α = {rule.get('alpha', '')}; a run is flagged as stalled below "
-        f"{rule.get('stall_utilisation', 0):.0%} of the bottleneck while a bulk flow is backlogged.",
+        "Rule: " + (rule.get("text") or f"{rule.get('test', '')}, α = {rule.get('alpha', '')}"),
         "",
-        "Claims per verdict (holds / contradicted / inconclusive / not comparable):",
+        "Claims per verdict (holds / contradicted / inconclusive / not comparable), as the headline counts them "
+        "(a family's claims by their verdict under Holm's correction, a claim on the same per-seed values once); "
+        "claims against a reconstructed rival in their own column:",
         "",
-        "| experiment | " + " | ".join(readings) + " | stalled runs |",
-        "| --- | " + " | ".join("---" for _ in readings) + " | --- |",
+        "| experiment | " + " | ".join(readings) + " | vs reconstructed rivals (default) | stalled runs |",
+        "| --- | " + " | ".join("---" for _ in readings) + " | --- | --- |",
     ]
     for sec in summary.get("experiments", []):
         row = [counts(sec["verdicts"][r]) if r in sec.get("verdicts", {}) else "–" for r in readings]
-        out.append(f"| {sec['experiment']} | " + " | ".join(row) + f" | {len(sec.get('stalls', []))} |")
+        rec = (sec.get("verdicts_vs_reconstructed") or {}).get("default", {})
+        out.append(f"| {sec['experiment']} | " + " | ".join(row) + f" | {counts(rec)} | {len(sec.get('stalls', []))} |")
     total = summary.get("verdicts_by_reading") or {}
-    out.append("| **all** | " + " | ".join(counts(total.get(r, {})) for r in readings) + f" | {len(summary.get('stalls', []))} |")
+    out.append(
+        "| **all** | " + " | ".join(counts(total.get(r, {})) for r in readings)
+        + f" | {counts(summary.get('verdicts_vs_reconstructed') or {})} | {len(summary.get('stalls', []))} |"
+    )
     dep = summary.get("depends_on_reading") or []
     out += ["", f"## Claims whose verdict depends on the reading ({len(dep)})", ""]
     if len(readings) == 1:
@@ -587,19 +796,33 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
             f"| {d['experiment']} | {cell(d['metric'])} | " + " | ".join(d["verdicts"].get(r, "–") for r in readings) + " |"
             for d in dep
         ]
-    out += ["", "## Every claim under the default reading", "", "| experiment | claim | paper | ours (mean [min – max]) | verdict | why |", "| --- | --- | --- | --- | --- | --- |"]
+    out += ["", "## Every claim under the default reading", "", "| experiment | claim | tests | paper | ours (mean [min – max]) | verdict | why |", "| --- | --- | --- | --- | --- | --- | --- |"]
     for c in summary.get("comparisons", []):
         if c.get("verdict") is None:
             continue
         o = c.get("ours") or {}
         ours = "" if o.get("mean") is None else f"{_g(o['mean'])} [{_g(o['min'])} – {_g(o['max'])}] (n = {o['n']})"
         d = c.get("decision") or {}
-        why = d.get("reason", "") + ("; left out: " + "; ".join(f"seed {e['seed']}: {e['reason']}" for e in d.get("excluded", [])) if d.get("excluded") else "")
-        out.append(f"| {c['experiment']} | {cell(c['metric'])} | {cell(c.get('paper'))} | {ours} | {c['verdict']} | {cell(why)} |")
+        unchecked = c.get("stall_check") if c.get("stall_check") not in (None, "checked") else ""
+        why = _why(d, bool(c.get("rival_reconstructed")), c.get("rival"), unchecked)
+        if c.get("duplicate_of") is not None:
+            why += f"; counted once: the same claim on the same values as {c['duplicate_of']!r}"
+        verdict = c["verdict"] + (f" (family: {d['family_verdict']})" if d.get("family_verdict") else "")
+        out.append(f"| {c['experiment']} | {cell(c['metric'])} | {c.get('tests', '')} | {cell(c.get('paper'))} | {ours} | {verdict} | {cell(why)} |")
     stalls = summary.get("stalls") or []
     if stalls:
         out += ["", f"## Stalled runs ({len(stalls)})", "", "| run | reading | port | utilisation |", "| --- | --- | --- | --- |"]
         out += [f"| {s['run']} | {s['reading']} | {s['port']} | {s['utilisation']:.3f} |" for s in stalls]
+    starved = summary.get("starved") or []
+    if starved:
+        out += ["", f"## Starved flows ({len(starved)})", "", "| run | reading | flow | of its share |", "| --- | --- | --- | --- |"]
+        out += [f"| {s['run']} | {s['reading']} | {s['flow']} | {s['of_share']:.3f} |" for s in starved]
+    missing = summary.get("provenance_missing") or {}
+    if missing:
+        out += ["", "## Parameters without a source", ""]
+        for exp, by in missing.items():
+            for rd, problems in by.items():
+                out.append(f"- {exp} ({rd}, {len(problems)}): " + "; ".join(cell(p) for p in problems[:30]) + (" …" if len(problems) > 30 else ""))
     return "\n".join(out) + "\n"
 
 

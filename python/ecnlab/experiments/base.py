@@ -15,6 +15,23 @@ registered with :func:`register`. It
    values (:meth:`RunSet.per_seed`), and adds figures, tables and notes to its report
    section through ``ctx``.
 
+Besides, every experiment declares
+
+- its bottleneck: ``bottleneck(run_name)`` names the port(s) a stall is measured against, or
+  ``no_bottleneck`` says why no link can be checked (neither is an error). A claim decided on
+  a stalled run is inconclusive unless made with ``about_stall=True``; starved flows flag it;
+- where each parameter comes from: ``provenance(quick, reading)`` returns :class:`Source`
+  values (``paper``, ``default``, ``assumption``) and ``hosts`` names the host profile
+  (:data:`NS2_HOSTS`, :data:`NS3_HOSTS`, :data:`LINUX_HOSTS`) that covers the ``[tcp]`` keys it
+  does not change; the framework joins them with every run's fully-defaulted scenario and
+  lists the keys without a source;
+- what each reading changes: a :class:`ReadingAxis` changes runs (``affects="runs"``, every
+  other value must change a run) or only the analysis (``affects="analysis"``, every other
+  value must change a comparison);
+- per claim (:func:`claim`): the rival b is measured on (``rival``; those in
+  :data:`RECONSTRUCTED_RIVALS` are counted apart) and the family of claims over one axis it
+  belongs to (``family``, decided also with Holm's correction).
+
 Nothing in a report is typed in by hand except the paper's published values, which each
 comparison names as ``paper``.
 """
@@ -43,7 +60,7 @@ from ._provenance import (
     hosts_tcp,
     paper,
 )
-from .verdict import Claim, Decision, Excluded, PerSeed, Verdict, json_number, not_comparable
+from .verdict import Claim, Decision, Excluded, PerSeed, Verdict, can_fail, json_number, not_comparable
 
 __all__ = [
     "LINUX_HOSTS",
@@ -166,17 +183,36 @@ class SeedValues(dict):
     by these; a plain dict carries none of them, and the comparison says its stalls were not
     checked."""
 
-    def __init__(self, values: Mapping[int, Any] = (), *, config: str = "", stalled: Mapping[int, str] | None = None, starved: Mapping[int, Sequence[str]] | None = None, stall_check: str = "") -> None:
+    def __init__(
+        self,
+        values: Mapping[int, Any] = (),
+        *,
+        config: str = "",
+        stalled: Mapping[int, str] | None = None,
+        starved: Mapping[int, Sequence[str]] | None = None,
+        stall_check: str = "",
+        run_keys: Mapping[int, str] | None = None,
+    ) -> None:
         super().__init__(values)
         self.config = config
         self.stalled = dict(stalled or {})
         self.starved = {k: list(v) for k, v in (starved or {}).items()}
         self.stall_check = stall_check
+        #: Per seed: what identifies the run (its scenario without the name).
+        self.run_keys = dict(run_keys or {})
 
     def derive(self, values: Mapping[int, Any]) -> "SeedValues":
         """New values over the same runs (a transform of these), keeping what is known about
         the runs."""
-        return SeedValues(values, config=self.config, stalled=self.stalled, starved=self.starved, stall_check=self.stall_check)
+        return SeedValues(values, config=self.config, stalled=self.stalled, starved=self.starved, stall_check=self.stall_check, run_keys=self.run_keys)
+
+
+def _same_runs(a: PerSeed, b: PerSeed | None, used: set[int]) -> bool:
+    """Whether two arms of different configurations were measured on the very same runs (the
+    same scenario in every seed): such a claim compares a run with itself."""
+    if not (isinstance(a, SeedValues) and isinstance(b, SeedValues)) or a.config == b.config or not used:
+        return False
+    return all(s in a.run_keys and a.run_keys.get(s) == b.run_keys.get(s) for s in used)
 
 
 def _arm_flags(arm: str, values: PerSeed | None, used: set[int]) -> tuple[list[str], list[str], str | None]:
@@ -188,7 +224,7 @@ def _arm_flags(arm: str, values: PerSeed | None, used: set[int]) -> tuple[list[s
     where = f"{arm} ({values.config})" if values.config else arm
     stalls = [f"{where} seed {s}: {values.stalled[s]}" for s in sorted(values.stalled) if s in used]
     starved = [f"{where} seed {s}: {', '.join(values.starved[s])}" for s in sorted(values.starved) if s in used]
-    return stalls, starved, (f"{arm}: {values.stall_check}" if values.stall_check else None)
+    return stalls, starved, (values.stall_check or None)
 
 
 def flag_decision(d: Decision, a: PerSeed, b: PerSeed | None, about_stall: bool = False) -> tuple[Decision, list[str]]:
@@ -199,12 +235,15 @@ def flag_decision(d: Decision, a: PerSeed, b: PerSeed | None, about_stall: bool 
     from dataclasses import replace
 
     used = set(d.effect) | {s for s in (a or {}) if s not in dict(d.excluded)}
+    if _same_runs(a, b, used):
+        reason = f"a ({a.config}) and b ({b.config}) are the same runs (identical scenarios in every seed): the claim compares a run with itself"  # type: ignore[union-attr]
+        return replace(d, verdict=Verdict.NOT_COMPARABLE, reason=reason, flags=(reason,), unflagged=d.verdict), []
     stalls, starved, unchecked = [], [], []
     for arm, v in (("a", a), ("b", b)):
         st, sv, why = _arm_flags(arm, v, used)
         stalls += st
         starved += sv
-        if why:
+        if why and why not in unchecked:
             unchecked.append(why)
     flags = []
     if stalls and not about_stall:
@@ -244,6 +283,9 @@ class Comparison:
     family: str | None = None
     about_stall: bool = False
     stall_unchecked: tuple[str, ...] = ()
+    #: Whether the claim comes out contradicted on values built to contradict it
+    #: (:func:`.verdict.can_fail`), and how.
+    can_fail: tuple[bool, str] | None = None
 
     def __post_init__(self) -> None:
         if self.ours is None and self.decision is not None and self.decision.effect:
@@ -296,6 +338,7 @@ class Comparison:
             "arms": arms,
             "per_seed": {"a": values(self.a), "b": values(self.b)} if self.kind is not None else None,
             "stall_check": "; ".join(self.stall_unchecked) if self.stall_unchecked else ("checked" if self.kind is not None else None),
+            "can_fail": None if self.can_fail is None else {"ok": self.can_fail[0], "how": self.can_fail[1]},
         }
 
 
@@ -323,7 +366,12 @@ def claim(
     stalled (the experiment's ``bottleneck()``, :func:`stall`) makes the claim inconclusive
     otherwise; starved flows are flagged."""
     d, unchecked = flag_decision(kind.decide(a, b), a, b, about_stall)
-    return Comparison(metric, paper, ours, d, unit, text, note, kind=kind, a=a, b=b, rival=rival, family=family, about_stall=about_stall, stall_unchecked=tuple(unchecked))
+    fails = can_fail(kind, a, b)
+    if not fails[0]:
+        from dataclasses import replace
+
+        d = replace(d, flags=d.flags + (f"cannot come out contradicted ({fails[1]})",))
+    return Comparison(metric, paper, ours, d, unit, text, note, kind=kind, a=a, b=b, rival=rival, family=family, about_stall=about_stall, stall_unchecked=tuple(unchecked), can_fail=fails)
 
 
 def incomparable(metric: str, reason: str, *, paper: float | str | None = None, kind: Claim | None = None, unit: str = "", text: str = "", ours: Stat | None = None, note: str = "", rival: str | None = None) -> Comparison:
@@ -470,6 +518,14 @@ def config_of(run_name: str) -> str:
     return head if sep and tail.isdigit() else run_name
 
 
+def _run_key(r: Results) -> str:
+    """What identifies a run: its scenario without the name line."""
+    import hashlib
+
+    text = "\n".join(line for line in (r.scenario_toml or "").splitlines() if not line.startswith("name = "))
+    return hashlib.sha1(text.encode()).hexdigest()
+
+
 class RunSet(Mapping[str, Results]):
     """The results of an experiment's runs, by run name, with helpers that gather them."""
 
@@ -491,8 +547,13 @@ class RunSet(Mapping[str, Results]):
         if run_name not in self._stalls:
             found = None
             if self._exp is not None and not self.stall_check():
+                r = self._r[run_name]
                 for port in _ports(self._exp.bottleneck(run_name)):
-                    found = stall(self._r[run_name], port)
+                    if port not in r.ports["port"].to_list():
+                        from ..errors import ExperimentError
+
+                        raise ExperimentError(f"{self._exp.name}: bottleneck({run_name!r}) is {port!r}, which run {run_name} has no port of (ports: {', '.join(r.ports['port'].to_list())})")
+                    found = stall(r, port)
                     if found is not None:
                         break
             self._stalls[run_name] = found
@@ -543,11 +604,13 @@ class RunSet(Mapping[str, Results]):
         out: dict[int, Any] = {}
         stalled: dict[int, str] = {}
         starved: dict[int, list[str]] = {}
+        run_keys: dict[int, str] = {}
         for n, r in self._r.items():
             if config_of(n) != config:
                 continue
             seed = seed_of(n)
             key = seed if seed is not None else 0
+            run_keys[key] = _run_key(r)
             try:
                 out[key] = f(r)
             except (KeyError, ValueError, ZeroDivisionError, TypeError) as e:
@@ -558,7 +621,7 @@ class RunSet(Mapping[str, Results]):
             sv = self.starved_of(n)
             if sv:
                 starved[key] = [x["flow"] for x in sv]
-        return SeedValues(out, config=config, stalled=stalled, starved=starved, stall_check=self.stall_check())
+        return SeedValues(out, config=config, stalled=stalled, starved=starved, stall_check=self.stall_check(), run_keys=run_keys)
 
     def table(self, name: str) -> pl.DataFrame:
         """One result table (``flows``, ``ports`` or ``timeseries``) of every run,

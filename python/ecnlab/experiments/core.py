@@ -23,7 +23,7 @@ from __future__ import annotations
 from ..plots import errorbar_with_spread, new_figure, time_series
 from ..scenario import Scenario
 from . import register
-from .base import Comparison, Context, Experiment, RunSet, Stat, claim, seed_of
+from .base import LINUX_HOSTS, Comparison, Context, Experiment, RunSet, Source, Stat, assumption, claim, paper, seed_of
 from .verdict import Claim
 
 BOTTLENECK_BPS = 100e6
@@ -78,6 +78,32 @@ class MD1Wait(Experiment):
     )
     quick_seeds = 5
     full_seeds = 10
+    no_bottleneck = "open-loop Poisson UDP below capacity: there is no backlogged flow to stall"
+    hosts = LINUX_HOSTS
+
+    def provenance(self, quick: bool, reading) -> list[Source]:
+        model = "M/D/1 (Pollaczek–Khinchine)"
+        return [
+            assumption("duration", "20s" if quick else "120s", "long enough that the mean wait's sampling error is within the tolerance (module doc)"),
+            paper("flows.kind", "udp", f"{model}: open-loop arrivals"),
+            paper("flows.pattern", "poisson", f"{model}: Poisson arrivals"),
+            paper("flows.rate", "ρ·C", f"{model}: the offered load ρ, swept"),
+            assumption("flows.packet_size", f"{PACKET_BYTES}B", "one size, so service is deterministic; 1000 B gives 80 µs of service"),
+            assumption("flows.name", "poisson", "a label"),
+            assumption("flows.src", "l0", "the one source"),
+            assumption("flows.dst", "r0", "the one sink"),
+            assumption("hosts.ip_id", "sequential", "unused: no TCP, no UNO codec"),
+            assumption("measure.*", None, "the bottleneck port sampled every 10 ms, for Little's law"),
+            assumption("topology.kind", "dumbbell", "one source and one sink: a single server"),
+            assumption("topology.left", 1, "one source"),
+            assumption("topology.right", 1, "one sink"),
+            assumption("topology.access.*", ACCESS_RATE, "100× the bottleneck, so arrivals stay Poisson up to one access transmission time (module doc)"),
+            assumption("topology.access_queue.*", None, "ecnlab's default; never holds a packet (the access link is 100× faster than the arrivals)"),
+            assumption("topology.bottleneck.rate", f"{BOTTLENECK_BPS:.0f}bps", "the server's rate μ·(packet size); any rate would do"),
+            assumption("topology.bottleneck.delay", "1ms", "propagation does not enter the wait"),
+            paper("topology.bottleneck_queue.*", f"droptail, {BUFFER} packets", f"{model}: an unlimited FIFO (no packet is dropped)"),
+            assumption("topology.reverse_queue.*", None, "unused: no traffic in the reverse direction"),
+        ]
 
     def loads(self, quick: bool) -> list[float]:
         return [0.3, 0.5, 0.7, 0.9] if quick else [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95]

@@ -194,7 +194,7 @@ AXES = {
         ReadingAxis("beta_unit", ("s", "ms"), "seconds keep the decay gentle, as the paper describes it"),
         ReadingAxis("avg_rtt", ("mean", "ewma"), "'the average RTT of the connection'"),
         ReadingAxis("decay_floor_segments", (2, 1), "the least window §4.4.2 names"),
-        ReadingAxis("marks", ("all", "cl2"), "every codepoint the router changed, as ECN's count is every CE"),
+        ReadingAxis("marks", ("all", "cl2"), "every codepoint the router changed, as ECN's count is every CE", affects="analysis"),
         ReadingAxis("baseline_iw", (10, 1), "ns-3's initial window since 3.31, and EECN's own"),
         ReadingAxis("multihop_order", ("eecn_first", "ecn_first"), "the EECN router holds the queue in Fig. 6b"),
     )

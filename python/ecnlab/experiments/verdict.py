@@ -59,6 +59,8 @@ __all__ = [
     "Excluded",
     "PerSeed",
     "Verdict",
+    "can_fail",
+    "contradicting",
     "holm",
     "json_number",
     "sign_test_p",
@@ -429,8 +431,9 @@ def holm(decisions: list[Decision], family: str, alpha: float = ALPHA) -> list[D
     step-down correction applied to the family: a claim holds as part of the family when its
     sign-test p-value is at most α/(m − i) at its rank i (0-based, smallest p first) and every
     smaller p did too; likewise for contradicted on the opposite p-values. Decisions that are
-    not comparable, or flagged, keep their verdict and do not count towards m."""
-    live = [i for i, d in enumerate(decisions) if d.p_claim is not None and not d.flags]
+    not comparable, or not decided because of a flag (stalled runs), keep their verdict and do
+    not count towards m."""
+    live = [i for i, d in enumerate(decisions) if d.p_claim is not None and d.unflagged is None and d.verdict is not Verdict.NOT_COMPARABLE]
     m = len(live)
 
     def passing(ps: list[tuple[float, int]]) -> set[int]:
@@ -455,6 +458,76 @@ def holm(decisions: list[Decision], family: str, alpha: float = ALPHA) -> list[D
             fv = Verdict.INCONCLUSIVE
         out.append(replace(d, family=family, family_size=m, family_verdict=fv))
     return out
+
+
+def _numbers(v: PerSeed | None) -> dict[int, float]:
+    out: dict[int, float] = {}
+    for k, x in (v or {}).items():
+        x = _value(x)
+        if not isinstance(x, Excluded):
+            out[int(k)] = x
+    return out
+
+
+def _ten(a: dict[int, float], b: dict[int, float], paired: bool) -> tuple[dict[int, float], dict[int, float]]:
+    """Ten seeds of values like the measured ones (cycled; 1.0 where none was measured), so
+    the sign test can reach its level."""
+    seeds = sorted(set(a) & set(b)) if paired else sorted(a)
+    if not seeds:
+        seeds = [1]
+        a = {1: a.get(1, next(iter(a.values()), 1.0))}
+        b = {1: b.get(1, next(iter(b.values()), 1.0))}
+    pick = [seeds[i % len(seeds)] for i in range(10)]
+    return ({i + 1: a[s] for i, s in enumerate(pick)}, {i + 1: b[s] for i, s in enumerate(pick)} if paired else {})
+
+
+def contradicting(claim: Claim, a: PerSeed, b: PerSeed | None = None) -> list[tuple[str, dict[int, float], dict[int, float] | None]]:
+    """Per-seed values built from the measured ones to contradict the claim, each with how:
+    a direction claim gets its arms swapped; a size claim the null effect (a = b), or a/b far
+    outside its band for a claim whose point is equality; a value claim its quantity halved,
+    set to zero, or (at_most) doubled and raised past the bound."""
+    x, y = _ten(_numbers(a), _numbers(b), claim.paired)
+    k = claim.kind
+    if k in ("less", "greater"):
+        # Swapped arms contradict a claim the runs support; where the arms tie (0 vs 0, ∞ vs
+        # ∞) b is moved to the wrong side of a, past the smallest effect that counts.
+        d = (1 + (claim.effect_min or 0.0)) / 2
+        moved = {}
+        for s_, v in x.items():
+            base = v if not math.isinf(v) else (y[s_] if not math.isinf(y[s_]) else 1.0)
+            lower = base * (1 - d) if base > 0 else (-1.0 if base == 0 else base / (1 - d))
+            higher = base / (1 - d) if base > 0 else (1.0 if base == 0 else base * (1 - d))
+            moved[s_] = lower if k == "less" else higher
+        a_at = {s_: (v if not math.isinf(v) else (y[s_] if not math.isinf(y[s_]) else 1.0)) for s_, v in x.items()}
+        return [("arms swapped", y, x), ("b moved past a by more than the smallest effect", a_at, moved)]
+    if k in ("ratio", "approx"):
+        # On b as measured, or 1 where a ratio over it is undefined (0, ∞).
+        y = {s_: (v if v != 0 and not math.isinf(v) else 1.0) for s_, v in y.items()}
+        if k == "ratio" and not claim.null_ok:
+            return [("no effect (a = b)", dict(y), y)]
+        lo, hi = claim.band()
+        far = 2 * max(abs(hi), abs(lo), 1.0)
+        return [(f"a = {far:g}·b", {s_: far * v for s_, v in y.items()}, y)]
+    if k == "matches":
+        return [("a halved", {s: v / 2 for s, v in x.items()}, None), ("a = 0", {s: 0.0 for s in x}, None)]
+    if k == "at_least":
+        return [("a halved", {s: v / 2 for s, v in x.items()}, None), ("a = 0", {s: 0.0 for s in x}, None)]
+    t = abs(float(claim.target)) if claim.target is not None and not math.isinf(claim.target) else 1.0
+    return [("a doubled", {s: 2 * v for s, v in x.items()}, None), ("a raised by twice the bound", {s: v + 2 * t + 1 for s, v in x.items()}, None)]
+
+
+def can_fail(claim: Claim, a: PerSeed, b: PerSeed | None = None) -> tuple[bool, str]:
+    """Whether the claim comes out contradicted on at least one of :func:`contradicting`'s
+    constructions, and how (or what each gave). A claim that holds or stays inconclusive on
+    all of them cannot be contradicted by any run like the ones measured: its kind, band,
+    tie rule or bound is wrong."""
+    tried = []
+    for how, x, y in contradicting(claim, a, b):
+        d = claim.decide(x, y)
+        if d.verdict is Verdict.CONTRADICTED:
+            return True, how
+        tried.append(f"{how}: {d.verdict.value} ({d.reason})")
+    return False, "; ".join(tried)
 
 
 def not_comparable(claim: Claim | None, reason: str) -> Decision:
