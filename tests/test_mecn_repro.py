@@ -16,7 +16,7 @@ import pytest
 
 import ecnlab
 from conftest import REPO
-from ecnlab.experiments import mecn, reproduce
+from ecnlab.experiments import mecn
 from ecnlab.experiments.base import NS2_HOSTS, RunSet
 from ecnlab.experiments.verdict import Claim
 
@@ -206,9 +206,8 @@ def test_drop_free_bound():
 
 
 @pytest.fixture(scope="module")
-def summary(tmp_path_factory):
-    out = tmp_path_factory.mktemp("mecn") / "out"
-    s = reproduce("mecn", out, quick=True, jobs=2)
+def summary(quick_reproduction):
+    out, s = quick_reproduction("mecn")
     assert (out / "report.html").is_file()
     figures = {p.name for p in (out / "figures").glob("*.png")}
     for name in ("fig3a_ecn", "fig3b_mecn", "fig4_efficiency", "fig5_throughput", "fig6_drops", "fig7_drops"):
