@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 
 import ecnlab
-from ecnlab.experiments import reproduce, select, uno
+from ecnlab.experiments import select, uno
 from ecnlab.experiments._provenance import check_sources, join
 from ecnlab.experiments.base import Reading
 from ecnlab.experiments.verdict import Claim
