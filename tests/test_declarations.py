@@ -27,7 +27,7 @@ READINGS_MISSING: dict[str, str] = {}
 #: Experiments that do not yet declare where their parameters come from (provenance()).
 PROVENANCE_MISSING = {
     n: "provenance() not declared yet"
-    for n in ("eecn.dynamics", "eecn.fct", "eecn.table3", "eecn.table4", "mix.uno-legacy", "uno.fairness", "uno.rtt", "uno.staggered", "uno.udp", "uno.utilization")
+    for n in ("eecn.dynamics", "eecn.fct", "eecn.table3", "eecn.table4")
 }
 
 
