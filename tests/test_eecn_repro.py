@@ -149,7 +149,7 @@ def test_owd_of_a_lone_segment_is_the_path_delay():
     """The end-to-end delay the report uses: one 1000-byte segment over an idle dumbbell takes
     the three links' propagation plus three serialisations of its 1042 link-layer bytes. (The
     client opens the connection, so no handshake ACK waits ahead of it in the server's NIC.)"""
-    s = eecn.scenario(eecn.Setup("newreno", quick=True), 1)
+    s = eecn.scenario(eecn.Setup("newreno", delays="bench", quick=True), 1)
     s["flows"] = [{"name": "one", "src": "l0", "dst": "r0", "size": 1000, "cc": "newreno", "client_initiated": True}]
     r = ecnlab.run(Scenario.from_dict(s))
     wire = (1000 + 40 + eecn.FRAMING) * 8
@@ -192,3 +192,42 @@ def test_elephants_on_an_idle_path_grow_instead_of_stalling():
     assert eecn.flows_of(frozen, "EF")["fct_s"].to_list() == [None, None]
     st = stall(frozen, eecn.BOTTLENECK)
     assert st is not None and st["utilisation"] < 0.25
+
+
+def test_every_parameter_of_every_run_has_a_source_under_every_reading():
+    """ns-3's hosts (the paper's simulator) and a source for every other key of every run's
+    fully-defaulted scenario, under every reading."""
+    from ecnlab.experiments._provenance import check_sources, join
+    from ecnlab.scenario import load_scenario
+
+    for name in EXPERIMENTS:
+        e = experiments.get(name)
+        assert e.hosts is not None and e.hosts.name == "ns-3"
+        for rd in Reading.choose(e.axes, "all"):
+            runs = {k: load_scenario(v).to_toml() for k, v in e.runs(True, e.seeds(True), rd).items()}
+            own = e.provenance(True, rd)
+            check_sources(own)
+            p = join(runs, own, e.hosts)
+            assert p.complete, (name, rd.name, p.problems())
+
+
+def test_every_reading_changes_the_runs_of_each_experiment_that_has_it():
+    def scenarios(e, rd: Reading) -> str:
+        return json.dumps(e.runs(True, e.seeds(True), rd), sort_keys=True, default=str)
+
+    for name in EXPERIMENTS:
+        e = experiments.get(name)
+        base = scenarios(e, Reading(e.axes))
+        for rd in Reading.choose(e.axes, "all")[1:]:
+            ax = next(a for a in e.axes if a.name == rd.name.split("=")[0])
+            if ax.affects == "runs":
+                assert scenarios(e, rd) != base, (name, rd.name)
+
+
+def test_the_tcp_readings_are_the_bench_table_and_ns3s_hosts():
+    from ecnlab.experiments.base import NS3_HOSTS
+
+    rd = Reading(eecn.SENDER_AXES, {"tcp": "ns3"})
+    s = eecn.scenario(eecn.setup("eecn", rd, True), 1)
+    assert s["tcp"] == NS3_HOSTS.tcp() | {"mss": 1000, "rcv_buf": 64 << 20}
+    assert eecn.scenario(eecn.setup("eecn", Reading(eecn.SENDER_AXES), True), 1)["tcp"] == eecn.TCP

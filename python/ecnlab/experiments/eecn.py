@@ -117,7 +117,25 @@ from ..plots import new_figure, paper_vs_ours_bars
 from ..results import Results, validate
 from ..scenario import Scenario
 from . import register
-from .base import SIMULATOR_HOSTS, Comparison, Context, Experiment, Reading, ReadingAxis, RunSet, Stat, claim, incomparable
+from .base import (
+    LINUX_HOSTS,
+    NS3_HOSTS,
+    SIMULATOR_HOSTS,
+    Comparison,
+    Context,
+    Experiment,
+    Reading,
+    ReadingAxis,
+    RunSet,
+    Source,
+    Stat,
+    assumption,
+    claim,
+    default,
+    hosts_tcp,
+    incomparable,
+    paper,
+)
 from .verdict import Claim, Excluded
 
 SOURCE = "Ali, Hong, Kim: Enhanced ECN (seeds/000), §6"
@@ -129,6 +147,10 @@ ACCESS_RATE = "1Gbps"
 #: (access delay, bottleneck delay) of each reading of the unspecified link delays.
 DELAYS = {"bench": ("1ms", "10ms"), "short": ("0.1ms", "0.5ms")}
 DELAY_LABEL = {"bench": "RTT₀ 24 ms", "short": "RTT₀ 1.4 ms"}
+DELAY_WHY = {
+    "short": "the paper gives no delays; Table 3's end-to-end delays of 1.9–3.0 ms imply a base RTT near 1.4 ms",
+    "bench": "the paper gives no delays; the dumbbell we run against ns-3 (bench/scenarios/red100-ecn1.toml), RTT₀ 24 ms",
+}
 RED = {
     "kind": "red",
     "limit": 100,
@@ -167,6 +189,11 @@ TCP = {
     # ns-2 and ns-3 hosts advertise a fixed buffer, here large enough never to bind.
     "rcv_buf": 64 << 20,
 }
+#: ns-3's hosts (the paper's simulator, §6.1): ns-3.35's TCP defaults but the paper's segment
+#: size and a receive buffer that never binds (``tcp`` reading ``ns3``).
+TCP_NS3 = hosts_tcp(NS3_HOSTS, mss=1000, rcv_buf=64 << 20)
+#: The [tcp] table of each ``tcp`` reading.
+TCP_TABLES = {"bench": TCP, "ns3": TCP_NS3}
 NS3_NEWRENO = {"abc_limit": 1, "ca_increase": "per_ack", "reduce_from": "cwnd"}
 ELEPHANT_BYTES = 125_000_000
 SHORT_SIZES = (9_000, 16_000)
@@ -188,19 +215,20 @@ AXES = {
     a.name: a
     for a in (
         ReadingAxis("delays", ("short", "bench"), "the delay scale Table 3's 1.9–3.0 ms end-to-end delays imply"),
-        ReadingAxis("crtt", ("sample", "round_min"), "Algorithms 1–2 compare each ACK's own RTT sample with the average"),
+        ReadingAxis("crtt", ("sample", "round_min", "srtt"), "Algorithms 1–2 compare each ACK's own RTT sample with the average"),
         ReadingAxis("rtt_compare", ("strict", "inclusive"), "§4.4.2's prose: the RTT 'exceeds' its average"),
         ReadingAxis("rtt_resolution_s", (0.001, 0.0), "a millisecond TCP clock; exact samples stall a window on an idle path"),
         ReadingAxis("beta_unit", ("s", "ms"), "seconds keep the decay gentle, as the paper describes it"),
         ReadingAxis("avg_rtt", ("mean", "ewma"), "'the average RTT of the connection'"),
         ReadingAxis("decay_floor_segments", (2, 1), "the least window §4.4.2 names"),
+        ReadingAxis("tcp", ("bench", "ns3"), "the TCP under which this reproduction was made (the ns-3 bench's table, Linux's recovery beneath: RACK, TLP, F-RTO, D-SACK, min RTO 0.2 s); ns3 is ns-3.35's hosts"),
         ReadingAxis("marks", ("all", "cl2"), "every codepoint the router changed, as ECN's count is every CE", affects="analysis"),
         ReadingAxis("baseline_iw", (10, 1), "ns-3's initial window since 3.31, and EECN's own"),
         ReadingAxis("multihop_order", ("eecn_first", "ecn_first"), "the EECN router holds the queue in Fig. 6b"),
     )
 }
 SENDER_PARAMS = ("crtt", "rtt_compare", "rtt_resolution_s", "beta_unit", "avg_rtt", "decay_floor_segments")
-SENDER_AXES = (AXES["delays"],) + tuple(AXES[k] for k in SENDER_PARAMS)
+SENDER_AXES = (AXES["delays"], AXES["tcp"]) + tuple(AXES[k] for k in SENDER_PARAMS)
 
 
 def eecn_params(reading: Reading) -> dict[str, Any]:
@@ -261,7 +289,7 @@ class Setup:
     """One configuration of the paper's network and traffic."""
 
     scheme: str
-    delays: str = "bench"
+    delays: str = "short"
     topology: str = "dumbbell"  # "dumbbell", "multihop", "mixed" or "coexist"
     quick: bool = False
     thresholds: tuple[float, float] = THRESHOLDS
@@ -274,6 +302,8 @@ class Setup:
     eecn_params: dict | None = None
     #: Initial window (segments) of the non-EECN flows; default the TCP table's 10.
     baseline_iw: int | None = None
+    #: The hosts' [tcp] table (``TCP_TABLES``).
+    tcp: str = "bench"
 
     def form(self) -> str:
         return "quick" if self.quick else "full"
@@ -413,7 +443,7 @@ def scenario(setup: Setup, seed: int, mixed_schemes: Sequence[str] = ()) -> dict
         "topology": topo,
         "flows": fl,
         "measure": {"interval": SAMPLE_INTERVAL, "sample_ports": sampled, "sample_flows": True},
-        "tcp": dict(TCP),
+        "tcp": dict(TCP_TABLES[setup.tcp]),
     }
     if ports:
         s["ports"] = ports
@@ -536,7 +566,6 @@ def paired_ratio(runs: RunSet, num: str, den: str, f: Callable[[Results], float 
     many)."""
     a = {_seed(n): r for n, r in runs.items() if _config(n) == num}
     b = {_seed(n): r for n, r in runs.items() if _config(n) == den}
-    vals = []
     vals: list[Any] = []
     for s in sorted(set(a) | set(b)):
         x = f(a[s]) if s in a else None
@@ -646,6 +675,152 @@ def series_by_scheme(runs: RunSet, configs: dict[str, str], kind: str, entity: s
     return fig, ax
 
 
+# -------------------------------------------------------------------- provenance
+
+_NS3 = "ns-3.35 src/"
+_RED = f"{_NS3}traffic-control/model/red-queue-disc.cc"
+_VCP = "the VCP paper's router and sender parameters (§6.1: 'The VCP parameters are selected from its original paper [14]'; ecnlab::schemes::vcp)"
+#: What each [tcp] key of the ``bench`` table is, where it leaves ns-3's hosts.
+_BENCH_TCP_WHY = {
+    "mss": "§4.2.1: 'the size of each TCP segment is 1000 Bytes'",
+    "rcv_buf": "never binds: the paper's elephants reach 48.7 Mb/s each (Table 3), which ns-3's 128 KiB RcvBufSize allows only below 21 ms of RTT, and the link delays are not given",
+    "min_rto_s": "reading tcp = bench (the ns-3 bench's table, Linux's TCP_RTO_MIN 200 ms); ns-3's MinRto is 1 s (reading tcp = ns3)",
+    "initial_rto_s": "reading tcp = bench (RFC 6298 §2.1's 1 s); ns-3's ConnTimeout is 3 s (reading tcp = ns3)",
+    "syn_loss_iw1": "reading tcp = bench (RFC 5681 §3.1, Linux); ns-3 keeps InitialCwnd after a lost SYN (reading tcp = ns3)",
+    "dsack": "reading tcp = bench (Linux's D-SACK); ns-3.35 has none (reading tcp = ns3)",
+    "frto": "reading tcp = bench (Linux's F-RTO); ns-3.35 has none (reading tcp = ns3)",
+    "rack": "reading tcp = bench (Linux's RACK); ns-3.35 has none (reading tcp = ns3)",
+    "tlp": "reading tcp = bench (Linux's tail loss probe); ns-3.35 has none (reading tcp = ns3)",
+    "timestamps": "reading tcp = bench (40-byte headers, 1040-byte packets); ns-3's Timestamp option is on (reading tcp = ns3: 1052-byte packets, as Table 4's 1051 bytes per marked packet suggest)",
+    "rtt_sample_from": "reading tcp = bench, under which this reproduction was made: the sample of the most recently sent segment an ACK covers; ns-3's is the oldest (reading tcp = ns3), which includes a delayed ACK's hold that the printed rule (crtt = sample) reads as queueing — Table 3's (0.2, 0.4) run at seed 7: elephants finish at 20.3 and 26.0 s with it, 20.9 and 17.6 s with 'last'",
+}
+
+
+def tcp_sources(reading: Reading) -> list[Source]:
+    """The hosts' [tcp] keys that leave ns-3's (``NS3_HOSTS``) under ``reading``."""
+    # The keys a table leaves out take ecnlab's (Linux-like) defaults.
+    table = LINUX_HOSTS.tcp() | TCP_TABLES[reading.get("tcp", AXES["tcp"].default)]
+    ns3 = NS3_HOSTS.tcp()
+    out = []
+    for k, v in table.items():
+        if v == ns3[k]:
+            continue
+        why = _BENCH_TCP_WHY.get(k)
+        if k in ("mss",):
+            out.append(paper(f"tcp.{k}", v, why))
+        else:
+            out.append(assumption(f"tcp.{k}", v, why or "reading tcp = bench (the ns-3 bench's table)"))
+    return out
+
+
+def eecn_sources(reading: Reading, quick: bool) -> list[Source]:
+    """Every parameter of the EECN experiments' runs under ``reading``, but the hosts' [tcp]
+    keys that are ns-3's (``NS3_HOSTS``)."""
+    rd = {a.name: reading.get(a.name, a.default) for a in AXES.values()}
+    acc, bot = DELAYS[rd["delays"]]
+    sender = {
+        "crtt": "reading crtt: cRTT is each ACK's own RTT sample, as Algorithms 1–2 print it (alternatives: 'round_min', the controller's own default for real hosts; 'srtt', the smoothed RTT ns-3 before 3.43 hands its congestion controls as m_lastRtt)",
+        "rtt_compare": "reading rtt_compare: 'congested' is cRTT > avgRTT, §4.4.2's 'exceeds' (Algorithms 1–2 print ≥)",
+        "rtt_resolution_s": "reading rtt_resolution_s: RTT samples at TCP's millisecond clock (RFC 7323 §5.4)",
+        "beta_unit": "reading beta_unit: β = cRTT − avgRTT in seconds (§4.4.2 gives no unit)",
+        "avg_rtt": "reading avg_rtt: avgRTT the mean of every sample, 'the average RTT of the connection' (§4.4.2)",
+        "decay_floor_segments": "reading decay_floor_segments: the decays stop at the two segments §4.4.2 names for CL(2)",
+    }
+    return [
+        assumption("duration", DURATION["quick" if quick else "full"], "not given: 30 s lets the 1 Gb elephants finish (about 20–25 s); the quick form 6 s"),
+        paper("flows.cc", "newreno, vcp, eecn", "§6.1: TCP New Reno with and without ECN, VCP, and EECN (New Reno with Algorithms 1–2)"),
+        paper("flows.ecn", "none, ecn, vcp, eecn", "§6.1: New Reno with ECN disabled and enabled, VCP, EECN"),
+        paper("flows.cc_params.d", 8.0, "§4.4.2: d = 8"),
+        paper("flows.cc_params.sigma_ss", 0.3, "§4.4.3: σ = 0.3 in slow start"),
+        paper("flows.cc_params.sigma_ca", 0.02, "§4.4.4: σ = 0.02 in congestion avoidance"),
+        paper("flows.cc_params.cl2_floor_segments", 2, "§4.4.2: a window under two segments after CL(2) is set to two"),
+        paper("flows.cc_params.initial_window_segments", 10, "§4.4.1: ten segments when the handshake met no congestion"),
+        paper("flows.cc_params.ca_decay_lowers_ssthresh", False, "Algorithm 2, line 12: the decay sets cWnd only"),
+        paper("flows.cc_params.grow_on_signal_ack", False, "§4.4.4: on a flag 'the connection enters the congestion detection phase and updates its cWnd as described in Algorithm 1'"),
+        assumption("flows.cc_params.avg_includes_current", True, "the average of the connection's samples includes the one compared with it (§4.4.2 is silent)"),
+        assumption("flows.cc_params.ewma_gain", 0.125, "used with avg_rtt = ewma only: RFC 6298's α"),
+        *(assumption(f"flows.cc_params.{k}", rd[k], why) for k, why in sender.items()),
+        default("flows.cc_params.abc_limit", 1, f"{_NS3}internet/model/tcp-congestion-ops.cc TcpNewReno::SlowStart: one segment per ACK"),
+        default("flows.cc_params.abc_limit_after_rto", 1, f"{_NS3}internet/model/tcp-congestion-ops.cc TcpNewReno::SlowStart: one segment per ACK"),
+        default("flows.cc_params.ca_increase", "per_ack", f"{_NS3}internet/model/tcp-congestion-ops.cc TcpNewReno::CongestionAvoidance: SMSS²/cwnd per ACK"),
+        assumption("flows.cc_params.reduce_from", "cwnd", "NewReno halves its window, close to ns-3's TcpNewReno::GetSsThresh (half of BytesInFlight)"),
+        paper("flows.cc_params.*", "VCP's own", _VCP),
+        paper("flows.client_initiated", True, "§4.2.1, Scenario 1 (Fig. 2): the client (receiver) sends the SYN; the server's SYN-ACK crosses the bottleneck"),
+        paper("flows.ecn_params.initial_windows", [10, 5, 1], "§4.2.1 and §4.4.1: 10, 5 or 1 segments after no congestion, CL(1), CL(2)"),
+        paper("flows.ecn_params.cl1_echo_acks", 3, "§4.4.2: the receiver sends CL(1) in the subsequent three ACKs"),
+        paper("flows.ecn_params.syn_flags", "table2", "Table 2: (ECE, CWR) = 01 in the SYN"),
+        paper("flows.ecn_params.fallback", "ecn", "§5: EECN coexists with ECN"),
+        assumption("flows.ecn_params.cl1_response", "every_ack", "Algorithm 1 runs per packet with EECN bits"),
+        default("flows.ecn_params.ect_on_retransmissions", False, "RFC 3168 §6.1.5: retransmissions are Not-ECT (ns-3 tcp-socket-base.cc alike)"),
+        default("flows.ecn_params.immediate_ack_on_mark", False, f"{_NS3}internet/model/tcp-socket-base.cc: a CE mark does not force an immediate ACK"),
+        paper("flows.kind", "tcp", "§6.1: FTP elephants and web searches over TCP"),
+        paper("flows.size", f"{ELEPHANT_BYTES} B, {SHORT_SIZES[0]} B, {SHORT_SIZES[1]} B", "§6.1: 'two FTP elephant flows of size 1Gb' (read as 1 Gbit), web searches 'of sizes of 9KB and 16KB'; Fig. 12b's flows are unlimited"),
+        assumption("flows.start", f"elephants U{ELEPHANT_START} s, short flows U{SF_WINDOW['quick' if quick else 'full']} s", "not given: the eight flows are 'concurrent' (§6.1), each seed draws its own start times"),
+        assumption("flows.src", "l0, l1, l2", "three servers (§6.1), short flow i from server i mod 3"),
+        assumption("flows.dst", "r0, r1, r2", "three clients (§6.1), as flows.src"),
+        assumption("flows.name", "EF1, EF2, SF1…SF6", "labels (the paper's EF/SF)"),
+        default("hosts.ip_id", "sequential", f"{_NS3}internet/model/ipv4-l3-protocol.cc: the identification counts up"),
+        assumption("measure.*", SAMPLE_INTERVAL, "the bottleneck and the flows sampled every 10 ms: Figs. 7, 8 and 12"),
+        paper("topology.kind", "dumbbell; explicit for Fig. 6b", "Fig. 6a (dumbbell) and Fig. 6b (multi-hop path)"),
+        paper("topology.left", 3, "§6.1: three servers"),
+        paper("topology.right", 3, "§6.1: three clients"),
+        paper("topology.bottleneck.rate", BOTTLENECK_RATE, "§6.1: a 100 Mbps bottleneck"),
+        assumption("topology.bottleneck.delay", bot, f"reading delays = {rd['delays']}: " + DELAY_WHY[rd["delays"]]),
+        assumption("topology.access.rate", ACCESS_RATE, "not given: faster than the bottleneck, so the queue forms at it"),
+        assumption("topology.access.delay", acc, f"reading delays = {rd['delays']}: " + DELAY_WHY[rd["delays"]]),
+        default("topology.access.framing", FRAMING, f"{_NS3}point-to-point/model/point-to-point-net-device.cc: the 2-byte PPP header"),
+        default("topology.bottleneck.framing", FRAMING, f"{_NS3}point-to-point/model/point-to-point-net-device.cc: the 2-byte PPP header"),
+        paper("topology.bottleneck_queue.kind", "red (droptail for VCP)", "§6.1: RED queue discipline; VCP's routers are its own marker over DropTail (VCP_QUEUE: RED would CE-mark VCP's ECT packets)"),
+        paper("topology.bottleneck_queue.limit", 100, "§6.1: a queue size of 100 packets"),
+        paper("topology.bottleneck_queue.min_th", 30.0, "§6.1: minimum threshold 30"),
+        paper("topology.bottleneck_queue.max_th", 60.0, "§6.1: maximum threshold 60"),
+        paper("topology.bottleneck_queue.byte_mode", False, "§6.1: RED in packet mode"),
+        paper("topology.bottleneck_queue.bytes", False, "§6.1: a queue size in packets"),
+        paper("topology.bottleneck_queue.ecn", "per scheme", "§6.1: New Reno with ECN disabled (RED drops) and enabled (RED marks)"),
+        default("topology.bottleneck_queue.max_p", 0.02, f"{_RED}: LInterm 50 (max_p = 1/50)"),
+        default("topology.bottleneck_queue.w_q", 0.002, f"{_RED}: QW 0.002"),
+        default("topology.bottleneck_queue.gentle", True, f"{_RED}: Gentle true"),
+        default("topology.bottleneck_queue.wait", True, f"{_RED}: Wait true"),
+        default("topology.bottleneck_queue.hard_drop", True, f"{_RED}: UseHardDrop true"),
+        assumption("topology.bottleneck_queue.mean_pkt_size", 1040, f"the runs' 1040-byte packets (ns-3's MeanPktSize is 500, {_RED}); only RED's idle-time decay uses it"),
+        paper("topology.bottleneck_marker.kind", "eecn (vcp for VCP)", "§4.3 and §6.1: EECN routers; VCP's own routers"),
+        paper("topology.bottleneck_marker.th1", "0.3 (Table 3: 0.5, 0.3, 0.2)", "§4.3: Th1 = 0.3; Table 3's pairs"),
+        paper("topology.bottleneck_marker.th2", "0.5 (Table 3: 0.7, 0.5, 0.4)", "§4.3: Th2 = 0.5; Table 3's pairs"),
+        paper("topology.bottleneck_marker.horizon_s", 0.1, "eq. (1): (γ/10 − α/10), the change over the next 100 ms"),
+        paper("topology.bottleneck_marker.mark_on", "arrival", "§4.3: 'when a packet arrives at a router'"),
+        assumption("topology.bottleneck_marker.rate_window_s", 0.1, "eq. (1)'s γ and α, packets per second, measured over the last 100 ms (the paper's horizon)"),
+        assumption("topology.bottleneck_marker.rate_buckets", 100, "the 100 ms window kept in 1 ms counters (≤ 1 % error on a steady rate)"),
+        assumption("topology.bottleneck_marker.mean_pkt_size", 1000, "unused: the buffer is in packets"),
+        paper("topology.bottleneck_marker.*", "VCP's own", _VCP),
+        assumption("topology.reverse_queue.*", "droptail, 1000 packets", "the reverse path carries ACKs only and never queues"),
+        assumption("topology.access_queue.*", "droptail, 1000 packets", "the hosts' queues never fill at 1 Gbit/s"),
+        paper("topology.nodes.*", "servers l0–l2, routers ra, rb, rc, clients r0–r2", "Fig. 6b: a multi-hop path with an ECN router and an EECN router en route"),
+        paper("topology.links.rate", f"{BOTTLENECK_RATE} between routers, {ACCESS_RATE} access", "Fig. 6b: the routers interconnected at the bottleneck's 100 Mbps (§6.1); access as topology.access.rate"),
+        assumption("topology.links.delay", f"{bot} between routers, {acc} access", f"reading delays = {rd['delays']}: " + DELAY_WHY[rd["delays"]]),
+        default("topology.links.framing", FRAMING, f"{_NS3}point-to-point/model/point-to-point-net-device.cc: the 2-byte PPP header"),
+        paper("topology.links.queue.*", "RED 100/30/60 as the dumbbell's; DropTail 1000 at the hosts", "§6.1 (the routers' RED), as topology.bottleneck_queue"),
+        assumption("topology.links.queue_ba.*", "droptail, 1000 packets", "the reverse path carries ACKs only"),
+        assumption("topology.links.a", "the path's nodes", "Fig. 6b's chain servers → ra → rb → rc → clients"),
+        assumption("topology.links.b", "the path's nodes", "as topology.links.a"),
+        paper("ports.port", "ra->rb, rb->rc", "Fig. 6b: one EECN router and one ECN router en route (reading multihop_order: which holds the queue)"),
+        paper("ports.marker.*", "EECN's as topology.bottleneck_marker", "§4.3, as topology.bottleneck_marker"),
+        *tcp_sources(reading),
+        # reading baseline_iw = 1: the baselines' flows carry their own [tcp] table.
+        default("flows.tcp.initial_window", rd["baseline_iw"], f"{_NS3}internet/model/tcp-socket.cc: InitialCwnd 1 up to ns-3.31 (reading baseline_iw)"),
+        assumption("flows.tcp.*", "the hosts' [tcp] (tcp.*)", "a flow's own [tcp] table is the run's, but its initial window"),
+    ]
+
+
+class _EecnExperiment(Experiment):
+    """What every EECN experiment shares: ns-3's hosts (the paper's simulator, §6.1) and the
+    sources of every parameter."""
+
+    hosts = NS3_HOSTS
+
+    def provenance(self, quick: bool, reading: Reading) -> list[Source]:
+        return eecn_sources(reading, quick)
+
+
 # ------------------------------------------------------------------------ Table 4
 
 PAPER_T4 = {
@@ -671,6 +846,7 @@ def setup(scheme: str, reading: Reading, quick: bool, **kw: Any) -> Setup:
         eecn_params=eecn_params(reading) | kw.pop("eecn_params", {}),
         baseline_iw=None if iw == AXES["baseline_iw"].default else iw,
         multihop_order=reading.get("multihop_order", AXES["multihop_order"].default),
+        tcp=reading.get("tcp", AXES["tcp"].default),
         **kw,
     )
 
@@ -681,7 +857,7 @@ def _scheme_configs(topology: str, reading: Reading, quick: bool, schemes=SCHEME
 
 
 @register
-class Table4(Experiment):
+class Table4(_EecnExperiment):
     name = "eecn.table4"
     title = "Packets dropped and marked at the bottleneck (Table 4)"
     source = SOURCE + ", Table 4 and §6.2"
@@ -698,8 +874,6 @@ class Table4(Experiment):
     )
     quick_seeds = 5
     full_seeds = 10
-
-    quick_seeds = 5
     axes = SENDER_AXES + (AXES["marks"], AXES["baseline_iw"])
 
     def runs(self, quick: bool, seeds: list[int], reading: Reading):
@@ -881,7 +1055,7 @@ def _th_name(th: tuple[float, float]) -> str:
 
 
 @register
-class Table3(Experiment):
+class Table3(_EecnExperiment):
     name = "eecn.table3"
     title = "EECN thresholds: throughput, drops and end-to-end delay (Table 3)"
     source = SOURCE + ", Table 3 and §4.3"
@@ -996,7 +1170,7 @@ class Table3(Experiment):
 
 
 @register
-class Fct(Experiment):
+class Fct(_EecnExperiment):
     name = "eecn.fct"
     title = "Flow completion time and throughput of elephant and short flows (Figs. 9–10)"
     source = SOURCE + ", Figs. 9–10 and §6.2"
@@ -1247,7 +1421,7 @@ class Fct(Experiment):
 
 
 @register
-class Dynamics(Experiment):
+class Dynamics(_EecnExperiment):
     name = "eecn.dynamics"
     title = "Queue, cwnd, RTT, jitter, end-to-end delay, sojourn time and fairness (Figs. 7, 8, 11, 12)"
     source = SOURCE + ", Figs. 7, 8, 11, 12 and §6.2, §7"

@@ -146,6 +146,8 @@ impl Controller {
         let rtt = match self.cfg.crtt {
             CurrentRtt::Sample => ev.rtt,
             CurrentRtt::CaSample | CurrentRtt::RoundMin => ev.rtt_last,
+            // Only an ACK with a sample updates the SRTT.
+            CurrentRtt::Srtt => ev.rtt.map(|_| ev.srtt).filter(|&s| s > 0),
         }?;
         let res = self.rtt_resolution;
         let s = time::to_secs(if res > 0 { rtt / res * res } else { rtt });
@@ -536,6 +538,33 @@ mod tests {
         c.on_ack(&at(145, 60));
         let avg: f64 = (144.0 * 0.044 + 0.060) / 145.0;
         assert!(close(c.cwnd_exact(), w * (-(0.060 - avg)).exp()));
+    }
+
+    #[test]
+    fn srtt_reading_compares_the_smoothed_rtt() {
+        // ns-3's "last RTT" before 3.43: the smoothed RTT, taken when the ACK has a sample.
+        let mut c = ctl(ControllerConfig {
+            crtt: CurrentRtt::Srtt,
+            ..Default::default()
+        });
+        c.on_rto(0, 40_000); // ssthresh 20 000
+        c.set_initial_window(20_000);
+        let at = |t: u64, sample: Option<u64>, srtt_ms: u64| AckEvent {
+            srtt: srtt_ms * MS,
+            ..ack(t, sample)
+        };
+        // A held 84 ms sample moves the SRTT from 44 to 49 ms: cRTT 49 > avg (44 + 49)/2.
+        c.on_ack(&at(1, Some(44), 44));
+        c.on_ack(&at(2, Some(84), 49));
+        let avg: f64 = (0.044 + 0.049) / 2.0;
+        assert!(close(c.avg_rtt().unwrap(), avg));
+        assert!(close(c.cwnd_exact(), (20_000.0 + 20.0) * (-(0.049 - avg)).exp()));
+        // An ACK without a sample leaves cRTT and the average as they were: the decay left
+        // cwnd below ssthresh, and slow start with cRTT above the average adds σ_ss·SZ.
+        let w = c.cwnd_exact();
+        c.on_ack(&at(3, None, 60));
+        assert!(close(c.avg_rtt().unwrap(), avg));
+        assert!(close(c.cwnd_exact(), w + 300.0));
     }
 
     #[test]

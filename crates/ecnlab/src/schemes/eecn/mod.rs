@@ -110,7 +110,7 @@
 //!   `"round_min"`. The min-filter delays a real rise of the RTT by at most one SRTT. (ns-3
 //!   before 3.43 hands congestion controls the estimator's smoothed RTT as the "last RTT",
 //!   `TcpSocketBase::EstimateRtt`: `m_lastRtt = m_rtt->GetEstimate()`; the paper does not say
-//!   which its sender read.)
+//!   which its sender read; `"srtt"` is that reading.)
 //! - Congestion avoidance's growth is not what holds a window: `+σ_ca·SZ` per ACK with one
 //!   ACK per `b` segments (b = 2 with delayed ACKs) is `σ_ca·W/b` segments per round trip, a
 //!   growth of 1 % per RTT (52 → 384 segments in ln(384/52)/ln(1.01) ≈ 200 RTTs ≈ 9 s at
@@ -553,6 +553,11 @@ pub enum CurrentRtt {
     /// of delayed ACKs".
     #[default]
     RoundMin,
+    /// The connection's smoothed RTT (RFC 6298 SRTT, gain 1/8): what ns-3 before 3.43 hands
+    /// its congestion controls as the "last RTT" (`TcpSocketBase::EstimateRtt`:
+    /// `m_tcb->m_lastRtt = m_rtt->GetEstimate()`), so what a sender written as an ns-3
+    /// `TcpCongestionOps` in 2023 read.
+    Srtt,
 }
 
 /// The unit `β = cRTT − avgRTT` is expressed in before `e^−β`.
