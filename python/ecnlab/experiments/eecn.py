@@ -1464,9 +1464,12 @@ class Dynamics(_EecnExperiment):
             e2e = lambda r: mean_of(r.flows["owd_mean_s"].to_list())  # noqa: E731
             for k in ("ecn", "newreno", "vcp"):
                 lbl = BY_KEY[k].label
-                comps += ratio_claim(runs, f"mean bottleneck queue EECN/{lbl}", c("eecn"), c(k), q, "< 1 (Fig. 7a)", f"EECN keeps a shorter queue than {lbl} (Fig. 7a)", ("eecn", k))
-                comps += ratio_claim(runs, f"elephants' mean RTT EECN/{lbl}", c("eecn"), c(k), rtt, "< 1 (Fig. 8)", f"EECN's elephants see a lower RTT than {lbl}'s (Fig. 8)", ("eecn", k))
-                comps += ratio_claim(runs, f"EF1 RTT jitter EECN/{lbl}", c("eecn"), c(k), jit, "< 1 (Fig. 8)", f"EECN has lower jitter than {lbl} (Fig. 8)", ("eecn", k))
+                # Figs. 7a and 8 set EECN beside ECN and New Reno only (§6.2: "relative to ECN
+                # and New Reno", "compares the RTT over time for EECN, ECN, and New Reno").
+                if k != "vcp":
+                    comps += ratio_claim(runs, f"mean bottleneck queue EECN/{lbl}", c("eecn"), c(k), q, "< 1 (Fig. 7a)", f"EECN keeps a shorter queue than {lbl} (Fig. 7a)", ("eecn", k))
+                    comps += ratio_claim(runs, f"elephants' mean RTT EECN/{lbl}", c("eecn"), c(k), rtt, "< 1 (Fig. 8)", f"EECN's elephants see a lower RTT than {lbl}'s (Fig. 8)", ("eecn", k))
+                    comps += ratio_claim(runs, f"EF1 RTT jitter EECN/{lbl}", c("eecn"), c(k), jit, "< 1 (Fig. 8)", f"EECN has lower jitter than {lbl} (Fig. 8)", ("eecn", k))
                 comps += ratio_claim(runs, f"end-to-end delay EECN/{lbl}", c("eecn"), c(k), e2e, 0.81, f"EECN cuts the mean end-to-end delay against {lbl} (−19 %, §7)", ("eecn", k), note="mean over all eight flows")
                 comps += ratio_claim(runs, f"bottleneck sojourn EECN/{lbl}", c("eecn"), c(k), soj, "< 1 (Fig. 12a)", f"EECN packets wait less in the bottleneck than {lbl}'s (Fig. 12a)", ("eecn", k))
             comps.append(self._fairness(runs, f"mixed-{d}", tag))
