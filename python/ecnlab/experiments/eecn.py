@@ -49,10 +49,16 @@ constants below.
   router is en route (default) or the other way round.
 - Hosts: three servers ``l0..l2`` (data senders) and three clients ``r0..r2``; the bottleneck
   port is ``rl->rr``. RED in packet mode, 100-packet buffer, ``min_th`` 30, ``max_th`` 60, and
-  ns-3's other defaults as our ns-3 bench sets them (``max_p`` 0.02, ``w_q`` 0.002, gentle,
-  wait, hard drop, mean packet 1040 B). PPP framing (2 B) as ns-3's point-to-point links.
-- TCP as the ns-3 bench: MSS 1000 B, initial window 10, SACK, delayed ACKs (2 segments,
-  200 ms, no quick-ACK mode), a fixed 64 MiB receive window, minimum RTO 200 ms. ``NS3_NEWRENO``: the NewReno baselines grow as ns-3's
+  ns-3's RED defaults (``max_p`` 0.02, ``w_q`` 0.002, gentle, wait, hard drop) but the mean
+  packet size (1040 B, our packets; ns-3's MeanPktSize is 500). PPP framing (2 B) as ns-3's
+  point-to-point links. Every parameter's source: :func:`eecn_sources` (the report's
+  provenance table).
+- TCP (reading ``tcp``): ``bench`` (default), the table of our ns-3 bench with ecnlab's
+  (Linux's) TCP beneath it: MSS 1000 B, initial window 10, SACK, delayed ACKs (2 segments,
+  200 ms, no quick-ACK mode), a fixed 64 MiB receive window, minimum RTO 200 ms, and Linux's
+  RACK, TLP, F-RTO and D-SACK, which ns-3 lacks; ``ns3``, ns-3.35's hosts (``NS3_HOSTS``: 1 s
+  minimum RTO, 3 s SYN timeout, timestamps, no Linux recovery) with the paper's MSS and the
+  same receive window. ``NS3_NEWRENO``: the NewReno baselines grow as ns-3's
   ``TcpNewReno`` (one segment per ACK in slow start, SMSS²/cwnd per ACK in congestion
   avoidance), since the paper ran ns-3; EECN's controller counts ACKs the same way. They
   halve the window (``reduce_from = "cwnd"``), close to ns-3, which halves its RFC 6675 bytes
