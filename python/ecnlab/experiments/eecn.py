@@ -214,7 +214,9 @@ BOTTLENECK = "rl->rr"
 MULTIHOP_ORDER = ("eecn_first", "ecn_first")
 #: Relative tolerance of a claim that our absolute number equals the paper's.
 MATCH_TOLERANCE = 0.10
-#: Relative tolerance of a claim that our ratio between schemes equals the paper's.
+#: Relative tolerance of a claim that our ratio between schemes equals the paper's: the paper
+#: reports one run of an unstated length (its drop percentages imply ~3 M packets) and gives no
+#: spread, so a quarter of the ratio either way is what we call "the size it reports".
 RATIO_TOLERANCE = 0.25
 
 AXES = {
@@ -1215,7 +1217,9 @@ class Fct(_EecnExperiment):
             c = lambda k: _config_name(topo, d, k)  # noqa: E731
             sf_fct = lambda r: fct_ms(r, "SF")  # noqa: E731
             comps += ratio_claim(runs, f"{tag}SF FCT EECN/ECN", c("eecn"), c("ecn"), sf_fct, 0.39, "EECN cuts short-flow FCT against ECN (−61 %)", ("eecn", "ecn"))
-            comps += ratio_claim(runs, f"{tag}SF FCT EECN/NewReno", c("eecn"), c("newreno"), sf_fct, "< 1 (Fig. 9)", "EECN short flows finish sooner than NewReno's (Fig. 9)", ("eecn", "newreno"))
+            # §2: "shorter flow completion time for short-lived flows by an average of 61 %
+            # compared to standard ECN and TCP New Reno".
+            comps += ratio_claim(runs, f"{tag}SF FCT EECN/NewReno", c("eecn"), c("newreno"), sf_fct, 0.39, "EECN cuts short-flow FCT against NewReno (−61 %, §2)", ("eecn", "newreno"))
             comps += ratio_claim(runs, f"{tag}SF FCT EECN/VCP", c("eecn"), c("vcp"), sf_fct, "< 1 (Fig. 9)", "EECN short flows finish sooner than VCP's (Fig. 9)", ("eecn", "vcp"))
             comps += ratio_claim(runs, f"{tag}SF throughput EECN/ECN", c("eecn"), c("ecn"), lambda r: tput_mbps(r, "SF"), "> 1 (Fig. 10)", "EECN short flows get more throughput than ECN's (Fig. 10)", ("eecn", "ecn"), lower_is_claim=False)
             comps.append(self._unaffected(runs, f"{tag}last elephant's FCT EECN/ECN", c("eecn"), c("ecn"), last_ef_fct_ms))
