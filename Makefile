@@ -18,8 +18,9 @@ $(BIN)/.deps: requirements.lock
 	touch $@
 
 # Builds the simulator in release mode and installs the ecnlab package into .venv.
+# PIP_QUIET: maturin has pip check the dependencies the lock installed; one line each is noise.
 build: $(BIN)/.deps
-	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH \
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH PIP_QUIET=1 \
 		$(BIN)/maturin develop --release --locked --quiet
 
 reproduce: build

@@ -81,7 +81,9 @@ impl UdpSource {
                 if phase < on {
                     t
                 } else {
-                    self.cfg.start + (k + 1) * period
+                    self.cfg
+                        .start
+                        .saturating_add((k + 1).saturating_mul(period))
                 }
             }
             _ => t,
@@ -118,7 +120,9 @@ impl Endpoint for UdpSource {
             self.sent_bytes += p.wire_len() as u64;
             ctx.send(p);
             let g = self.gap();
-            self.next = self.align_on(self.next + g);
+            // A Poisson gap's tail at a rate of a few bits per second may be months: a time
+            // past the clock's end means never, not a wrap to the past.
+            self.next = self.align_on(self.next.saturating_add(g));
         }
         if self.next >= self.cfg.stop {
             self.next = NEVER;

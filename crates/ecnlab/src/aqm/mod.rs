@@ -70,6 +70,19 @@ pub enum Limit {
 }
 
 impl Limit {
+    /// A limit of `n` packets as a scenario gives it (a 64-bit integer): refused above what
+    /// the discipline's counter holds, where a narrowing cast would wrap (2^32 would become 0
+    /// and drop every packet).
+    pub fn packets(n: u64) -> Result<Limit, String> {
+        u32::try_from(n).map(Limit::Packets).map_err(|_| {
+            format!(
+                "limit: {n} packets is more than a packet limit holds (at most {}); \
+                 give a limit in bytes for a larger buffer",
+                u32::MAX
+            )
+        })
+    }
+
     /// Would a queue holding `pkts`/`bytes` overflow by taking `len` more bytes?
     #[inline]
     pub fn overflows(self, pkts: usize, bytes: u64, len: u32) -> bool {

@@ -70,6 +70,9 @@ impl RedConfig {
         if self.limit == 0 {
             return Err("limit: must be positive".into());
         }
+        if !self.byte_mode {
+            Limit::packets(self.limit)?;
+        }
         let cap = if self.byte_mode {
             self.limit as f64 / self.mean_pkt_size as f64
         } else {
@@ -342,10 +345,12 @@ pub struct Red {
 
 impl Red {
     pub fn new(cfg: RedConfig, rng: Rng) -> Self {
+        // `validate` refused a packet limit beyond u32; saturate rather than wrap for a
+        // config built in code without it.
         let limit = if cfg.byte_mode {
             Limit::Bytes(cfg.limit)
         } else {
-            Limit::Packets(cfg.limit as u32)
+            Limit::packets(cfg.limit).unwrap_or(Limit::Packets(u32::MAX))
         };
         Red {
             fifo: DropTail::new(limit),

@@ -163,10 +163,14 @@ fn main() -> ExitCode {
         eprintln!("{USAGE}");
         return ExitCode::from(2);
     };
-    let text = match std::fs::read_to_string(&path) {
+    let text = match scenario::files::read_text(
+        std::path::Path::new(&path),
+        scenario::files::SCENARIO_BYTES,
+        "scenario file",
+    ) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("error: cannot read {path}: {e}");
+            eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };

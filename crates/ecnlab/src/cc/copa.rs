@@ -122,7 +122,10 @@ impl Copa {
             return Err("min_rtt_window: must be positive".into());
         }
         if !(cfg.pacing_gain > 0.0 && cfg.pacing_gain.is_finite()) {
-            return Err(format!("pacing_gain: must be positive, got {}", cfg.pacing_gain));
+            return Err(format!(
+                "pacing_gain: must be positive, got {}",
+                cfg.pacing_gain
+            ));
         }
         let mss = mss as f64;
         let cwnd = cfg.initial_window as f64 * mss;
@@ -228,7 +231,8 @@ impl Controller for Copa {
         }
         let acked_pkts = ev.acked_bytes as f64 / self.mss;
         let pkts = self.cwnd / self.mss;
-        let change = (acked_pkts * self.velocity / (self.cfg.delta * pkts) * self.mss).min(self.cwnd);
+        let change =
+            (acked_pkts * self.velocity / (self.cfg.delta * pkts) * self.mss).min(self.cwnd);
         if up {
             if self.direction != Direction::Up && self.velocity > 1.0 {
                 self.turn(ev.now, Direction::Up);
@@ -355,7 +359,10 @@ mod tests {
         assert!(rate as f64 > 0.9 * cap as f64, "{rate} B/s");
         let mean_queue = queue_sum / acks as f64;
         // 2.47 packets: the 2 of the equilibrium and the oscillation around it.
-        assert!((1.5..4.0).contains(&mean_queue), "mean queue {mean_queue} packets");
+        assert!(
+            (1.5..4.0).contains(&mean_queue),
+            "mean queue {mean_queue} packets"
+        );
     }
 
     #[test]

@@ -4,6 +4,7 @@
 pub mod endpoint;
 pub mod link;
 pub mod port;
+mod routes;
 #[cfg(test)]
 pub(crate) mod test_line;
 pub mod topology;
@@ -21,7 +22,7 @@ use crate::stats::{ColumnData, FlowRecord, Histogram, Table, TimeSeries};
 use crate::time::{to_secs, Time, NEVER};
 use port::Port;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 
 pub type NodeId = u32;
 pub type PortId = u32;
@@ -381,54 +382,6 @@ impl Sim {
 
     pub fn endpoint_node(&self, ep: EpId) -> NodeId {
         self.ep_node[ep as usize]
-    }
-
-    /// Computes static shortest-path routes (fewest hops; ties broken by lowest port index,
-    /// so routes are deterministic). Called by `run` if not called before.
-    pub fn compute_routes(&mut self) {
-        let n = self.nodes.len();
-        // Reverse adjacency: for each node, the ports that lead into it.
-        let mut into: Vec<Vec<PortId>> = vec![Vec::new(); n];
-        for (pid, p) in self.ports.iter().enumerate() {
-            into[self.pipes[p.link as usize].to as usize].push(pid as PortId);
-        }
-        for node in self.nodes.iter_mut() {
-            node.routes = if node.ports.len() > 1 {
-                vec![PortId::MAX; n]
-            } else {
-                Vec::new()
-            };
-        }
-        let mut dist = vec![u32::MAX; n];
-        let mut queue = VecDeque::new();
-        for dst in 0..n {
-            if !self.nodes[dst].is_host {
-                continue;
-            }
-            dist.iter_mut().for_each(|d| *d = u32::MAX);
-            dist[dst] = 0;
-            queue.clear();
-            queue.push_back(dst);
-            while let Some(v) = queue.pop_front() {
-                for &pid in &into[v] {
-                    let u = self.ports[pid as usize].node as usize;
-                    if dist[u] == u32::MAX {
-                        dist[u] = dist[v] + 1;
-                        queue.push_back(u);
-                    }
-                }
-            }
-            for u in 0..n {
-                if u == dst || dist[u] == u32::MAX || self.nodes[u].routes.is_empty() {
-                    continue;
-                }
-                let best = self.nodes[u].ports.iter().copied().find(|&pid| {
-                    dist[self.pipes[self.ports[pid as usize].link as usize].to as usize]
-                        == dist[u] - 1
-                });
-                self.nodes[u].routes[dst] = best.unwrap_or(PortId::MAX);
-            }
-        }
     }
 
     /// Is there a path from `a` to host `b`?

@@ -1,6 +1,8 @@
 //! Turns a [`Scenario`] into a ready-to-run [`Sim`], checking every reference and value on
 //! the way; every error names the key path.
 
+use super::budget::{self, Load};
+use super::limits::{self, Limits};
 use super::registry;
 use super::schema::*;
 use super::ScenarioError;
@@ -43,18 +45,20 @@ pub struct PlannedFlow {
     pub timestamps: bool,
 }
 
-/// Upper bounds that keep a run from exhausting memory; beyond them the scenario is refused
-/// with an explanation rather than crashing half-way.
-const MAX_NODES: usize = 1_000_000;
-const MAX_FLOWS: usize = 2_000_000;
-const MAX_SAMPLE_ROWS: f64 = 200e6;
-
 fn err(path: impl Into<String>, msg: impl Into<String>) -> ScenarioError {
     ScenarioError::new(path, msg)
 }
 
+/// Link-layer bytes a link may add to a packet.
+const MAX_FRAMING: u32 = 65_535;
+
 /// The link a scenario's parameters describe; `until` is how far a trace is unrolled.
-fn schedule(path: &str, l: &LinkParams, until: Time) -> Result<LinkSpec, ScenarioError> {
+fn schedule(
+    path: &str,
+    l: &LinkParams,
+    until: Time,
+    limits: &Limits,
+) -> Result<LinkSpec, ScenarioError> {
     let rate = match (&l.trace, l.rate) {
         (Some(_), Some(_)) => {
             return Err(err(
@@ -69,7 +73,7 @@ fn schedule(path: &str, l: &LinkParams, until: Time) -> Result<LinkSpec, Scenari
                     "a link with a trace takes its rate changes from the trace",
                 ));
             }
-            trace_schedule(&format!("{path}.trace"), t, until)?
+            trace_schedule(&format!("{path}.trace"), t, until, limits)?
         }
         (None, None) => {
             return Err(err(
@@ -97,6 +101,17 @@ fn schedule(path: &str, l: &LinkParams, until: Time) -> Result<LinkSpec, Scenari
             RateSchedule::new(steps).map_err(|m| err(format!("{path}.schedule"), m))?
         }
     };
+    // Added to each packet's length (a u32) for its transmission time: 2^32 − 1 wrapped a
+    // packet's bytes to almost nothing.
+    if l.framing > MAX_FRAMING {
+        return Err(err(
+            format!("{path}.framing"),
+            format!(
+                "at most {MAX_FRAMING} bytes a packet (PPP adds 2, Ethernet 38), got {}",
+                l.framing
+            ),
+        ));
+    }
     let batch = match &l.batch {
         None => None,
         Some(b) => {
@@ -132,15 +147,19 @@ fn trace_schedule(
     path: &str,
     t: &crate::scenario::schema::TraceSpec,
     until: Time,
+    limits: &Limits,
 ) -> Result<RateSchedule, ScenarioError> {
     if t.mtu == 0 {
         return Err(err(format!("{path}.mtu"), "must be positive"));
     }
-    let text = std::fs::read_to_string(&t.file).map_err(|e| {
-        err(
-            format!("{path}.file"),
-            format!("cannot read \"{}\": {e}", t.file),
-        )
+    let cap = limits.trace_bytes();
+    let text = super::files::read_text(Path::new(&t.file), cap.value, "trace").map_err(|m| {
+        let m = if m.contains("beyond the") {
+            format!("{m} (limits.trace_bytes; raise it in the scenario: [limits] trace_bytes = \"256MB\")")
+        } else {
+            m
+        };
+        err(format!("{path}.file"), m)
     })?;
     let tr = crate::net::trace::MahimahiTrace::parse(&text)
         .map_err(|m| err(format!("{path}.file"), format!("\"{}\" {m}", t.file)))?;
@@ -163,6 +182,8 @@ struct Ctx<'a> {
     scenario: &'a Scenario,
     /// Emulation: TCP flows are planned here instead of being given simulated endpoints.
     planned: Option<Vec<PlannedFlow>>,
+    /// The flows as the budget of the run reckons them.
+    budget: super::budget::Flows,
 }
 
 impl Ctx<'_> {
@@ -243,6 +264,7 @@ fn build_inner(
     if s.duration.0 == 0 {
         return Err(err("duration", "must be positive"));
     }
+    s.limits.check()?;
     let mut c = Ctx {
         sim: Sim::new(seed),
         seed,
@@ -254,6 +276,7 @@ fn build_inner(
         feedback_warned: Default::default(),
         scenario: s,
         planned: emulation.then(Vec::new),
+        budget: Default::default(),
     };
     c.sim.set_ip_id_mode(s.hosts.ip_id);
     // The scenario-wide TCP defaults, resolved even when no flow uses them alone.
@@ -281,6 +304,15 @@ fn build_inner(
         }
     }
 
+    // Flows: counted (and their memory reckoned) before any is built.
+    check_flow_count(&c)?;
+    for (i, f) in s.flows.iter().enumerate() {
+        add_flow_spec(&mut c, &format!("flows[{i}]"), f, i)?;
+    }
+    for (i, w) in s.workloads.iter().enumerate() {
+        add_workload(&mut c, &format!("workloads[{i}]"), w, i)?;
+    }
+
     // Capture.
     let mut pcap_ports: Vec<(String, PortId)> = Vec::new();
     for (i, ps) in s.ports.iter().enumerate() {
@@ -295,6 +327,8 @@ fn build_inner(
         let path = format!("measure.pcap[{i}]");
         pcap_ports.push((path.clone(), c.port(&path, name)?));
     }
+    // What the traffic will cost, before the run starts or a pcap file is made.
+    check_budget(&c, &pcap_ports)?;
     if !pcap_ports.is_empty() {
         if let Some(dir) = pcap_dir {
             std::fs::create_dir_all(dir).map_err(|e| {
@@ -324,22 +358,6 @@ fn build_inner(
         }
     }
 
-    // Flows.
-    let mut n_flows = 0usize;
-    for (i, f) in s.flows.iter().enumerate() {
-        n_flows += f.count.unwrap_or(1);
-        if n_flows > MAX_FLOWS {
-            return Err(err(
-                format!("flows[{i}].count"),
-                format!("more than {MAX_FLOWS} flows in one run"),
-            ));
-        }
-        add_flow_spec(&mut c, &format!("flows[{i}]"), f, i)?;
-    }
-    for (i, w) in s.workloads.iter().enumerate() {
-        add_workload(&mut c, &format!("workloads[{i}]"), w, i)?;
-    }
-
     // Measurement.
     let m = &s.measure;
     if m.interval.0 == 0 {
@@ -363,7 +381,7 @@ fn build_inner(
             0.0
         };
     let rows = per_sample * (s.duration.0 as f64 / m.interval.0 as f64);
-    check_sample_rows(rows, m.interval, memory_available())?;
+    check_sample_rows(rows, m.interval, s.limits.sample_rows(), memory_available())?;
     for p in sampled {
         c.sim.sample_port(p);
         c.sim.track_sojourn(p);
@@ -398,28 +416,30 @@ fn set_marker(
 /// it, and its copy on the Python side.
 const BYTES_PER_SAMPLE_ROW: f64 = 170.0;
 
-/// The time series must fit both the fixed row limit and 80 % of the memory available.
+/// The time series must fit both `limits.sample_rows` and 80 % of the memory available.
 fn check_sample_rows(
     rows: f64,
     interval: super::units::Duration,
+    bound: limits::Bound,
     available: Option<f64>,
 ) -> Result<(), ScenarioError> {
+    let implies = format!(
+        "sampling every {interval} would record about {:.0} million rows",
+        rows / 1e6
+    );
+    let fix = "use a longer interval, fewer sample_ports, or sample_flows = false";
+    bound.allows("measure.interval", rows, &format!("{implies} ({fix})"))?;
     let by_memory = available.map_or(f64::INFINITY, |b| 0.8 * b / BYTES_PER_SAMPLE_ROW);
-    if rows <= MAX_SAMPLE_ROWS && rows <= by_memory {
+    if rows <= by_memory {
         return Ok(());
     }
-    let why = if rows > by_memory {
-        format!(
-            " (~{:.1} GB; {:.1} GB of memory is available)",
-            rows * BYTES_PER_SAMPLE_ROW / 1e9,
-            available.unwrap_or(0.0) / 1e9
-        )
-    } else {
-        String::new()
-    };
     Err(err(
         "measure.interval",
-        format!("sampling every {interval} would record about {:.0} million rows{why}; use a longer interval, fewer sample_ports, or sample_flows = false", rows / 1e6),
+        format!(
+            "{implies} (~{:.1} GB; {:.1} GB of memory is available); {fix}",
+            rows * BYTES_PER_SAMPLE_ROW / 1e9,
+            available.unwrap_or(0.0) / 1e9
+        ),
     ))
 }
 
@@ -469,11 +489,18 @@ fn build_topology(c: &mut Ctx) -> Result<(), ScenarioError> {
                     "must be at least 1",
                 ));
             }
-            if left + right > MAX_NODES {
-                return Err(err("topology.left", format!("more than {MAX_NODES} hosts")));
-            }
-            let acc = schedule("topology.access", access, until)?;
-            let bn = schedule("topology.bottleneck", bottleneck, until)?;
+            let nodes = *left as f64 + *right as f64 + 2.0;
+            s.limits.nodes().allows(
+                if left >= right {
+                    "topology.left"
+                } else {
+                    "topology.right"
+                },
+                nodes,
+                &format!("{} hosts and routers", limits::figure(nodes)),
+            )?;
+            let acc = schedule("topology.access", access, until, &s.limits)?;
+            let bn = schedule("topology.bottleneck", bottleneck, until, &s.limits)?;
             let fwd = c.queue("topology.bottleneck_queue", bottleneck_queue)?;
             let rev = c.queue(
                 "topology.reverse_queue",
@@ -514,14 +541,20 @@ fn build_topology(c: &mut Ctx) -> Result<(), ScenarioError> {
             if *hops == 0 {
                 return Err(err("topology.hops", "must be at least 1"));
             }
-            if (hops + 1) * (cross_hosts + 1) + 2 * end_hosts > MAX_NODES {
-                return Err(err(
-                    "topology.cross_hosts",
-                    format!("more than {MAX_NODES} nodes"),
-                ));
-            }
-            let l = schedule("topology.link", link, until)?;
-            let acc = schedule("topology.access", access, until)?;
+            let nodes =
+                (*hops as f64 + 1.0) * (*cross_hosts as f64 + 1.0) + 2.0 * *end_hosts as f64;
+            s.limits.nodes().allows(
+                if cross_hosts >= end_hosts {
+                    "topology.cross_hosts"
+                } else {
+                    "topology.end_hosts"
+                },
+                nodes,
+                &format!("{} hosts and routers", limits::figure(nodes)),
+            )?;
+            check_routes("topology.hops", *hops as f64 + 1.0, nodes)?;
+            let l = schedule("topology.link", link, until, &s.limits)?;
+            let acc = schedule("topology.access", access, until, &s.limits)?;
             c.queue("topology.queue", queue)?;
             c.queue("topology.access_queue", access_queue)?;
             if let Some(m) = marker {
@@ -573,12 +606,19 @@ fn build_topology(c: &mut Ctx) -> Result<(), ScenarioError> {
         }
         Topology::Campus(cs) => build_campus(c, cs, until)?,
         Topology::Explicit(ExplicitSpec { nodes, links }) => {
-            if nodes.len() > MAX_NODES {
-                return Err(err(
-                    "topology.nodes",
-                    format!("more than {MAX_NODES} nodes"),
-                ));
+            s.limits.nodes().allows(
+                "topology.nodes",
+                nodes.len() as f64,
+                &format!("{} nodes", nodes.len()),
+            )?;
+            // Nodes with more than one link keep a route to every node.
+            let mut degree: HashMap<&str, u32> = HashMap::new();
+            for l in links {
+                *degree.entry(l.a.as_str()).or_default() += 1;
+                *degree.entry(l.b.as_str()).or_default() += 1;
             }
+            let tables = degree.values().filter(|&&d| d > 1).count();
+            check_routes("topology.links", tables as f64, nodes.len() as f64)?;
             for (i, n) in nodes.iter().enumerate() {
                 let path = format!("topology.nodes[{i}].name");
                 check_name(&path, "node", &n.name)?;
@@ -624,6 +664,7 @@ fn build_topology(c: &mut Ctx) -> Result<(), ScenarioError> {
                         batch: l.batch.clone(),
                     },
                     until,
+                    &s.limits,
                 )?;
                 let qa = c.queue(&format!("{path}.queue"), &l.queue)?;
                 let qb = c.queue(
@@ -637,6 +678,32 @@ fn build_topology(c: &mut Ctx) -> Result<(), ScenarioError> {
     Ok(())
 }
 
+/// Route entries (a node with several links keeps one per node) beyond which the tables
+/// would take more than a gigabyte, and their computation as many steps.
+const MAX_ROUTE_ENTRIES: f64 = 2.5e8;
+
+/// The route tables of `tables` nodes with several links over `nodes` nodes fit: a chain of
+/// 65 536 hops would need 34 GB of them.
+fn check_routes(path: &str, tables: f64, nodes: f64) -> Result<(), ScenarioError> {
+    let entries = tables * nodes;
+    let bytes = entries * std::mem::size_of::<PortId>() as f64;
+    let by_memory = memory_available().map_or(f64::INFINITY, |m| 0.5 * m);
+    if entries <= MAX_ROUTE_ENTRIES && bytes <= by_memory {
+        return Ok(());
+    }
+    Err(err(
+        path,
+        format!(
+            "{} nodes with several links, each with a route to every one of {} nodes: {} route entries ({:.1} GB), beyond the {} the simulator keeps; use fewer routers or hops",
+            limits::figure(tables),
+            limits::figure(nodes),
+            limits::figure(entries),
+            bytes / 1e9,
+            limits::figure(MAX_ROUTE_ENTRIES)
+        ),
+    ))
+}
+
 fn build_campus(c: &mut Ctx, cs: &CampusSpec, until: Time) -> Result<(), ScenarioError> {
     if cs.clients == 0 {
         return Err(err("topology.clients", "must be at least 1"));
@@ -644,16 +711,20 @@ fn build_campus(c: &mut Ctx, cs: &CampusSpec, until: Time) -> Result<(), Scenari
     if cs.servers == 0 {
         return Err(err("topology.servers", "must be at least 1"));
     }
-    if cs.clients + cs.servers + 5 > MAX_NODES {
-        return Err(err(
-            "topology.clients",
-            format!("more than {MAX_NODES} nodes"),
-        ));
-    }
+    let nodes = cs.clients as f64 + cs.servers as f64 + 5.0;
+    c.scenario.limits.nodes().allows(
+        if cs.clients >= cs.servers {
+            "topology.clients"
+        } else {
+            "topology.servers"
+        },
+        nodes,
+        &format!("{} hosts and routers", limits::figure(nodes)),
+    )?;
     if cs.buffer.0 == 0 {
         return Err(err("topology.buffer", "must be positive"));
     }
-    let air = schedule("topology.wireless", &cs.wireless, until)?;
+    let air = schedule("topology.wireless", &cs.wireless, until, &c.scenario.limits)?;
     // Plain buffers are built here (not through the registry, which would record them
     // under a key the scenario does not have); the AP's queue is the scenario's component.
     let bytes = cs.buffer.0;
@@ -782,9 +853,27 @@ fn add_flow_spec(c: &mut Ctx, path: &str, f: &FlowSpec, index: usize) -> Result<
         ));
     }
     let jitter = f.start_jitter.map_or(0, |d| d.0);
-    let last_start = f.start.map_or(0, |d| d.0)
-        + f.stagger.map_or(0, |d| d.0) * (count as Time).saturating_sub(1)
-        + jitter;
+    // The last copy's latest start, in 128 bits: a large stagger times a large count would
+    // wrap the 64-bit clock and start copies early.
+    let last_start = f.start.map_or(0, |d| d.0) as u128
+        + f.stagger.map_or(0, |d| d.0) as u128 * (count as u128).saturating_sub(1)
+        + jitter as u128;
+    if last_start > super::units::MAX_DURATION as u128 {
+        let key = if f.stagger.is_some() {
+            "stagger"
+        } else {
+            "start_jitter"
+        };
+        return Err(err(
+            format!("{path}.{key}"),
+            format!(
+                "start + stagger × (count − 1) + start_jitter is {} s, beyond the longest time a scenario may give ({} s)",
+                last_start as f64 / crate::time::SEC as f64,
+                crate::time::to_secs(super::units::MAX_DURATION)
+            ),
+        ));
+    }
+    let last_start = last_start as Time;
     // A shortened run of a longer scenario legitimately leaves late flows out: said, not
     // refused.
     if last_start >= c.scenario.duration.0 {
@@ -904,7 +993,23 @@ fn add_flow_spec(c: &mut Ctx, path: &str, f: &FlowSpec, index: usize) -> Result<
                     ))
                 }
             };
+            let duty = on_off.map_or(1.0, |(on, off)| on as f64 / (on as f64 + off as f64));
             for (k, &(src, dst)) in pairs.iter().enumerate() {
+                let until = stop.min(c.scenario.duration.0);
+                if starts[k] < until {
+                    c.budget.add(
+                        &format!("{path}.rate"),
+                        src,
+                        dst,
+                        Load::Rate {
+                            bps: rate.0 as f64 * duty,
+                            active_s: crate::time::to_secs(until - starts[k]),
+                        },
+                        size as f64,
+                        size.saturating_sub(28) as f64,
+                        false,
+                    );
+                }
                 let cfg = UdpSourceConfig {
                     rate_bps: rate.0,
                     packet_size: size as u32,
@@ -1050,6 +1155,18 @@ fn add_tcp_flow(
             ),
         ));
     }
+    let own = registry::default_codec(cc_name);
+    if own != "none" && codec_name != own {
+        // DCTCP counts the fraction of marked bytes from a precise echo; RFC 3168's ECE
+        // repeats one mark until CWR, and a scheme's controller reads only its own codec's
+        // signal: either would run with the wrong reading and say nothing.
+        return Err(err(
+            epath,
+            format!(
+                "cc = \"{cc_name}\" reads the feedback of its own codec, and ecn = \"{codec_name}\" echoes something else: use ecn = \"{own}\" (or omit ecn)"
+            ),
+        ));
+    }
     check_feedback_path(c, path, codec_name, src, dst);
     let sender_codec = registry::codec(&epath, codec_name, a.ecn_params)?;
     let receiver_codec = registry::codec(&epath, codec_name, a.ecn_params)?;
@@ -1058,6 +1175,19 @@ fn add_tcp_flow(
             format!("{path}.size"),
             "must be at least 1 byte (omit it for an unlimited transfer)",
         ));
+    }
+    let until = a.stop.unwrap_or(NEVER).min(c.scenario.duration.0);
+    if start < until {
+        let load = match size {
+            Some(b) => Load::Bytes(b as f64),
+            None => Load::Rate {
+                bps: f64::INFINITY,
+                active_s: crate::time::to_secs(until - start),
+            },
+        };
+        let headers = 40.0 + if config.timestamps { 12.0 } else { 0.0 };
+        let mss = config.mss as f64;
+        c.budget.add(path, src, dst, load, mss + headers, mss, true);
     }
     if let Some(plan) = c.planned.as_mut() {
         plan.push(PlannedFlow {
@@ -1155,12 +1285,26 @@ fn check_feedback_path(c: &mut Ctx, path: &str, codec: &str, src: NodeId, dst: N
     c.feedback_warned.insert(path.to_string());
 }
 
-fn add_workload(
-    c: &mut Ctx,
-    path: &str,
-    w: &WorkloadSpec,
-    index: usize,
-) -> Result<(), ScenarioError> {
+/// A workload's Poisson arrivals: between which hosts, of what sizes, how often, when.
+struct Arrivals {
+    srcs: Vec<NodeId>,
+    dsts: Vec<NodeId>,
+    dist: SizeSampler,
+    /// Flows per second.
+    rate: f64,
+    start: Time,
+    stop: Time,
+    max: u64,
+}
+
+impl Arrivals {
+    /// Flows the workload draws on average (its `max_flows` at most).
+    fn expected(&self) -> f64 {
+        (self.rate * crate::time::to_secs(self.stop - self.start)).min(self.max as f64)
+    }
+}
+
+fn arrivals(c: &Ctx, path: &str, w: &WorkloadSpec) -> Result<Arrivals, ScenarioError> {
     let srcs: Vec<NodeId> = w
         .src
         .iter()
@@ -1179,7 +1323,6 @@ fn add_workload(
             "needs at least one host",
         ));
     }
-    let mut rng = rng::stream(c.seed, rng::kind::WORKLOAD, index as u64);
     let dist = SizeSampler::new(&format!("{path}.sizes"), &w.sizes)?;
     let rate = match (w.arrival_rate, w.load) {
         (Some(r), None) if r > 0.0 && r.is_finite() => r,
@@ -1196,6 +1339,15 @@ fn add_workload(
                     "a load needs the rate it is a fraction of, e.g. load_of = \"100Mbps\"",
                 )
             })?;
+            if !(dist.mean() >= 1.0) {
+                return Err(err(
+                    format!("{path}.sizes"),
+                    format!(
+                        "the mean size is {} bytes: a load needs a mean of at least one byte",
+                        dist.mean()
+                    ),
+                ));
+            }
             l * of.0 as f64 / (8.0 * dist.mean())
         }
         (None, Some(_)) => return Err(err(format!("{path}.load"), "must be a positive fraction")),
@@ -1211,7 +1363,150 @@ fn add_workload(
     if stop <= start {
         return Err(err(format!("{path}.stop"), "must be after start"));
     }
-    let max = w.max_flows.unwrap_or(MAX_FLOWS);
+    // Without max_flows a workload draws what its rate gives, within limits.flows.
+    let max = w.max_flows.map_or(u64::MAX, |m| m as u64);
+    Ok(Arrivals {
+        srcs,
+        dsts,
+        dist,
+        rate,
+        start,
+        stop,
+        max,
+    })
+}
+
+/// Simulated events a core runs per second, for a message (6–20 million on this project's
+/// 2-core machines, depending on their load).
+const EVENTS_PER_CPU_S: f64 = 10e6;
+
+/// The events the traffic implies within `limits.events`, and the pcap files within
+/// `limits.pcap_bytes`.
+fn check_budget(c: &Ctx, pcap_ports: &[(String, PortId)]) -> Result<(), ScenarioError> {
+    let s = c.scenario;
+    let secs = s.duration.secs();
+    let est = budget::estimate(&c.sim, &c.budget, secs);
+    let bound = s.limits.events();
+    if est.events > bound.value as f64 {
+        let busiest = (0..c.sim.ports.len())
+            .max_by(|&a, &b| est.port_packets[a].total_cmp(&est.port_packets[b]))
+            .map(|p| {
+                format!(
+                    "; the busiest port, {}, sends {} packets a simulated second",
+                    c.sim.ports[p].name,
+                    limits::figure(est.port_packets[p] / secs)
+                )
+            })
+            .unwrap_or_default();
+        let cpu = est.events / EVENTS_PER_CPU_S;
+        let implies = format!(
+            "the traffic implies about {} simulated events ({} per simulated second, {} of them from {}{busiest}): about {} of CPU",
+            limits::figure(est.events),
+            limits::figure(est.events / secs),
+            limits::figure(est.costliest.1),
+            est.costliest.0,
+            if cpu < 7200.0 {
+                format!("{:.0} min", cpu / 60.0)
+            } else {
+                format!("{:.0} h", cpu / 3600.0)
+            }
+        );
+        return Err(err(&est.costliest.0, bound.exceeded(&implies)));
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut pcap = 0.0;
+    let mut largest = (String::new(), 0.0);
+    for (path, p) in pcap_ports {
+        if seen.insert(*p) {
+            let b = 24.0 + est.port_bytes[*p as usize];
+            pcap += b;
+            if b > largest.1 {
+                largest = (path.clone(), b);
+            }
+        }
+    }
+    let bound = s.limits.pcap_bytes();
+    bound.allows(
+        &largest.0,
+        pcap,
+        &format!(
+            "the captures would write about {:.2} GB ({:.2} GB from {})",
+            pcap / 1e9,
+            largest.1 / 1e9,
+            largest.0
+        ),
+    )
+}
+
+/// Bytes one TCP flow takes while the scenario is built and run: its connection's two ends,
+/// their buffers' bookkeeping, and its rows (measured: 400 000 flows of a workload).
+const BYTES_PER_FLOW: f64 = 6_000.0;
+
+/// The flows the scenario asks for (copies, and what each workload draws on average) within
+/// `limits.flows` and the memory available, before any is built.
+fn check_flow_count(c: &Ctx) -> Result<(), ScenarioError> {
+    let s = c.scenario;
+    let mut total = 0.0;
+    let mut most = (String::from("flows"), 0.0);
+    for (i, f) in s.flows.iter().enumerate() {
+        let n = f.count.unwrap_or(1) as f64;
+        total += n;
+        if n > most.1 {
+            most = (format!("flows[{i}].count"), n);
+        }
+    }
+    for (i, w) in s.workloads.iter().enumerate() {
+        let path = format!("workloads[{i}]");
+        let n = arrivals(c, &path, w)?.expected();
+        total += n;
+        if n > most.1 {
+            let key = if w.arrival_rate.is_some() {
+                "arrival_rate"
+            } else {
+                "load"
+            };
+            most = (format!("{path}.{key}"), n);
+        }
+    }
+    let implies = format!(
+        "{} flows in the run ({} from {})",
+        limits::figure(total),
+        limits::figure(most.1),
+        most.0
+    );
+    s.limits.flows().allows(&most.0, total, &implies)?;
+    if let Some(avail) = memory_available() {
+        let need = total * BYTES_PER_FLOW;
+        if need > 0.8 * avail {
+            return Err(err(
+                most.0,
+                format!(
+                    "{implies} need about {:.1} GB; {:.1} GB of memory is available",
+                    need / 1e9,
+                    avail / 1e9
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn add_workload(
+    c: &mut Ctx,
+    path: &str,
+    w: &WorkloadSpec,
+    index: usize,
+) -> Result<(), ScenarioError> {
+    let Arrivals {
+        srcs,
+        dsts,
+        dist,
+        rate,
+        start,
+        stop,
+        max,
+    } = arrivals(c, path, w)?;
+    let mut rng = rng::stream(c.seed, rng::kind::WORKLOAD, index as u64);
     let exp = rand_distr::Exp::new(rate).map_err(|e| err(path, e.to_string()))?;
     let args = TcpFlowArgs {
         cc: w.cc.as_deref(),
@@ -1230,13 +1525,18 @@ fn add_workload(
     loop {
         t += exp.sample(&mut rng);
         let at = crate::time::from_secs(t);
-        if at >= stop || k >= max {
+        if at >= stop || k as u64 >= max {
             break;
         }
-        if c.sim.flows.len() >= MAX_FLOWS {
+        // The draw may exceed its mean, which was checked.
+        let bound = c.scenario.limits.flows();
+        if c.sim.flows.len() as u64 >= bound.value {
             return Err(err(
                 format!("{path}.max_flows"),
-                format!("the workload would create more than {MAX_FLOWS} flows"),
+                bound.exceeded(&format!(
+                    "the workload draws more than {} flows",
+                    bound.value
+                )),
             ));
         }
         let s = srcs[rng.gen_range(0..srcs.len())];
@@ -1379,8 +1679,9 @@ mod tests {
     fn time_series_rows_are_bounded_by_the_memory_available() {
         let every = Duration(10 * crate::time::US);
         // 100 M rows need ~17 GB: fine with 64 GB, refused with a 3 GB cap.
-        assert!(check_sample_rows(1e8, every, Some(64e9)).is_ok());
-        let e = check_sample_rows(1e8, every, Some(3e9)).unwrap_err();
+        let bound = Limits::default().sample_rows();
+        assert!(check_sample_rows(1e8, every, bound, Some(64e9)).is_ok());
+        let e = check_sample_rows(1e8, every, bound, Some(3e9)).unwrap_err();
         assert_eq!(e.path, "measure.interval");
         assert!(
             e.message
@@ -1389,8 +1690,14 @@ mod tests {
             e.message
         );
         // Without a reading of memory only the fixed limit applies.
-        assert!(check_sample_rows(1e8, every, None).is_ok());
-        assert!(check_sample_rows(MAX_SAMPLE_ROWS * 2.0, every, None).is_err());
+        assert!(check_sample_rows(1e8, every, bound, None).is_ok());
+        let e = check_sample_rows(4e8, every, bound, None).unwrap_err();
+        assert!(e.message.contains("limits.sample_rows"), "{}", e.message);
+        let raised = Limits {
+            sample_rows: Some(500_000_000),
+            ..Limits::default()
+        };
+        assert!(check_sample_rows(4e8, every, raised.sample_rows(), None).is_ok());
         assert!(memory_available().is_some_and(|b| b > 0.0));
     }
 }

@@ -1,13 +1,17 @@
 //! Scenario files: one schema (these serde types) read from TOML or JSON, validated with
 //! errors that name the key path, built into a [`Sim`](crate::Sim) and run.
 
+mod budget;
 mod build;
+pub mod files;
 pub mod health;
+pub mod limits;
 pub mod registry;
 pub mod schema;
 pub mod units;
 
 pub use build::{build, build_for_emulation, Built, PlannedFlow, SizeSampler};
+pub use limits::Limits;
 pub use schema::*;
 pub use units::{Duration, Rate, Size};
 
@@ -128,8 +132,26 @@ impl ScenarioError {
     }
 }
 
+/// serde's "missing field `x`" names the key in its message: the error names it in its path.
+pub(crate) fn missing_field(path: &str, msg: &str) -> Option<ScenarioError> {
+    let rest = msg.strip_prefix("missing field `")?;
+    let (name, tail) = rest.split_once('`')?;
+    let full = if path.is_empty() {
+        name.to_string()
+    } else {
+        format!("{path}.{name}")
+    };
+    Some(ScenarioError::new(
+        full,
+        format!("missing (a required key){tail}"),
+    ))
+}
+
 /// Joins a path and a message whose start may carry a deeper path (see `schema::SUBPATH`).
 fn path_error(path: String, msg: String) -> ScenarioError {
+    if let Some(e) = missing_field(&path, &msg) {
+        return e;
+    }
     let m = schema::SUBPATH;
     if let Some(rest) = msg.strip_prefix(m) {
         if let Some((sub, text)) = rest.split_once(m) {
@@ -138,6 +160,9 @@ fn path_error(path: String, msg: String) -> ScenarioError {
             } else {
                 format!("{path}.{sub}")
             };
+            if let Some(e) = missing_field(&full, text) {
+                return e;
+            }
             return ScenarioError::new(full, text.to_string());
         }
     }
@@ -156,11 +181,16 @@ fn render_path(p: &serde_path_to_error::Path) -> String {
 
 /// Parses and validates a TOML scenario.
 pub fn parse_toml(text: &str) -> Result<Scenario, ScenarioError> {
+    // A byte-order mark some editors write is not part of the TOML.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let de = toml::Deserializer::new(text);
     let s: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = render_path(e.path());
         let inner = e.into_inner();
         let mut msg = inner.message().to_string();
+        if let Some(e) = missing_field(&path, &msg) {
+            return e;
+        }
         if path.is_empty() {
             if let Some(span) = inner.span() {
                 let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
@@ -175,6 +205,7 @@ pub fn parse_toml(text: &str) -> Result<Scenario, ScenarioError> {
 
 /// Parses and validates a JSON scenario (what the Python front sends).
 pub fn parse_json(text: &str) -> Result<Scenario, ScenarioError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut de = serde_json::Deserializer::from_str(text);
     let s: Scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = render_path(e.path());

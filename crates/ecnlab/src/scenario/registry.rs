@@ -12,28 +12,43 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 
+/// What a scenario build resolved, by key path, in the order paths were first seen. A path
+/// recorded again (every copy of a flow, every flow of a workload: thousands of the same
+/// table) replaces its value in place, so a run of a million flows keeps one entry.
+#[derive(Default)]
+struct Resolved {
+    entries: Vec<(String, serde_json::Value)>,
+    index: std::collections::HashMap<String, usize>,
+}
+
 thread_local! {
     /// While a scenario is built: every component's parameters as they were resolved (given
     /// values and defaults), by key path. Every component parses through [`params`], so
     /// recording there covers all of them without passing a recorder to each constructor.
-    static RESOLVED: RefCell<Option<Vec<(String, serde_json::Value)>>> = const { RefCell::new(None) };
+    static RESOLVED: RefCell<Option<Resolved>> = const { RefCell::new(None) };
 }
 
 /// Runs `f` (a scenario build) and returns what it resolved, by key path.
 pub fn recording<R>(f: impl FnOnce() -> R) -> (R, Vec<(String, serde_json::Value)>) {
-    let outer = RESOLVED.with(|r| r.borrow_mut().replace(Vec::new()));
+    let outer = RESOLVED.with(|r| r.borrow_mut().replace(Resolved::default()));
     let out = f();
     let got = RESOLVED
         .with(|r| std::mem::replace(&mut *r.borrow_mut(), outer))
         .unwrap_or_default();
-    (out, got)
+    (out, got.entries)
 }
 
 /// Records the value a key path resolved to (when a build is being recorded).
 pub fn record(path: &str, value: serde_json::Value) {
     RESOLVED.with(|r| {
         if let Some(v) = r.borrow_mut().as_mut() {
-            v.push((path.to_string(), value));
+            match v.index.get(path) {
+                Some(&i) => v.entries[i].1 = value,
+                None => {
+                    v.index.insert(path.to_string(), v.entries.len());
+                    v.entries.push((path.to_string(), value));
+                }
+            }
         }
     });
 }
@@ -48,10 +63,10 @@ fn record_kind(path: &str, kind: &str) {
 pub fn record_field(path: &str, key: &str, value: serde_json::Value) {
     RESOLVED.with(|r| {
         if let Some(v) = r.borrow_mut().as_mut() {
-            if let Some((_, serde_json::Value::Object(m))) =
-                v.iter_mut().rev().find(|(p, _)| p == path)
-            {
-                m.insert(key.into(), value);
+            if let Some(&i) = v.index.get(path) {
+                if let serde_json::Value::Object(m) = &mut v.entries[i].1 {
+                    m.insert(key.into(), value);
+                }
             }
         }
     });
@@ -70,7 +85,8 @@ pub fn params<T: DeserializeOwned + Serialize>(path: &str, p: &Params) -> Result
         } else {
             format!("{path}.{sub}")
         };
-        ScenarioError::new(full, e.into_inner().to_string())
+        let msg = e.into_inner().to_string();
+        super::missing_field(&full, &msg).unwrap_or_else(|| ScenarioError::new(full, msg))
     })?;
     if let Ok(v) = serde_json::to_value(&cfg) {
         record(path, v);
@@ -128,7 +144,7 @@ fn queue_of_kind(path: &str, c: &Component, rng: Rng) -> Result<Box<dyn Qdisc>, 
             let limit = if cfg.bytes {
                 Limit::Bytes(cfg.limit)
             } else {
-                Limit::Packets(cfg.limit.min(u32::MAX as u64) as u32)
+                Limit::packets(cfg.limit).map_err(|m| field_error(path, &m))?
             };
             Ok(Box::new(DropTail::new(limit)))
         }
@@ -152,6 +168,9 @@ fn queue_of_kind(path: &str, c: &Component, rng: Rng) -> Result<Box<dyn Qdisc>, 
         }
         "mecn" => {
             let cfg: crate::schemes::mecn::MecnRedConfig = params(path, &c.params)?;
+            // The discipline would cap a larger limit silently: the value run.json shows would
+            // not be the one used.
+            Limit::packets(cfg.limit).map_err(|m| field_error(path, &m))?;
             let q =
                 crate::schemes::mecn::MecnRed::new(cfg, rng).map_err(|m| field_error(path, &m))?;
             Ok(Box::new(q))

@@ -47,6 +47,9 @@ pub struct Scenario {
     /// TCP options applied to every TCP flow (a flow's own `tcp` table overrides them).
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub tcp: Params,
+    /// Bounds on what the run may use, beyond which it is refused before it starts.
+    #[serde(default, skip_serializing_if = "super::limits::Limits::is_default")]
+    pub limits: super::limits::Limits,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

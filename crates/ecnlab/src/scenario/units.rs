@@ -17,6 +17,11 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
     num.parse::<f64>().ok().map(|v| (v, unit.trim()))
 }
 
+/// The longest duration a scenario may give (10^6 s, 11.6 days): the simulator adds
+/// durations to times (a start and its stagger, a packet's departure and its link's delay),
+/// and a few sums of values this large still fit the 64-bit picosecond clock (18.4 · 10^6 s).
+pub const MAX_DURATION: Time = 1_000_000 * SEC;
+
 /// A duration, stored in picoseconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Duration(pub Time);
@@ -48,8 +53,10 @@ impl Duration {
         if ps < 0.0 {
             return Err(format!("duration must be non-negative, got {src}"));
         }
-        if ps > 1e19 {
-            return Err(format!("duration {src} is too long (at most 10,000,000 s)"));
+        if ps > MAX_DURATION as f64 {
+            return Err(format!(
+                "duration {src} is too long (at most 1000000 s, 11.6 days)"
+            ));
         }
         if ps > 0.0 && ps < 0.5 {
             return Err(format!(
@@ -244,5 +251,16 @@ mod tests {
         assert!(Rate::parse("5 furlongs").is_err());
         assert!(Duration::parse("-1s").is_err());
         assert_eq!(Duration(80 * US).to_string(), "80us");
+    }
+
+    #[test]
+    fn durations_stop_where_sums_of_them_still_fit_the_clock() {
+        assert_eq!(Duration::parse("1000000s").unwrap().0, MAX_DURATION);
+        assert!(Duration::parse("1000001s")
+            .unwrap_err()
+            .contains("at most 1000000 s"));
+        assert!(Duration::parse("1e7s").is_err());
+        // Three of the longest still fit.
+        assert!(MAX_DURATION.checked_mul(3).is_some());
     }
 }

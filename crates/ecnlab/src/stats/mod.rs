@@ -126,6 +126,9 @@ pub struct TimeSeries {
     pub value: Vec<f64>,
     kinds: Vec<String>,
     entities: Vec<String>,
+    /// Index of `entities`: a run samples every port of a router with 65 536 hosts, and a
+    /// scan per name would cost as many steps as names.
+    entity_index: std::collections::HashMap<String, u32>,
 }
 
 impl TimeSeries {
@@ -140,13 +143,13 @@ impl TimeSeries {
     }
 
     pub fn entity_id(&mut self, name: &str) -> u32 {
-        match self.entities.iter().position(|k| k == name) {
-            Some(i) => i as u32,
-            None => {
-                self.entities.push(name.to_string());
-                (self.entities.len() - 1) as u32
-            }
+        if let Some(&i) = self.entity_index.get(name) {
+            return i;
         }
+        let i = self.entities.len() as u32;
+        self.entities.push(name.to_string());
+        self.entity_index.insert(name.to_string(), i);
+        i
     }
 
     #[inline]
