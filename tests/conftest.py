@@ -11,6 +11,14 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+
+#: Cases the scenario fuzz tests tried, by outcome: printed at the end of the session.
+FUZZ_TALLY: dict[str, int] = {}
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if FUZZ_TALLY:
+        terminalreporter.write_line("scenario fuzzing: " + ", ".join(f"{n} {what}" for what, n in FUZZ_TALLY.items()))
 ECNLAB = [sys.executable, "-m", "ecnlab"]
 
 UDP_DUMBBELL = """

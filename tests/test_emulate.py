@@ -68,7 +68,10 @@ def ns_left() -> list[str]:
 @pytest.mark.parametrize(
     "flow, path, says",
     [
-        ({"cc": "dctcp", "ecn": "dctcp"}, "flows[0].cc", "not a Linux congestion control"),
+        # Linux has DCTCP (this kernel may lack the module): it was called "not a Linux
+        # congestion control".
+        ({"cc": "dctcp", "ecn": "dctcp"}, "flows[0].cc", "is Linux's tcp_dctcp, which emulation does not drive"),
+        ({"cc": "eecn", "ecn": "eecn"}, "flows[0].cc", "not a Linux congestion control"),
         ({"cc": "newreno", "ecn": "mecn"}, "flows[0].ecn", "not something a Linux stack speaks"),
         ({"kind": "udp", "rate": "1Mbps"}, "flows[0].kind", "UDP flows are not supported"),
     ],
@@ -86,6 +89,8 @@ def test_more_load_than_the_forwarder_holds_is_refused_unless_forced():
     with pytest.raises(ScenarioError) as e:
         plan(s)
     assert e.value.path == "topology" and "900 Mb/s" in e.value.message
+    # The refusal said "force it" without naming the option.
+    assert "--force" in e.value.message and "force=True" in e.value.message
     assert "forced" in plan(s, force=True)["warnings"][0]
 
 

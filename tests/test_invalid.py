@@ -72,10 +72,10 @@ def udp(**over: str) -> str:
 
 
 # (name, scenario, key path the message starts with[, text the message must also hold]).
-# A missing key or a TOML syntax error has no key path: the message gives the line.
+# A TOML syntax error has no key path: the message gives the line. A missing key is named.
 CASES: list[tuple] = [
     ("unknown_top_level_key", HEAD + 'colour = "red"\n' + DUMBBELL + UDP, "colour"),
-    ("missing_duration", DUMBBELL + UDP, "", "missing field `duration`"),
+    ("missing_duration", DUMBBELL + UDP, "duration", "missing (a required key)"),
     ("zero_duration", 'duration = "0s"\n' + DUMBBELL + UDP, "duration"),
     ("bad_time_unit", 'duration = "3 fortnights"\n' + DUMBBELL + UDP, "duration"),
     ("bad_delay_unit", HEAD + dumbbell(bottleneck='{ rate = "10Mbps", delay = "10 parsecs" }') + UDP, "topology.bottleneck.delay", "parsecs"),

@@ -4,6 +4,7 @@ retry of failed runs, a worker killed mid-sweep, Ctrl-C."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import threading
@@ -429,3 +430,59 @@ def test_runs_of_another_build_or_of_removed_points_leave_the_tables(grid_store,
     runs = ecnlab.read_sweep(out, "runs").collect()
     assert runs.height == 8 and set(runs["source_hash"]) == {"0" * 16}
     assert ecnlab.read_sweep(out).collect().height == 16
+
+
+# ------------------------------------------------------------- a damaged store
+
+
+def _truncate(f: Path, keep: int = 100) -> None:
+    data = f.read_bytes()
+    f.write_bytes(data[:keep])
+
+
+def test_a_damaged_run_is_run_again_and_said_so(grid_store, tmp_path):
+    # A truncated flows file went unnoticed ("already done"), and the report then failed
+    # with a Parquet error naming neither the file nor the run.
+    out = tmp_path / "store"
+    shutil.copytree(grid_store, out)
+    keys = sorted(p.stem for p in (out / "runs").glob("*.parquet"))
+    _truncate(out / "flows" / f"{keys[0]}.parquet")
+    (out / "ports" / f"{keys[1]}.parquet").unlink()
+    r = run_cli("report", out)
+    assert r.returncode == 2 and "damaged" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert f"flows/{keys[0]}.parquet" in r.stderr or f"ports/{keys[1]}.parquet" in r.stderr, r.stderr
+    summary = sw.run_sweep(sweep_text(GRID), out, workers=1, threads=True)
+    assert (summary.skipped, summary.ran, summary.ok) == (6, 2, 2)
+    assert len(summary.damaged) == 2
+    whys = " ".join(why for _, why in summary.damaged)
+    assert f"flows/{keys[0]}.parquet does not read" in whys and f"ports/{keys[1]}.parquet is missing" in whys
+    want, got = _snapshot(grid_store), _snapshot(out)
+    for t in want:
+        assert got[t].equals(want[t]), t
+    assert sw.Store(out).damage() == {}
+
+
+def test_a_table_that_lost_rows_is_damage_and_the_cli_says_so(grid_store, tmp_path):
+    out = tmp_path / "store"
+    shutil.copytree(grid_store, out)
+    key = sorted(p.stem for p in (out / "runs").glob("*.parquet"))[3]
+    f = out / "flows" / f"{key}.parquet"
+    pl.read_parquet(f).head(1).write_parquet(f)
+    assert "holds 1 rows; 2 were written" in sw.Store(out).damage()[key]
+    sweep_file = tmp_path / "s.toml"
+    sweep_file.write_text(sweep_text(GRID))
+    r = run_cli("sweep", sweep_file, "--out", out, "--workers", "1", "--threads")
+    assert r.returncode == 0, r.stderr
+    assert "is damaged" in r.stdout and "running it again" in r.stdout, r.stdout
+    assert "1 ran now" in r.stdout
+
+
+def test_a_truncated_runs_file_does_not_block_resuming(grid_store, tmp_path):
+    out = tmp_path / "store"
+    shutil.copytree(grid_store, out)
+    key = sorted(p.stem for p in (out / "runs").glob("*.parquet"))[0]
+    _truncate(out / "runs" / f"{key}.parquet", 10)
+    summary = sw.run_sweep(sweep_text(GRID), out, workers=1, threads=True)
+    assert (summary.ran, summary.ok) == (1, 1) and summary.damaged
+    assert f"runs/{key}.parquet does not read" in summary.damaged[0][1]
+    assert not (out / ".staging").exists()

@@ -49,6 +49,20 @@ def _pos_int(text: str) -> int:
     return v
 
 
+#: Seeds per configuration of ``reproduce``: a paper's claims are decided on 5 to 10.
+MAX_SEEDS_PER_CONFIG = 1000
+
+
+def _seeds(text: str) -> int:
+    v = _pos_int(text)
+    if v > MAX_SEEDS_PER_CONFIG:
+        raise argparse.ArgumentTypeError(
+            f"at most {MAX_SEEDS_PER_CONFIG} seeds per configuration (the experiments decide their claims on 5 to 10; "
+            f"{v} would be {v} runs of every configuration), got {text!r}"
+        )
+    return v
+
+
 def _show_progress(quiet: bool) -> bool:
     return not quiet and sys.stderr.isatty()
 
@@ -102,7 +116,7 @@ def cmd_emulate(args: argparse.Namespace) -> int:
         netns.check_host()
         gone = netns.cleanup_stale()
         if not args.quiet:
-            print(f"removed {len(gone)} namespace(s)" + (f": {', '.join(gone)}" if gone else ""))
+            print(f"removed {len(gone)} namespace(s), agent(s) and temporary result directories" + (f": {', '.join(gone)}" if gone else ""))
         return EXIT_OK
     if not args.scenario or not args.out:
         raise _UsageError("emulate needs SCENARIO and --out DIR (or --cleanup)")
@@ -149,7 +163,7 @@ def _pos_float(text: str) -> float:
 
 
 def cmd_mobility_trace(args: argparse.Namespace) -> int:
-    from .wireless import MobilityModel, mahimahi_lines, write_mahimahi
+    from .wireless import MAX_TRACE_LINES, MobilityModel, mahimahi_lines, max_lines, write_mahimahi
 
     out = Path(args.out)
     if out.is_dir():
@@ -176,6 +190,16 @@ def cmd_mobility_trace(args: argparse.Namespace) -> int:
     step_ms = model.step_s * 1e3
     if abs(step_ms - round(step_ms)) > 1e-9 or model.step_s > args.duration:
         raise _UsageError(f"--step: a whole number of milliseconds, at most --duration, got {model.step_s:g} s")
+    steps = args.duration / model.step_s
+    if steps > MAX_TRACE_LINES:
+        raise _UsageError(f"--duration: {args.duration:g} s is {steps:.3g} steps of --step {model.step_s:g} s, beyond {MAX_TRACE_LINES:.0e}")
+    most = max_lines(model, args.duration, args.mtu)
+    if most > MAX_TRACE_LINES:
+        raise _UsageError(
+            f"--duration: {args.duration:g} s could give up to {most:.3g} delivery opportunities of {args.mtu} bytes "
+            f"(at the fastest MCS), beyond the {MAX_TRACE_LINES:.0e} a trace file holds here; the trace repeats, so "
+            f"a shorter one (at most {args.duration * MAX_TRACE_LINES / most:.0f} s) serves a longer run"
+        )
     rates = model.rates_bps(args.duration, args.seed)
     lines = mahimahi_lines(rates, model.step_s, args.mtu)
     write_mahimahi(out, lines)
@@ -208,16 +232,20 @@ def cmd_report(args: argparse.Namespace) -> int:
     from .report import write_run_report
 
     d = Path(args.dir)
-    if (d / "sweep.json").is_file():
-        from .sweeps.report import write_sweep_report
+    try:
+        if (d / "sweep.json").is_file():
+            from .sweeps.report import write_sweep_report
 
-        path = write_sweep_report(d, metrics=args.metric, port=args.port)
-    elif not (d / "run.json").is_file():
-        raise OutputError(f"{d} is not a run directory or a sweep store (it has no run.json or sweep.json); make one with `ecnlab run` or `ecnlab sweep`")
-    else:
-        if args.metric or args.port:
-            raise _UsageError("--metric and --port are for sweep stores; a run's report shows every metric")
-        path = write_run_report(d)
+            path = write_sweep_report(d, metrics=args.metric, port=args.port)
+        elif not (d / "run.json").is_file():
+            raise OutputError(f"{d} is not a run directory or a sweep store (it has no run.json or sweep.json); make one with `ecnlab run` or `ecnlab sweep`")
+        else:
+            if args.metric or args.port:
+                raise _UsageError("--metric and --port are for sweep stores; a run's report shows every metric")
+            path = write_run_report(d)
+    except PermissionError as e:
+        # The report is written into DIR: a store or run one may read but not write.
+        raise OutputError(f"cannot write the report in {d}: {e.strerror or e} ({e.filename or d})") from None
     if not args.quiet:
         print(f"wrote {path}")
     return EXIT_OK
@@ -266,7 +294,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             f"{args.out}: {summary.total} runs, {summary.skipped} "
             + ("were not retried (done, or never run)" if args.retry else "were already done")
             + ", "
-            f"{summary.ok} ran now, {summary.failed} failed"
+            f"{summary.ok} ran now"
+            + (f" ({len(summary.damaged)} of them again: they were damaged in the store)" if summary.damaged else "")
+            + f", {summary.failed} failed"
             + ("; `--retry failed` runs the failed ones again" if summary.failed else "")
         )
     return EXIT_FAILURE if summary.failed else EXIT_OK
@@ -437,7 +467,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--list", action="store_true", help="list the registered experiments")
     rp.add_argument("--quick", action="store_true", help="short runs, fewer seeds (seconds)")
     rp.add_argument("--out", "-o", metavar="DIR", help="output directory")
-    rp.add_argument("--seeds", type=_pos_int, metavar="N", help="number of seeds per configuration")
+    rp.add_argument("--seeds", type=_seeds, metavar="N", help=f"number of seeds per configuration (at most {MAX_SEEDS_PER_CONFIG})")
     rp.add_argument(
         "--jobs", "-j", type=_pos_int, metavar="N", help="runs in parallel (default: number of cores)"
     )

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
+import sys
 import tempfile
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -62,9 +65,7 @@ def atomic_dir(target: str | os.PathLike[str]) -> Iterator[Path]:
         tmp = Path(tempfile.mkdtemp(prefix=f".{t.name}.partial-", dir=t.parent))
         (tmp / OWNER_FILE).write_text(f"{os.getpid()} {_boot_id()}\n", encoding="utf-8")
         # mkdtemp makes it private; the result gets the usual permissions.
-        mask = os.umask(0)
-        os.umask(mask)
-        tmp.chmod(0o777 & ~mask)
+        tmp.chmod(0o777 & ~_umask())
     except OSError as e:
         _remove_empty(created)
         raise OutputError(f"cannot write in {t.parent}: {e.strerror or e}") from None
@@ -109,18 +110,34 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
+#: Seconds after which an earlier result set aside by a replacement (``.NAME.old-*``) is
+#: surely not being renamed back by its writer.
+OLD_RESULT_AGE_S = 60.0
+
+
 def remove_stale(target: Path) -> list[Path]:
     """Removes the temporary directories of earlier writes of ``target`` whose process died
-    without cleaning up; returns them."""
+    without cleaning up, and earlier results a replacement could not remove; returns them."""
     gone = []
     try:
         siblings = list(target.parent.glob(f".{target.name}.partial-*"))
+        old = list(target.parent.glob(f".{target.name}.old-*"))
     except OSError:
         return gone
     for d in siblings:
         if d.is_dir() and not d.is_symlink() and not _owner_alive(d):
             _remove_tree(d)
             gone.append(d)
+    now = time.time()
+    for d in old:
+        try:
+            settled = now - d.lstat().st_ctime > OLD_RESULT_AGE_S
+        except OSError:
+            continue
+        if d.is_dir() and not d.is_symlink() and settled:
+            _remove_tree(d)
+            if not d.exists():
+                gone.append(d)
     return gone
 
 
@@ -154,19 +171,74 @@ def _replace(tmp: Path, target: Path) -> None:
             old.rename(target)
         raise
     if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+        _remove_tree(old)
+        if old.exists():
+            # Said, not silent: the next write of the target tries again.
+            print(f"warning: could not remove the earlier result set aside at {old}; the next write of {target} removes it", file=sys.stderr)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
     """Writes ``text`` to ``path`` whole or not at all: a temporary file beside it, renamed
-    into place."""
+    into place, with the permissions a new file gets (mkstemp's are private)."""
     p = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+            os.fchmod(fh.fileno(), 0o666 & ~_umask())
         os.replace(tmp, p)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return p
+
+
+#: Bytes of a file ecnlab reads as text (a scenario, a sweep, a run's run.json).
+TEXT_BYTES = 256 << 20
+
+
+def read_text(path: str | os.PathLike[str], what: str, cap: int = TEXT_BYTES) -> str:
+    """The UTF-8 text of ``path`` (a leading byte-order mark dropped) if it is a regular file
+    of at most ``cap`` bytes. Raises FileNotFoundError, IsADirectoryError, or ValueError for
+    what is not a regular file (``/dev/zero`` would be read until memory runs out, a FIFO
+    would block for ever), too large, or not UTF-8; messages name the file and never show
+    its contents."""
+    p = Path(path)
+    st = os.stat(p)
+    if stat.S_ISDIR(st.st_mode):
+        raise IsADirectoryError(f"{p} is a directory, not a {what}")
+    if not stat.S_ISREG(st.st_mode):
+        raise ValueError(f"{p} is {_kind(st.st_mode)}, not a {what} (a regular file)")
+    if st.st_size > cap:
+        raise ValueError(f"{p} has {st.st_size} bytes, beyond the {cap} a {what} may have")
+    fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError(f"{p} is {_kind(st.st_mode)}, not a {what} (a regular file)")
+        data = fh.read(cap + 1)
+    if len(data) > cap:
+        raise ValueError(f"{p} has more than {cap} bytes, beyond what a {what} may have")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{p} is not UTF-8 text (byte {e.start} is not)") from None
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import html
-import json
 import math
 import os
 from pathlib import Path
@@ -266,11 +265,13 @@ def run_figures(doc: Html, flows: pl.DataFrame, ports: pl.DataFrame, ts: pl.Data
 
 def write_run_report(directory: str | os.PathLike[str]) -> Path:
     """Writes ``report.html`` and ``figures/*.png`` into a run directory."""
+    from .results import read_run_json, read_table
+
     d = Path(directory)
-    info = json.loads((d / "run.json").read_text(encoding="utf-8"))
-    flows = pl.read_parquet(d / "flows.parquet")
-    ports = pl.read_parquet(d / "ports.parquet")
-    ts = pl.read_parquet(d / "timeseries.parquet")
+    info = read_run_json(d)
+    flows = read_table(d, "flows")
+    ports = read_table(d, "ports")
+    ts = read_table(d, "timeseries")
     name = (info.get("scenario") or {}).get("name") or d.name
     doc = Html(f"ecnlab run: {name}", fig_dir=d / "figures")
     pk = info.get("packets") or {}

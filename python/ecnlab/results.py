@@ -18,8 +18,9 @@ from typing import Any, Callable, Mapping
 import polars as pl
 
 from . import _core, _tables
-from .fsutil import atomic_dir
-from .scenario import Scenario, has_relative_trace, load_scenario
+from .errors import OutputError
+from .fsutil import atomic_dir, read_text
+from .scenario import Scenario, has_relative_trace, is_toml_text, load_scenario, read_scenario_text
 
 __all__ = ["Results", "run", "write_run_dir", "read_run_dir", "ProgressFn"]
 
@@ -130,29 +131,25 @@ class Results:
 
     def to_parquet(self, directory: str | os.PathLike[str]) -> Path:
         """Writes ``flows.parquet``, ``ports.parquet``, ``timeseries.parquet`` and
-        ``run.json`` into ``directory`` (created if needed): a directory ``ecnlab report``
-        reads like one written by ``ecnlab run``."""
-        d = Path(directory)
-        d.mkdir(parents=True, exist_ok=True)
-        for name in TABLES:
-            getattr(self, name).write_parquet(d / f"{name}.parquet")
-        info = self.run_info()
-        info["pcap"] = []
-        (d / "run.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
-        return d
+        ``run.json`` into ``directory``, as ``ecnlab run`` does: all at once or not at all,
+        replacing an earlier result there; a directory holding anything else is refused
+        (OutputError)."""
+        with atomic_dir(directory) as tmp:
+            _write_into(self, tmp, None)
+        return Path(directory)
 
 
 def _scenario_text(scenario: Any) -> tuple[str, str]:
     """(text, format) for the core. Files and TOML text go to the core untouched so its
     messages can point at lines; dicts and builders go as JSON."""
     if isinstance(scenario, (str, os.PathLike)) and not isinstance(scenario, Scenario):
-        if isinstance(scenario, str) and ("\n" in scenario or "=" in scenario):
+        if isinstance(scenario, str) and is_toml_text(scenario):
             return scenario, "toml"
         p = Path(scenario)
         s = Scenario.from_file(p)  # raises ScenarioError for a missing/unreadable file
         if p.suffix.lower() == ".json":
             return s.to_json(), "json"
-        text = p.read_text(encoding="utf-8")
+        text = read_scenario_text(p)
         # A relative trace path is the file's folder's: from_file made it absolute.
         if has_relative_trace(Scenario.from_toml(text).to_dict()):
             return s.to_json(), "json"
@@ -227,7 +224,8 @@ def write_results_dir(res: Results, out_dir: str | os.PathLike[str], extra: Mapp
 
 
 def _write_into(res: Results, tmp: Path, extra: Mapping[str, Any] | None) -> None:
-    res.to_parquet(tmp)
+    for name in TABLES:
+        getattr(res, name).write_parquet(tmp / f"{name}.parquet")
     info = res.run_info()
     pcap = tmp / "pcap"
     info["pcap"] = sorted(p.name for p in pcap.glob("*.pcap")) if pcap.is_dir() else []
@@ -237,15 +235,13 @@ def _write_into(res: Results, tmp: Path, extra: Mapping[str, Any] | None) -> Non
 
 
 def read_run_dir(directory: str | os.PathLike[str]) -> Results:
-    """Loads a directory written by ``ecnlab run`` (or ``write_run_dir``)."""
+    """Loads a directory written by ``ecnlab run`` (or ``write_run_dir``); OutputError
+    naming the file when one is missing or does not read."""
     d = Path(directory)
-    info_path = d / "run.json"
-    if not info_path.is_file():
-        raise FileNotFoundError(f"{d} is not a run directory (no run.json)")
-    info = json.loads(info_path.read_text(encoding="utf-8"))
+    info = read_run_json(d)
     frames = {}
     for name in TABLES:
-        frames[name] = pl.read_parquet(d / f"{name}.parquet")
+        frames[name] = read_table(d, name)
     pk = info.get("packets", {})
     meta = {
         "seed": info.get("seed"),
@@ -259,3 +255,33 @@ def read_run_dir(directory: str | os.PathLike[str]) -> Results:
         "elements": info.get("elements", {}),
     }
     return Results(frames["flows"], frames["ports"], frames["timeseries"], meta, info.get("scenario_toml", ""))
+
+
+def read_run_json(d: Path) -> dict[str, Any]:
+    """A run directory's ``run.json``; OutputError naming the file when it cannot be read
+    or is not what ``ecnlab run`` writes."""
+    f = d / "run.json"
+    try:
+        info = json.loads(read_text(f, "run.json"))
+    except FileNotFoundError:
+        raise OutputError(f"{d} is not a run directory (it has no run.json)") from None
+    except (OSError, ValueError) as e:
+        # json.JSONDecodeError is a ValueError.
+        raise OutputError(f"{f} is not a readable run.json ({getattr(e, 'strerror', None) or e}); write the run again with `ecnlab run`") from None
+    except RecursionError:
+        raise OutputError(f"{f} is not a readable run.json (it nests too deeply)") from None
+    if not isinstance(info, dict):
+        raise OutputError(f"{f} is not a run.json written by ecnlab (not a JSON object)")
+    return info
+
+
+def read_table(d: Path, name: str) -> pl.DataFrame:
+    """One result table of a run directory; OutputError naming the file when it does not
+    read."""
+    f = d / f"{name}.parquet"
+    try:
+        return pl.read_parquet(f)
+    except FileNotFoundError:
+        raise OutputError(f"{f} is missing; write the run again with `ecnlab run`") from None
+    except Exception as e:  # noqa: BLE001 - polars raises its own kinds for a damaged file
+        raise OutputError(f"{f} does not read ({str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__}); write the run again with `ecnlab run`") from None

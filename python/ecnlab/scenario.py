@@ -21,6 +21,7 @@ from typing import Any, Mapping
 
 from . import _core
 from .errors import ScenarioError
+from .fsutil import read_text
 
 __all__ = ["Scenario", "load_scenario"]
 
@@ -28,10 +29,15 @@ __all__ = ["Scenario", "load_scenario"]
 def _path_parts(dotted: str) -> list[str | int]:
     """``"flows[2].rate"`` → ``["flows", 2, "rate"]``."""
     parts: list[str | int] = []
-    for piece in dotted.split("."):
+    if not dotted:
+        return parts
+    for i, piece in enumerate(dotted.split(".")):
         name, *indices = piece.split("[")
         if name:
             parts.append(name)
+        elif i > 0 or not indices:
+            # "topology..left", ".x", "x.", "x.[0]": a key left out, not a path to guess at.
+            raise ScenarioError(dotted, "a key path names every key between its dots, like topology.bottleneck.rate or flows[0].rate")
         for ix in indices:
             if not ix.endswith("]") or not ix[:-1].isdigit():
                 raise ScenarioError(dotted, "a key path looks like topology.bottleneck.rate or flows[0].rate")
@@ -67,6 +73,21 @@ def _step(node: Any, key: str | int, dotted: str, walked: list[str | int], creat
     raise ScenarioError(dotted, f"{where} is a value ({node!r}), not a table or a list")
 
 
+_UNIT_EXAMPLE = {"rate": "Mbps", "delay": "ms"}
+
+
+def _with_unit(value: Any, key: str, what: str) -> Any:
+    """A builder's rate or delay, refused as a bare number: ``bottleneck_rate=20`` would be
+    20 bit/s (and a delay of 10, ten seconds) where a unit was surely meant."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        base = "bits per second" if what == "rate" else "seconds"
+        raise ScenarioError(
+            key,
+            f"{value!r} has no unit, and a bare number is {base} here; write the unit, e.g. \"{value:g}{_UNIT_EXAMPLE[what]}\"",
+        )
+    return value
+
+
 def _check_numbers(node: Any, path: str) -> None:
     """A NaN or infinite number anywhere is an error naming its key path."""
     if isinstance(node, float) and not math.isfinite(node):
@@ -94,16 +115,20 @@ class Scenario:
     @classmethod
     def from_toml(cls, text: str) -> "Scenario":
         try:
-            return cls(tomllib.loads(text))
+            return cls(tomllib.loads(text.removeprefix("\ufeff")))
         except tomllib.TOMLDecodeError as e:
             raise ScenarioError("", f"not valid TOML: {e}") from None
+        except RecursionError:
+            raise ScenarioError("", "not valid TOML: its tables or arrays nest too deeply") from None
 
     @classmethod
     def from_json(cls, text: str) -> "Scenario":
         try:
-            data = json.loads(text)
+            data = json.loads(text.removeprefix("\ufeff"))
         except json.JSONDecodeError as e:
             raise ScenarioError("", f"not valid JSON: {e}") from None
+        except RecursionError:
+            raise ScenarioError("", "not valid JSON: its objects or arrays nest too deeply") from None
         if not isinstance(data, dict):
             raise ScenarioError("", "a scenario is a JSON object")
         return cls(data)
@@ -111,14 +136,7 @@ class Scenario:
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> "Scenario":
         p = Path(path)
-        try:
-            text = p.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise ScenarioError("", f"no such scenario file: {p}") from None
-        except IsADirectoryError:
-            raise ScenarioError("", f"{p} is a directory, not a scenario file") from None
-        except (OSError, UnicodeDecodeError) as e:
-            raise ScenarioError("", f"cannot read {p}: {e}") from None
+        text = read_scenario_text(p)
         s = cls.from_json(text) if p.suffix.lower() == ".json" else cls.from_toml(text)
         _anchor_trace_files(s._data, p.resolve().parent)
         return s
@@ -194,7 +212,8 @@ class Scenario:
         return self
 
     def add_udp_flow(self, src: str, dst: str, rate: str, **params: Any) -> "Scenario":
-        return self.add_flow(src, dst, kind="udp", rate=rate, **params)
+        n = len(self._data.get("flows") or [])
+        return self.add_flow(src, dst, kind="udp", rate=_with_unit(rate, f"flows[{n}].rate", "rate"), **params)
 
     def add_tcp_flow(self, src: str, dst: str, cc: str | None = None, **params: Any) -> "Scenario":
         return self.add_flow(src, dst, kind="tcp", cc=cc, **params)
@@ -229,8 +248,14 @@ class Scenario:
             "kind": "dumbbell",
             "left": left,
             "right": right,
-            "access": {"rate": access_rate, "delay": access_delay},
-            "bottleneck": {"rate": bottleneck_rate, "delay": bottleneck_delay},
+            "access": {
+                "rate": _with_unit(access_rate, "topology.access.rate", "rate"),
+                "delay": _with_unit(access_delay, "topology.access.delay", "delay"),
+            },
+            "bottleneck": {
+                "rate": _with_unit(bottleneck_rate, "topology.bottleneck.rate", "rate"),
+                "delay": _with_unit(bottleneck_delay, "topology.bottleneck.delay", "delay"),
+            },
         }
         if queue is not None:
             topo["bottleneck_queue"] = dict(queue)
@@ -264,8 +289,14 @@ class Scenario:
         topo: dict[str, Any] = {
             "kind": "chain",
             "hops": hops,
-            "link": {"rate": link_rate, "delay": link_delay},
-            "access": {"rate": access_rate, "delay": access_delay},
+            "link": {
+                "rate": _with_unit(link_rate, "topology.link.rate", "rate"),
+                "delay": _with_unit(link_delay, "topology.link.delay", "delay"),
+            },
+            "access": {
+                "rate": _with_unit(access_rate, "topology.access.rate", "rate"),
+                "delay": _with_unit(access_delay, "topology.access.delay", "delay"),
+            },
             "end_hosts": end_hosts,
             "cross_hosts": cross_hosts,
         }
@@ -277,6 +308,37 @@ class Scenario:
         if name:
             data["name"] = name
         return cls(data)
+
+
+def is_toml_text(text: str) -> bool:
+    """Whether a string given as a scenario is TOML text rather than a file's path: text has
+    several lines, or a key/value line that names no existing file (``min_th=5/s.toml`` may
+    well be a path)."""
+    if "\n" in text:
+        return True
+    if "=" not in text or os.path.exists(text):
+        return False
+    try:
+        tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError):
+        # Neither TOML nor an existing file: most likely a path mistyped.
+        return not (text.endswith((".toml", ".json")) or os.sep in text)
+    return True
+
+
+def read_scenario_text(p: Path) -> str:
+    """A scenario file's text; ScenarioError when it cannot be one (missing, a directory, a
+    device or FIFO, too large, not UTF-8)."""
+    try:
+        return read_text(p, "scenario file")
+    except FileNotFoundError:
+        raise ScenarioError("", f"no such scenario file: {p}") from None
+    except IsADirectoryError:
+        raise ScenarioError("", f"{p} is a directory, not a scenario file") from None
+    except ValueError as e:
+        raise ScenarioError("", str(e)) from None
+    except OSError as e:
+        raise ScenarioError("", f"cannot read {p}: {e.strerror or e}") from None
 
 
 def _relative_traces(node: Any) -> list[dict[str, Any]]:
@@ -313,8 +375,7 @@ def load_scenario(scenario: Any) -> Scenario:
     if isinstance(scenario, os.PathLike):
         return Scenario.from_file(scenario)
     if isinstance(scenario, str):
-        # TOML text has a key/value line; a path has neither newline nor "=".
-        if "\n" in scenario or "=" in scenario:
+        if is_toml_text(scenario):
             return Scenario.from_toml(scenario)
         return Scenario.from_file(scenario)
     raise TypeError(

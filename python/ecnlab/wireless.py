@@ -35,7 +35,7 @@ from pathlib import Path
 
 from .fsutil import atomic_write_text
 
-__all__ = ["MCS_TABLE", "MobilityModel", "mahimahi_lines", "write_mahimahi"]
+__all__ = ["MCS_TABLE", "MAX_TRACE_LINES", "MobilityModel", "mahimahi_lines", "max_lines", "write_mahimahi"]
 
 #: (minimum RSSI in dBm, PHY rate in Mb/s) for 802.11ax MCS 0–11, 80 MHz, 2 spatial
 #: streams, 0.8 µs guard interval; sensitivities from the standard's minimum input levels
@@ -144,6 +144,16 @@ class MobilityModel:
                 steps.append({"at": f"{i * self.step_s:.6f}s", "rate": f"{bps}bps"})
                 last = bps
         return steps
+
+
+#: Lines of a generated trace (about 150 MB of text): beyond, generating it holds gigabytes.
+MAX_TRACE_LINES = 20_000_000
+
+
+def max_lines(model: MobilityModel, duration_s: float, mtu: int) -> float:
+    """The most delivery opportunities ``duration_s`` of the model can give: every client at
+    the fastest MCS all the time."""
+    return duration_s * MCS_TABLE[-1][1] * 1e6 * model.efficiency / (mtu * 8)
 
 
 def mahimahi_lines(rates_bps: list[float], step_s: float, mtu: int = 1500) -> list[int]:

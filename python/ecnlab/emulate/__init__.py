@@ -28,12 +28,17 @@ import polars as pl
 from .. import _core
 from ..errors import ScenarioError
 from ..results import Results, _scenario_text
-from .netns import EmulationError, Lab, check_host, cleanup_stale
+from ..fsutil import OWNER_FILE
+from .netns import EmulationError, Lab, Ledger, check_host, cleanup_stale
 
 __all__ = ["emulate", "plan", "EmulationError", "LINUX_CC", "MAX_LOAD_BPS"]
 
 #: Our controller names → the kernel's.
 LINUX_CC = {"newreno": "reno", "reno": "reno", "cubic": "cubic", "bbr": "bbr"}
+#: Linux congestion controls emulation does not drive, and why.
+LINUX_NOT_DRIVEN = {
+    "dctcp": "is Linux's tcp_dctcp, which emulation does not drive yet (its receivers would have to run it too, for its precise echo)",
+}
 #: Feedback codecs a Linux stack speaks: none, or RFC 3168 ECN.
 LINUX_ECN = {"none": False, "ecn": True}
 #: The most data the forwarder is trusted to carry at once on this kind of machine (2 cores;
@@ -58,6 +63,9 @@ def plan(scenario: Any, seed: int | None = None, force: bool = False) -> dict:
     for f in p["flows"]:
         path = f["path"]
         linux = LINUX_CC.get(f["cc"])
+        if linux is None and f["cc"] in LINUX_NOT_DRIVEN:
+            offered = "" if available is None or f["cc"] in available else f"; this kernel does not offer it either (it offers {', '.join(sorted(available))})"
+            raise ScenarioError(f"{path}.cc", f"\"{f['cc']}\" {LINUX_NOT_DRIVEN[f['cc']]}{offered}; use one of newreno, cubic, bbr")
         if linux is None:
             raise ScenarioError(
                 f"{path}.cc",
@@ -86,7 +94,7 @@ def plan(scenario: Any, seed: int | None = None, force: bool = False) -> dict:
             f"on its path); it keeps time up to {MAX_LOAD_BPS / 1e6:g} Mb/s on this machine"
         )
         if not force:
-            raise ScenarioError("topology", why + " (force it to run anyway, and read its lateness figures)")
+            raise ScenarioError("topology", why + " (run it anyway with --force, or force=True from Python, and read its lateness figures)")
         p["warnings"].append(why + "; forced")
     p["ecn_pairs"] = pairs
     p["host_opts"] = host_opts
@@ -101,10 +109,12 @@ def _available_cc() -> set[str] | None:
 
 
 class _Agents:
-    """One traffic agent per host, started in its namespace."""
+    """One traffic agent per host, started in its namespace (and noted in the run's ledger,
+    so a cleanup after a killed run finds them)."""
 
-    def __init__(self) -> None:
+    def __init__(self, ledger: Ledger) -> None:
         self.procs: dict[str, subprocess.Popen] = {}
+        self.ledger = ledger
 
     def start(self, host: str, ns: str, job: dict) -> None:
         p = subprocess.Popen(
@@ -115,6 +125,7 @@ class _Agents:
             text=True,
         )
         self.procs[host] = p
+        self.ledger.note(agents=[q.pid for q in self.procs.values()])
         assert p.stdin is not None
         p.stdin.write(json.dumps(job) + "\n")
         p.stdin.flush()
@@ -171,8 +182,13 @@ def emulate(
     cleanup_stale()
     duration = float(p["duration_s"])
     interval = float(p["sample_interval_s"])
+    ledger = Ledger()
+    # The result directory being written around this run, if any: ecnlab's own temporary
+    # one (never a directory of the caller's).
+    partial = Path(pcap_dir).absolute().parent if pcap_dir is not None else None
+    ledger.note(partial=str(partial) if partial is not None and (partial / OWNER_FILE).is_file() else None)
     lab = Lab()
-    agents = _Agents()
+    agents = _Agents(ledger)
     flows = p["flows"]
 
     def setup(taps: list[dict]) -> int:
@@ -213,6 +229,7 @@ def emulate(
     finally:
         agents.kill()
         lab.close()
+        ledger.close()
     out["meta"]["device_drops"] = sum(max(0, v) for v in device_drops.values())
     out["meta"]["device_drops_by_host"] = device_drops
     return _results(p, out, reports, text, fmt, duration)

@@ -2,8 +2,10 @@
 
 Every namespace is named ``ecnlab-<pid>-<host>`` after the process that made it, so a later
 run (or ``ecnlab emulate --cleanup``) can find and remove what a killed run left behind: a
-namespace whose process is gone is stale. TUN devices need no cleanup: they vanish with the
-forwarder's file descriptors, wherever they were moved.
+namespace whose process is gone is stale. What else a run makes that outlives it when it is
+killed (its traffic agents, its result's temporary directory) it notes in a ledger,
+``/run/ecnlab/<pid>.json``, which the same cleanup reads. TUN devices need no cleanup: they
+vanish with the forwarder's file descriptors, wherever they were moved.
 """
 
 from __future__ import annotations
@@ -13,9 +15,11 @@ import os
 import shutil
 import signal
 import subprocess
+from pathlib import Path
+from typing import Any
 
 from ..errors import EmulationError
-from ..fsutil import pid_alive
+from ..fsutil import OWNER_FILE, _boot_id, _remove_tree, atomic_write_text, pid_alive
 
 PREFIX = "ecnlab-"
 
@@ -63,11 +67,79 @@ def delete(name: str) -> None:
 
 def cleanup_stale(all_: bool = False) -> list[str]:
     """Removes namespaces of ecnlab runs whose process is gone (every ecnlab namespace with
-    ``all_``); returns their names."""
+    ``all_``), and what their ledgers say they left (agents, temporary result directories);
+    returns what it removed."""
     gone = [n for n in namespaces() if n.startswith(PREFIX) and (all_ or not _owner_alive(n))]
     for n in gone:
         delete(n)
-    return gone
+    return gone + Ledger.clean_stale()
+
+
+#: Where running emulations keep their ledgers (a tmpfs: cleared at boot, as the namespaces).
+LEDGERS = Path("/run/ecnlab")
+
+
+def _is_agent(pid: int) -> bool:
+    """Whether process ``pid`` is an emulation's traffic agent (a reused id is left alone)."""
+    try:
+        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return any(part.endswith(b"emulate/agent.py") for part in cmd)
+
+
+class Ledger:
+    """What one emulation made that would outlive it if it were killed."""
+
+    def __init__(self) -> None:
+        self.path = LEDGERS / f"{os.getpid()}.json"
+        self.data: dict[str, Any] = {"pid": os.getpid(), "boot": _boot_id(), "agents": [], "partial": None}
+
+    def note(self, **changes: Any) -> None:
+        self.data.update(changes)
+        try:
+            LEDGERS.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(self.path, json.dumps(self.data))
+        except OSError as e:
+            raise EmulationError(f"cannot write the emulation's ledger {self.path}: {e.strerror or e}") from None
+
+    def close(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+    @staticmethod
+    def clean_stale() -> list[str]:
+        """Kills the agents and removes the temporary result directories that the ledgers of
+        emulations whose process is gone list; returns what it removed."""
+        removed: list[str] = []
+        for f in sorted(LEDGERS.glob("*.json")) if LEDGERS.is_dir() else []:
+            try:
+                d = json.loads(f.read_text(encoding="utf-8"))
+                pid, boot = int(d["pid"]), str(d["boot"])
+            except (OSError, ValueError, KeyError, TypeError):
+                f.unlink(missing_ok=True)
+                continue
+            if boot == _boot_id() and pid_alive(pid):
+                continue
+            for a in d.get("agents") or []:
+                if isinstance(a, int) and _is_agent(a):
+                    try:
+                        os.kill(a, signal.SIGKILL)
+                        removed.append(f"agent {a}")
+                    except ProcessLookupError:
+                        pass
+            partial = d.get("partial")
+            if isinstance(partial, str):
+                p = Path(partial)
+                try:
+                    owner = (p / OWNER_FILE).read_text(encoding="utf-8").split()[0]
+                except (OSError, IndexError):
+                    owner = ""
+                # Only a directory the dead run was writing: never one it merely wrote into.
+                if owner == str(pid):
+                    _remove_tree(p)
+                    removed.append(str(p))
+            f.unlink(missing_ok=True)
+        return removed
 
 
 class Lab:

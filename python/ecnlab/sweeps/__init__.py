@@ -50,6 +50,8 @@ class SweepSummary:
     failures: list[tuple[str, str]]
     #: Runs of this call that warned, with their warnings.
     warned: list[tuple[str, list[str]]] = field(default_factory=list)
+    #: Runs found damaged in the store (point, what was wrong), run again.
+    damaged: list[tuple[str, str]] = field(default_factory=list)
 
 
 def run_sweep(
@@ -68,14 +70,23 @@ def run_sweep(
     scenario is validated before anything runs."""
     if retry not in ("all", "failed"):
         raise ValueError("retry is 'all' or 'failed'")
-    spec = load_sweep(source)
+    spec = load_sweep(source, log=log)
     store = Store(out)
     store.open(_description(spec), spec.source)
-    status = store.statuses()
-    if retry == "failed":
-        todo = [p for p in spec.points if status.get(p.key) == "failed"]
-    else:
-        todo = [p for p in spec.points if status.get(p.key) != "ok"]
+    try:
+        checked = store.check()
+        damage = {k: why for k, (_, why) in checked.items() if why}
+        status = {k: ("damaged" if why else st) for k, (st, why) in checked.items()}
+        damaged = [(p.describe(), damage[p.key]) for p in spec.points if p.key in damage]
+        # A damaged run is not done: its files go, and it runs again whatever `retry` says.
+        store.remove_runs(damage)
+        if retry == "failed":
+            todo = [p for p in spec.points if status.get(p.key) in ("failed", "damaged")]
+        else:
+            todo = [p for p in spec.points if status.get(p.key) != "ok"]
+    except BaseException:
+        store.close()
+        raise
     skipped = len(spec.points) - len(todo)
     by_key = {p.key: p for p in todo}
     counts = {"ok": 0, "failed": 0}
@@ -98,6 +109,8 @@ def run_sweep(
             warned.append((by_key[key].describe(), list(outcome["meta"]["warnings"])))
 
     if log:
+        for point, why in damaged:
+            print(f"{spec.name}: the run {point} in {out} is damaged ({why}); running it again", file=log, flush=True)
         print(f"{spec.name}: {len(spec.points)} runs, {skipped} already in {out}, {len(todo)} to run", file=log, flush=True)
     try:
         if todo:
@@ -116,7 +129,7 @@ def run_sweep(
         store.close()
     for f in pending:
         f.result()
-    return SweepSummary(len(spec.points), skipped, len(todo), counts["ok"], counts["failed"], failures, warned)
+    return SweepSummary(len(spec.points), skipped, len(todo), counts["ok"], counts["failed"], failures, warned, damaged)
 
 
 def _description(spec: SweepSpec) -> dict[str, Any]:

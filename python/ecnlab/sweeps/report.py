@@ -174,6 +174,16 @@ def write_sweep_report(directory: str | os.PathLike[str], metrics: Sequence[str]
     if desc is None:
         raise OutputError(f"{directory} is not a sweep store (it has no sweep.json)")
     axes = [a["name"] for a in desc.get("axes", [])]
+    damage = store.damage()
+    if damage:
+        key, why = next(iter(sorted(damage.items())))
+        points = {p.get("run_key"): p for p in desc.get("points", [])}
+        values = {k: v for k, v in points.get(key, {}).items() if k != "run_key"}
+        run = ", ".join(f"{k}={v!r}" for k, v in values.items()) or key
+        more = f" ({len(damage) - 1} more damaged runs)" if len(damage) > 1 else ""
+        raise OutputError(
+            f"{directory}: the run {run} (key {key}) is damaged: {why}{more}; the same `ecnlab sweep` command runs damaged runs again"
+        )
     runs = store.scan("runs").collect()
     if runs.height == 0:
         raise OutputError(f"{directory} holds no finished run yet")

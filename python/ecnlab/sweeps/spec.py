@@ -24,7 +24,8 @@ A sweep file (TOML) names the base scenario and its axes::
     "topology.bottleneck_queue.max_p" = { uniform = [0.01, 0.5] }   # or log_uniform, int, choice
 
 Key paths are the scenario's (``flows[0].cc``); ``[*]`` sets every element of a list. The runs
-are the product of variants × grid × zip × random samples × seeds. Every axis is a column of
+are the product of variants × grid × zip × random samples × seeds: at most 100 000 unless
+the sweep's ``[limits]`` table says ``runs = N``. Every axis is a column of
 the result tables, named by its key path, its alias (``limit`` above), the variant's name, or
 ``seed``.
 """
@@ -46,12 +47,16 @@ from typing import Any, Mapping
 
 from .. import _core
 from ..errors import ScenarioError
+from ..fsutil import read_text
 from ..scenario import Scenario, _path_parts
 from .store import RUN_COLUMNS
 
 __all__ = ["Axis", "Point", "SweepSpec", "load_sweep", "run_key"]
 
-TOP_KEYS = ("name", "base", "seeds", "grid", "zip", "variants", "random")
+TOP_KEYS = ("name", "base", "seeds", "grid", "zip", "variants", "random", "limits")
+#: Runs of one sweep unless its ``[limits]`` table says ``runs = N``: each is validated before
+#: anything runs, and its row and files stay in the store.
+MAX_RUNS = 100_000
 DISTRIBUTIONS = ("uniform", "log_uniform", "int", "choice")
 
 
@@ -261,6 +266,54 @@ def _random_axes(table: Any) -> list[Axis]:
     return [Axis(k, "random", [_label(d[k]) for d in draws], [{k: d[k]} for d in draws]) for k in dists]
 
 
+def _runs_limit(table: Any) -> int:
+    if table is None:
+        return MAX_RUNS
+    if not isinstance(table, dict) or set(table) - {"runs"}:
+        raise _err("limits", "is a table with one key, runs = N (the most runs the sweep may have)")
+    n = table.get("runs", MAX_RUNS)
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise _err("limits.runs", f"is a positive integer, got {n!r}")
+    return n
+
+
+def _check_runs(data: Mapping[str, Any], limit: int) -> None:
+    """The number of runs the axes give, from their sizes alone, before any is drawn or
+    built: a sweep of a million points would otherwise spend minutes silently."""
+    sizes: list[tuple[str, int]] = []
+    for vname, table in (data.get("variants") or {}).items():
+        if isinstance(table, dict):
+            sizes.append((f"variants.{vname}", len(table)))
+    grid = data.get("grid") or {}
+    if isinstance(grid, dict):
+        for key, spec in grid.items():
+            vals = spec.get("values") if isinstance(spec, dict) else spec
+            if isinstance(vals, list):
+                sizes.append((f"grid.{key}", len(vals)))
+    z = data.get("zip")
+    if isinstance(z, dict) and z:
+        first = next(iter(z.values()))
+        if isinstance(first, list):
+            sizes.append(("zip", len(first)))
+    r = data.get("random")
+    if isinstance(r, dict) and isinstance(r.get("samples"), int) and not isinstance(r.get("samples"), bool):
+        sizes.append(("random.samples", r["samples"]))
+    seeds = data.get("seeds")
+    if isinstance(seeds, int) and not isinstance(seeds, bool):
+        sizes.append(("seeds", seeds))
+    elif isinstance(seeds, list):
+        sizes.append(("seeds", len(seeds)))
+    runs = math.prod(max(n, 0) for _, n in sizes)
+    if runs > limit:
+        largest = max(sizes, key=lambda kv: kv[1])[0]
+        product = " × ".join(f"{k}: {n}" for k, n in sizes)
+        raise _err(
+            largest,
+            f"the axes give {runs} runs ({product}), beyond the limit of {limit} (limits.runs); if the sweep is meant, "
+            "raise it in the sweep file: [limits] runs = ...",
+        )
+
+
 def _seeds_axis(v: Any) -> Axis:
     if isinstance(v, int) and not isinstance(v, bool) and v >= 1:
         seeds = list(range(1, v + 1))
@@ -317,6 +370,7 @@ def parse_sweep(data: Mapping[str, Any], base_dir: Path | None = None, source: s
         base = copy.deepcopy(dict(b))
     else:
         raise _err("base", f"is a path or a table, got {b!r}")
+    _check_runs(data, _runs_limit(data.get("limits")))
     name = data.get("name", base.get("name") or "sweep")
     if not isinstance(name, str) or not name:
         raise _err("name", f"is a non-empty string, got {name!r}")
@@ -385,11 +439,13 @@ def _describe(values: Mapping[str, Any]) -> str:
     return "{" + ", ".join(f"{k}={v!r}" for k, v in values.items()) + "}"
 
 
-def validate_points(spec: SweepSpec) -> None:
+def validate_points(spec: SweepSpec, log: Any = None) -> None:
     """Validates every point's scenario (defaults filled in by the core) and keys it; the
     first invalid one raises ScenarioError naming its axis values and the key. Two points
     giving the same scenario are an error too (their rows could not be told apart)."""
     seen: dict[str, Point] = {}
+    if log is not None and len(spec.points) >= 1000:
+        print(f"{spec.name}: validating {len(spec.points)} scenarios before any runs", file=log, flush=True)
     for pt in spec.points:
         try:
             pt.toml = _core.validate(Scenario(pt.scenario).to_json(), "json")
@@ -404,30 +460,33 @@ def validate_points(spec: SweepSpec) -> None:
         seen[pt.key] = pt
 
 
-def load_sweep(source: Any) -> SweepSpec:
-    """A validated sweep from a path, TOML text or a dict."""
+def load_sweep(source: Any, log: Any = None) -> SweepSpec:
+    """A validated sweep from a path, TOML text or a dict (``log``: where to say that many
+    scenarios are being validated)."""
     if isinstance(source, SweepSpec):
         spec = source
     elif isinstance(source, Mapping):
         spec = parse_sweep(source, Path.cwd())
     else:
-        text_source = isinstance(source, str) and ("\n" in source or "=" in source)
+        text_source = isinstance(source, str) and ("\n" in source or ("=" in source and not os.path.exists(source)))
         if text_source:
             text, base_dir = source, Path.cwd()
         else:
             p = Path(os.fspath(source))
             try:
-                text = p.read_text(encoding="utf-8")
+                text = read_text(p, "sweep file")
             except FileNotFoundError:
                 raise ScenarioError("", f"no such sweep file: {p}") from None
-            except (OSError, UnicodeDecodeError) as e:
-                raise ScenarioError("", f"cannot read {p}: {e}") from None
+            except (OSError, ValueError) as e:
+                raise ScenarioError("", f"cannot read {p}: {getattr(e, 'strerror', None) or e}") from None
             base_dir = p.parent
         try:
-            data = tomllib.loads(text)
+            data = tomllib.loads(text.removeprefix("\ufeff"))
         except tomllib.TOMLDecodeError as e:
             raise ScenarioError("sweep", f"not valid TOML: {e}") from None
+        except RecursionError:
+            raise ScenarioError("sweep", "not valid TOML: its tables or arrays nest too deeply") from None
         spec = parse_sweep(data, base_dir, source=text)
     if spec.points and not spec.points[0].key:
-        validate_points(spec)
+        validate_points(spec, log)
     return spec

@@ -21,7 +21,10 @@ so each table reads in one line, axis values as columns::
 A run is committed by renaming its files into place from ``DIR/.staging/``, its ``runs`` row
 last; a run whose row is missing is not done, and its table files (left by a process killed
 between two renames) are removed when the store is next opened. Only ``status = 'ok'`` rows
-have table files.
+have table files; their row counts are in the row (``rows_flows``, ``rows_ports``,
+``rows_timeseries``), so a run is done only while each of its files reads and holds the rows
+it was written with. A damaged run (a file truncated, removed or unreadable, its row
+unreadable) is not done: the next sweep runs it again and says so.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 import polars as pl
+import pyarrow.parquet as pq
 
 from .. import _core
 from ..errors import OutputError
@@ -59,6 +63,9 @@ RUN_COLUMNS = (
     "source_hash",
     "finished_at",
     "scenario_toml",
+    "rows_flows",
+    "rows_ports",
+    "rows_timeseries",
 )
 MARKER = "sweep.json"
 
@@ -109,17 +116,21 @@ class Store:
             if self.staging.exists():
                 shutil.rmtree(self.staging)
             self.staging.mkdir()
+            self._orphans()
+            if "points" in description:
+                self._supersede({p["run_key"] for p in description["points"]})
+            self._write_text(
+                MARKER,
+                json.dumps(dict(description, ecnlab_version=_core.__version__, source_hash=_core.source_hash), indent=2, default=str) + "\n",
+            )
+            if sweep_text:
+                self._write_text("sweep.toml", sweep_text)
         except OSError as e:
-            raise OutputError(f"cannot write in {r}: {e.strerror or e}") from None
-        self._orphans()
-        if "points" in description:
-            self._supersede({p["run_key"] for p in description["points"]})
-        self._write_text(
-            MARKER,
-            json.dumps(dict(description, ecnlab_version=_core.__version__, source_hash=_core.source_hash), indent=2, default=str) + "\n",
-        )
-        if sweep_text:
-            self._write_text("sweep.toml", sweep_text)
+            self.close()
+            raise OutputError(f"cannot write in {r}: {e.strerror or e} ({e.filename or r})") from None
+        except BaseException:
+            self.close()
+            raise
 
     def _write_text(self, name: str, text: str) -> None:
         tmp = self.staging / name
@@ -127,7 +138,7 @@ class Store:
         os.replace(tmp, self.root / name)
 
     def _orphans(self) -> None:
-        committed = set(self.statuses())
+        committed = {f.stem for f in (self.root / "runs").glob("*.parquet")}
         for t in TABLES:
             for f in (self.root / t).glob("*.parquet"):
                 if f.stem not in committed:
@@ -158,12 +169,51 @@ class Store:
     # ------------------------------------------------------------------- reads
 
     def statuses(self) -> dict[str, str]:
-        """run key → status of every committed run."""
-        files = sorted((self.root / "runs").glob("*.parquet")) if (self.root / "runs").is_dir() else []
-        if not files:
-            return {}
-        df = pl.read_parquet(files, columns=["run_key", "status"])
-        return dict(zip(df["run_key"].to_list(), df["status"].to_list()))
+        """run key → status of every committed run; ``damaged`` for a run whose row or
+        table files do not read back as written (:meth:`damage` says why)."""
+        return {k: ("damaged" if why else st) for k, (st, why) in self.check().items()}
+
+    def damage(self) -> dict[str, str]:
+        """run key → what is wrong with it, for every damaged run."""
+        return {k: why for k, (_, why) in self.check().items() if why}
+
+    def check(self) -> dict[str, tuple[str, str]]:
+        """run key → (status, what is wrong: empty for a sound run) of every committed run:
+        its row reads, and (for a run that succeeded) each table file reads and holds the
+        rows it was written with."""
+        runs = self.root / "runs"
+        out: dict[str, tuple[str, str]] = {}
+        for f in sorted(runs.glob("*.parquet")) if runs.is_dir() else []:
+            key = f.stem
+            try:
+                cols = [c for c in ("run_key", "status", "rows_flows", "rows_ports", "rows_timeseries") if c in pq.read_schema(f).names]
+                row = pl.read_parquet(f, columns=cols).row(0, named=True)
+            except Exception as e:  # noqa: BLE001 - any failure to read the row is damage
+                out[key] = ("damaged", f"{self._rel(f)} does not read ({_short(e)})")
+                continue
+            status = str(row.get("status"))
+            out[key] = (status, self._tables_damage(key, row) if status == "ok" else "")
+        return out
+
+    def _tables_damage(self, key: str, row: Mapping[str, Any]) -> str:
+        for t in TABLES:
+            f = self.path(t, key)
+            if not f.is_file():
+                return f"{self._rel(f)} is missing"
+            try:
+                rows = pq.read_metadata(f).num_rows
+            except Exception as e:  # noqa: BLE001 - a truncated or garbled file
+                return f"{self._rel(f)} does not read ({_short(e)})"
+            want = row.get(f"rows_{t}")
+            if want is not None and rows != want:
+                return f"{self._rel(f)} holds {rows} rows; {want} were written"
+        return ""
+
+    def _rel(self, f: Path) -> str:
+        try:
+            return str(f.relative_to(self.root))
+        except ValueError:
+            return str(f)
 
     def scan(self, table: str) -> pl.LazyFrame:
         """One table of every committed run, axis values as columns."""
@@ -190,9 +240,11 @@ class Store:
         axis_cols = [_lit(v).alias(k) for k, v in values.items()]
         moves: list[tuple[Path, Path]] = []
         ok = outcome["status"] == "ok"
+        rows: dict[str, int | None] = {t: None for t in TABLES}
         if ok:
             for t in TABLES:
                 df: pl.DataFrame = outcome["tables"][t]
+                rows[t] = df.height
                 clash = [k for k in values if k in df.columns]
                 if clash:
                     raise OutputError(f"the axis {clash[0]!r} has the name of a column of the {t} table; give it an alias")
@@ -216,8 +268,9 @@ class Store:
             "source_hash": _core.source_hash,
             "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "scenario_toml": outcome.get("scenario_toml") or "",
+            **{f"rows_{t}": rows[t] for t in TABLES},
         }
-        runs = pl.DataFrame([row]).select(pl.col("run_key"), *axis_cols, pl.exclude("run_key"))
+        runs = pl.DataFrame([row], schema_overrides={f"rows_{t}": pl.Int64 for t in TABLES}).select(pl.col("run_key"), *axis_cols, pl.exclude("run_key"))
         runs.write_parquet(stage / "runs.parquet")
         if not ok:
             for t in TABLES:
@@ -238,6 +291,11 @@ class Store:
             self.path("runs", k).unlink(missing_ok=True)
             for t in TABLES:
                 self.path(t, k).unlink(missing_ok=True)
+
+
+def _short(e: BaseException) -> str:
+    text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    return text[:200]
 
 
 def _lit(v: Any) -> pl.Expr:
