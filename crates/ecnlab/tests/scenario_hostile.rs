@@ -251,3 +251,46 @@ fn framing_is_bounded() {
     assert_eq!(e.path, "topology.access.framing");
     parse_toml(&text.replace("4294967295", "38")).unwrap();
 }
+
+/// A seed or a count above 2^63 − 1 (JSON, `--seed`) ran, but the scenario as run could not
+/// be written back as TOML: run.json's scenario said "could not be rendered".
+#[test]
+fn integers_beyond_what_toml_holds_are_refused() {
+    let json = r#"{"duration": "1s", "seed": 9223372036854775808,
+        "topology": {"kind": "dumbbell", "left": 1, "right": 1,
+            "access": {"rate": "1Gbps", "delay": "1ms"}, "bottleneck": {"rate": "10Mbps", "delay": "1ms"}}}"#;
+    let e = ecnlab::scenario::parse_json(json).unwrap_err();
+    assert_eq!(e.path, "seed");
+    let json = json.replace("9223372036854775808", "1").replace(
+        "\"delay\": \"1ms\"}}}",
+        "\"delay\": \"1ms\"}, \"bottleneck_queue\": {\"kind\": \"droptail\", \"bytes\": true, \"limit\": 18446744073709551615}}}",
+    );
+    let e = ecnlab::scenario::parse_json(&json).unwrap_err();
+    assert_eq!(e.path, "topology.bottleneck_queue.limit", "{e}");
+    let s = ecnlab::scenario::parse_json(&json.replace("18446744073709551615", "100")).unwrap();
+    let e = run(
+        &s,
+        RunOptions {
+            seed: Some(u64::MAX),
+            ..Default::default()
+        },
+    )
+    .err()
+    .expect("refused");
+    assert!(e.to_string().contains("seed"), "{e}");
+}
+
+/// Found by the Python fuzzing: serde_json's fast float parsing read 0.9884320570288233 as
+/// 0.9884320570288232, so a RED max_p given from Python was not the one used.
+#[test]
+fn floats_from_json_are_the_floats_given() {
+    let json = r#"{"duration": "1s",
+        "topology": {"kind": "dumbbell", "left": 1, "right": 1,
+            "access": {"rate": "1Gbps", "delay": "1ms"}, "bottleneck": {"rate": "10Mbps", "delay": "1ms"},
+            "bottleneck_queue": {"kind": "red", "limit": 100, "min_th": 5, "max_th": 15, "max_p": 0.9884320570288233}}}"#;
+    let s = ecnlab::scenario::parse_json(json).unwrap();
+    let max_p = s.to_json();
+    assert!(max_p.contains("0.9884320570288233"), "{max_p}");
+    let toml = ecnlab::scenario::resolved_toml(&s).unwrap();
+    assert!(toml.contains("max_p = 0.9884320570288233"), "{toml}");
+}

@@ -132,19 +132,29 @@ impl ScenarioError {
     }
 }
 
-/// serde's "missing field `x`" names the key in its message: the error names it in its path.
+/// serde's "missing field `x`" and "unknown field `x`, expected ..." name the key in their
+/// message: the error names it in its path.
 pub(crate) fn missing_field(path: &str, msg: &str) -> Option<ScenarioError> {
-    let rest = msg.strip_prefix("missing field `")?;
+    let (rest, missing) = if let Some(r) = msg.strip_prefix("missing field `") {
+        (r, true)
+    } else {
+        (msg.strip_prefix("unknown field `")?, false)
+    };
     let (name, tail) = rest.split_once('`')?;
+    // serde_path_to_error already ends some paths with the unknown key.
     let full = if path.is_empty() {
         name.to_string()
+    } else if path == name || path.ends_with(&format!(".{name}")) {
+        path.to_string()
     } else {
         format!("{path}.{name}")
     };
-    Some(ScenarioError::new(
-        full,
-        format!("missing (a required key){tail}"),
-    ))
+    let text = if missing {
+        format!("missing (a required key){tail}")
+    } else {
+        msg.to_string()
+    };
+    Some(ScenarioError::new(full, text))
 }
 
 /// Joins a path and a message whose start may carry a deeper path (see `schema::SUBPATH`).
