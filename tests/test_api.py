@@ -266,7 +266,7 @@ def _udp_run():
         (lambda: ecnlab.Scenario.dumbbell(left=1, right=1).set("duration.x", 1), ecnlab.ScenarioError, "is a value"),
         (lambda: ecnlab.Scenario.dumbbell(left=1, right=1).set("topology.left", float("nan")).to_json(), ecnlab.ScenarioError, "topology.left: must be a finite number, got nan"),
         (lambda: ecnlab.validate({"duration": float("inf")}), ecnlab.ScenarioError, "duration: must be a finite number"),
-        (lambda: ecnlab.run(ecnlab.Scenario.dumbbell(left=1, right=1), seed=2**64), ecnlab.ScenarioError, "from 0 to 2^64 − 1"),
+        (lambda: ecnlab.run(ecnlab.Scenario.dumbbell(left=1, right=1), seed=2**63), ecnlab.ScenarioError, "from 0 to 2^63 − 1"),
         (lambda: ecnlab.validate('duration = "1s"\n[topology\n'), ecnlab.ScenarioError, "line 2: invalid table header"),
         (lambda: _udp_run().series("bogus", "u"), KeyError, "no samples of kind 'bogus'; this run sampled: "),
         (lambda: _udp_run().series("queue_pkts", "nowhere"), KeyError, "no queue_pkts samples of 'nowhere'"),

@@ -239,6 +239,8 @@ LONG_RUN = (
     'access = { rate = "10Gbps", delay = "1ms" }\nbottleneck = { rate = "1Gbps", delay = "1ms" }\n'
     '[[flows]]\nkind = "udp"\nsrc = "l0"\ndst = "r0"\nrate = "900Mbps"\n'
     '[measure]\ninterval = "1s"\n'
+    # Hours of events, meant: past the bound a run is refused by before it starts.
+    '[limits]\nevents = 1e15\n'
 )
 
 

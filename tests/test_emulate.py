@@ -5,6 +5,7 @@ plain message without them."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -306,3 +307,54 @@ def test_pcap_reader_takes_ppp_captures_and_ecn_bits(tmp_path: Path):
     (tmp_path / "bad.pcap").write_bytes(b"\0" * 24)
     with pytest.raises(ValueError, match="not a pcap file"):
         list(tcp_segments(tmp_path / "bad.pcap"))
+
+
+def test_cleanup_after_a_killed_run_kills_its_agents_and_removes_its_partial_result(tmp_path, monkeypatch):
+    # --cleanup removed a killed run's namespaces only: its traffic agents went on, and its
+    # .partial result directory stayed. The run's ledger names them.
+    from ecnlab.fsutil import OWNER_FILE
+
+    monkeypatch.setattr(netns, "LEDGERS", tmp_path / "ledgers")
+    (tmp_path / "ledgers").mkdir()
+    dead = []
+    for _ in range(2):
+        p = subprocess.Popen(["true"])
+        p.wait()
+        dead.append(p.pid)
+    fake_agent = tmp_path / "emulate" / "agent.py"
+    fake_agent.parent.mkdir()
+    fake_agent.write_text("import time\ntime.sleep(60)\n")
+    agent = subprocess.Popen([sys.executable, str(fake_agent)])
+    bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    for p in (agent, bystander):
+        deadline = time.monotonic() + 10
+        while b"python" not in Path(f"/proc/{p.pid}/cmdline").read_bytes() and time.monotonic() < deadline:
+            time.sleep(0.01)
+    partial = tmp_path / ".out.partial-x"
+    partial.mkdir()
+    (partial / OWNER_FILE).write_text(f"{dead[0]} boot\n")
+    # A directory the other dead run only wrote into (another owner): not its to remove.
+    theirs = tmp_path / ".other.partial-y"
+    theirs.mkdir()
+    (theirs / OWNER_FILE).write_text("1 boot\n")
+    ledgers = [
+        {"pid": dead[0], "boot": "another boot", "agents": [agent.pid, bystander.pid], "partial": str(partial)},
+        {"pid": dead[1], "boot": "another boot", "agents": [], "partial": str(theirs)},
+    ]
+    for d in ledgers:
+        (tmp_path / "ledgers" / f"{d['pid']}.json").write_text(json.dumps(d))
+    # A live run's ledger is left alone.
+    live = tmp_path / "ledgers" / f"{os.getpid()}.json"
+    live.write_text(json.dumps({"pid": os.getpid(), "boot": netns._boot_id(), "agents": [bystander.pid], "partial": None}))
+    try:
+        gone = netns.Ledger.clean_stale()
+        assert agent.wait(timeout=10) != 0
+        assert bystander.poll() is None  # not an agent: left alone
+        assert not partial.exists() and theirs.exists()
+        assert f"agent {agent.pid}" in gone and str(partial) in gone
+        assert [f.name for f in (tmp_path / "ledgers").glob("*.json")] == [live.name]
+    finally:
+        for p in (agent, bystander):
+            if p.poll() is None:
+                p.kill()
+                p.wait()

@@ -188,3 +188,35 @@ def test_reproduce_seeds_and_mobility_trace_duration_are_bounded(tmp_path):
     r = run_cli("mobility-trace", tmp_path / "t.trace", "--duration", "1e9")
     assert r.returncode == 2 and "--duration" in r.stderr, r.stderr
     assert time.monotonic() - t0 < 30 and not (tmp_path / "t.trace").exists()
+
+
+def test_a_trace_that_is_not_one_is_named_without_echoing_it(tmp_path):
+    # As root (emulation), a trace path of /etc/shadow echoed its first line in the error.
+    secret = tmp_path / "shadow"
+    secret.write_text("root:$6$s3cr3t:19000:0:99999:7:::\n")
+    s = ecnlab.Scenario.dumbbell(duration="1s").add_udp_flow("l0", "r0", rate="1Mbps")
+    s.set("topology.bottleneck", {"delay": "1ms", "trace": {"file": str(secret)}})
+    with pytest.raises(ScenarioError) as e:
+        s.validate()
+    assert e.value.path == "topology.bottleneck.trace.file" and "line 1" in e.value.message
+    assert "s3cr3t" not in str(e.value) and "root:" not in str(e.value)
+
+
+def test_reproduce_names_the_contradicted_claims(monkeypatch, capsys, tmp_path):
+    # The terminal printed verdict counts, not which claims were contradicted.
+    from ecnlab import cli, experiments
+
+    summary = {
+        "verdicts": {"holds": 1, "contradicted": 1},
+        "stalls": [],
+        "readings": ["default"],
+        "depends_on_reading": [],
+        "comparisons": [
+            {"experiment": "x.fig1", "claim": "A beats B", "verdict": "holds"},
+            {"experiment": "x.fig2", "claim": "C drops fewer packets than D", "verdict": "contradicted"},
+        ],
+    }
+    monkeypatch.setattr(experiments, "reproduce", lambda *a, **k: summary)
+    assert cli.main(["reproduce", "x", "--out", str(tmp_path / "r")]) == 0
+    out = capsys.readouterr().out
+    assert "contradicted: x.fig2: C drops fewer packets than D" in out and "A beats B" not in out

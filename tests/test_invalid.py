@@ -202,7 +202,7 @@ def test_json_scenario_errors_name_the_key(tmp_path, capsys):
         (["run", "SCEN", "--out", "OUT", "--seed", "-3"], "non-negative integer"),
         (["run", "SCEN", "--out", "NOT_A_RESULT_DIR"], "not an ecnlab result directory"),
         (["run", "SCEN", "--out", "LINK_TO_ELSEWHERE"], "exists and is not a directory"),
-        (["run", "SCEN", "--out", "OUT", "--seed", "18446744073709551616"], "up to 2^64 − 1"),
+        (["run", "SCEN", "--out", "OUT", "--seed", "9223372036854775808"], "up to 2^63 − 1"),
     ],
 )
 def test_user_errors_exit_2_without_traceback(args, needle, tmp_path, udp_toml):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import signal
 import sys
 import threading
@@ -34,12 +35,12 @@ def _nonneg_int(text: str) -> int:
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
     if not 0 <= v <= MAX_SEED:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer up to 2^64 − 1, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer up to 2^63 − 1, got {text!r}")
     return v
 
 
-#: Seeds (and other counts) are 64-bit unsigned in the core.
-MAX_SEED = 2**64 - 1
+#: Seeds are 64-bit in the core, and written back into the scenario as TOML, whose integers end at 2^63 − 1.
+MAX_SEED = 2**63 - 1
 
 
 def _pos_int(text: str) -> int:
@@ -116,7 +117,7 @@ def cmd_emulate(args: argparse.Namespace) -> int:
         netns.check_host()
         gone = netns.cleanup_stale()
         if not args.quiet:
-            print(f"removed {len(gone)} namespace(s), agent(s) and temporary result directories" + (f": {', '.join(gone)}" if gone else ""))
+            print(f"removed {len(gone)} thing(s) killed emulations left (namespaces, traffic agents, temporary result directories)" + (f": {', '.join(gone)}" if gone else ""))
         return EXIT_OK
     if not args.scenario or not args.out:
         raise _UsageError("emulate needs SCENARIO and --out DIR (or --cleanup)")
@@ -353,6 +354,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         missing = summary.get("provenance_missing") or {}
         if missing:
             print(f"{len(missing)} experiment(s) with parameters without a source (report: 'Parameters without a source')")
+        # The counts alone would send a reader to the report for what matters most.
+        for c in summary.get("comparisons") or []:
+            if c.get("verdict") == "contradicted":
+                what = c.get("claim") or c.get("metric") or "a claim"
+                print(f"contradicted: {c.get('experiment', '')}: {what}")
         if len(summary["readings"]) > 1:
             print(f"{len(summary['depends_on_reading'])} claim(s) change verdict with the reading")
     return EXIT_OK
@@ -548,13 +554,27 @@ def main(argv: Sequence[str] | None = None) -> int:
             signal.signal(sig, handler)
 
 
+def _message(e: Exception) -> str:
+    """The error's text; a scenario error's key path quoted when it is not plain (a key of
+    spaces or punctuation a scenario used)."""
+    if isinstance(e, ScenarioError) and e.path and not re.fullmatch(r"[\w.\[\]*+{}-]+", e.path):
+        return f"{e.path!r}: {e.message}"
+    return str(e)
+
+
+def _one_line(text: str) -> str:
+    """A message as one line: a key may hold a newline or a control character (a scenario's
+    own key echoed back), shown escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def _dispatch(args: argparse.Namespace, debug: bool) -> int:
     try:
         return args.func(args)
     except (ScenarioError, OutputError, ExperimentError, _UsageError) as e:
         if debug:
             traceback.print_exc()
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {_one_line(_message(e))}", file=sys.stderr)
         return EXIT_INVALID
     except _Terminated as e:
         print(f"error: stopped by {e}; no results were written", file=sys.stderr)

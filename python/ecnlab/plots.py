@@ -18,6 +18,7 @@ __all__ = [
     "cdf",
     "errorbar_with_spread",
     "paper_vs_ours_bars",
+    "legend_outside",
 ]
 
 #: Most lines drawn in one time-series figure; more are summarised in the caption.
@@ -149,3 +150,9 @@ def paper_vs_ours_bars(labels: Sequence[str], paper: Sequence[float | None], our
     ax.set_xticks(x, labels, rotation=20 if max(map(len, labels), default=0) > 8 else 0)
     ax.legend(fontsize=8)
     return fig, ax
+
+
+def legend_outside(ax: Any, fontsize: int = 7) -> None:
+    """The legend to the right of the axes, where it covers no data (``loc="best"`` still
+    covers lines when every corner holds some)."""
+    ax.legend(fontsize=fontsize, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False)

@@ -178,10 +178,10 @@ def run(
     ``warn`` is False (callers that report them themselves; the :mod:`warnings` module's
     filters are process-wide, so threads cannot catch their own)."""
     text, fmt = _scenario_text(scenario)
-    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= 2**64 - 1):
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= 2**63 - 1):
         from .errors import ScenarioError
 
-        raise ScenarioError("seed", f"must be an integer from 0 to 2^64 − 1, got {seed!r}")
+        raise ScenarioError("seed", f"must be an integer from 0 to 2^63 − 1 (the largest a scenario file holds), got {seed!r}")
     out = _core.run(
         text,
         fmt,

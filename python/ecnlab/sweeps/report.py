@@ -131,7 +131,7 @@ def _lines(doc: Html, summ: pl.DataFrame, m: str, x: str, others: list[str], nam
         if not numeric:
             ax.set_xticks(range(len(cats)), [str(c) for c in cats])
         if len(keys) > 1:
-            ax.legend(fontsize=7)
+            plots.legend_outside(ax)
         caption = f"{m}: mean over seeds, bars from the smallest to the largest seed's value"
         if len(keys) > MAX_LINES:
             caption += f"; the first {MAX_LINES} of {len(keys)} lines"
@@ -144,10 +144,18 @@ def _heatmap(doc: Html, summ: pl.DataFrame, m: str, x: str, y: str, name: str) -
     xs = sorted(summ[x].unique().to_list())
     ys = sorted(summ[y].unique().to_list())
     grid = np.full((len(ys), len(xs)), np.nan)
-    # Other axes (if any) are averaged: the caption says so.
-    cells = summ.group_by(x, y).agg(pl.col(f"{m} mean").mean())
-    for xv, yv, v in cells.iter_rows():
-        grid[ys.index(yv), xs.index(xv)] = np.nan if v is None else v
+    low = np.full((len(ys), len(xs)), np.nan)
+    high = np.full((len(ys), len(xs)), np.nan)
+    # Other axes (if any) are averaged, and each cell also shows the range over them: a mean
+    # alone would hide one combination that collapsed.
+    others = summ.group_by(x, y).agg(pl.len().alias("n")).get_column("n").max() or 1
+    col = pl.col(f"{m} mean")
+    cells = summ.group_by(x, y).agg(col.mean().alias("mean"), col.min().alias("lo"), col.max().alias("hi"))
+    for xv, yv, v, lo_v, hi_v in cells.select(x, y, "mean", "lo", "hi").iter_rows():
+        i, j = ys.index(yv), xs.index(xv)
+        grid[i, j] = np.nan if v is None else v
+        low[i, j] = np.nan if lo_v is None else lo_v
+        high[i, j] = np.nan if hi_v is None else hi_v
     fig, ax = plots.new_figure(title=m, xlabel=x, ylabel=y, size=(6.4, 4.2))
     ax.grid(False)
     im = ax.imshow(grid, origin="lower", aspect="auto", cmap="viridis")
@@ -158,9 +166,15 @@ def _heatmap(doc: Html, summ: pl.DataFrame, m: str, x: str, y: str, name: str) -
         for j in range(len(xs)):
             if not np.isnan(grid[i, j]):
                 light = hi > lo and (grid[i, j] - lo) / (hi - lo) > 0.6
-                ax.text(j, i, f"{grid[i, j]:.3g}", ha="center", va="center", fontsize=7, color="k" if light else "w")
+                text = f"{grid[i, j]:.3g}"
+                if others > 1 and low[i, j] != high[i, j]:
+                    text += f"\n{low[i, j]:.3g}–{high[i, j]:.3g}"
+                ax.text(j, i, text, ha="center", va="center", fontsize=6 if others > 1 else 7, color="k" if light else "w")
     fig.colorbar(im, ax=ax)
-    doc.figure(fig, f"{name}-heatmap", f"{m}: mean over seeds (and over any other axis) for each {x} and {y}")
+    caption = f"{m}: mean over seeds for each {x} and {y}"
+    if others > 1:
+        caption += "; averaged over the other axes, with the range over them under each mean (the lowest and highest of their combinations)"
+    doc.figure(fig, f"{name}-heatmap", caption)
 
 
 def _slug(s: str) -> str:

@@ -317,10 +317,10 @@ def _check_runs(data: Mapping[str, Any], limit: int) -> None:
 def _seeds_axis(v: Any) -> Axis:
     if isinstance(v, int) and not isinstance(v, bool) and v >= 1:
         seeds = list(range(1, v + 1))
-    elif isinstance(v, list) and v and all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s < 2**64 for s in v):
+    elif isinstance(v, list) and v and all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s < 2**63 for s in v):
         seeds = list(v)
     else:
-        raise _err("seeds", f"is a count (seeds 1..N) or a list of seeds from 0 to 2^64 − 1, got {v!r}")
+        raise _err("seeds", f"is a count (seeds 1..N) or a list of seeds from 0 to 2^63 − 1, got {v!r}")
     if len(set(seeds)) != len(seeds):
         raise _err("seeds", "lists a seed twice")
     return Axis("seed", "seeds", seeds, [{"seed": s} for s in seeds])
