@@ -83,7 +83,8 @@ def test_a_garbled_run_json_is_named_by_report(tmp_path, udp_file):
 def test_a_report_that_cannot_be_written_is_exit_2_naming_the_directory(tmp_path, udp_file, monkeypatch, capsys):
     # As sweep does on a store it cannot write (root ignores permissions: the write fails
     # here as it would for a user on a read-only store).
-    from ecnlab import cli, fsutil
+    import ecnlab.report
+    from ecnlab import cli
 
     d = tmp_path / "run"
     assert run_cli("run", udp_file, "--out", d, "-q").returncode == 0
@@ -91,8 +92,7 @@ def test_a_report_that_cannot_be_written_is_exit_2_naming_the_directory(tmp_path
     def denied(path, text):
         raise PermissionError(13, "Permission denied", str(path))
 
-    monkeypatch.setattr(fsutil, "atomic_write_text", denied)
-    monkeypatch.setattr("ecnlab.report.atomic_write_text", denied)
+    monkeypatch.setattr(ecnlab.report, "atomic_write_text", denied)
     assert cli.main(["report", str(d)]) == 2
     assert f"cannot write the report in {d}" in capsys.readouterr().err
 
