@@ -1294,7 +1294,7 @@ fn check_feedback_path(c: &mut Ctx, path: &str, codec: &str, src: NodeId, dst: N
         ]
         .into_iter()
         .flatten()
-        .any(|f| reads.is_empty() || reads.contains(&f))
+        .any(|f| reads.contains(&f))
     };
     // Elements on the nodes the flow crosses write feedback too (CLEAN's proxied CE).
     let on_path = |node: &str| {
@@ -1306,7 +1306,7 @@ fn check_feedback_path(c: &mut Ctx, path: &str, codec: &str, src: NodeId, dst: N
     };
     let element_writes = c.scenario.elements.iter().any(|e| {
         registry::element_feedback(&e.component.kind)
-            .is_some_and(|f| (reads.is_empty() || reads.contains(&f)) && on_path(&e.node))
+            .is_some_and(|f| reads.contains(&f) && on_path(&e.node))
     });
     if element_writes || ports.iter().any(|&p| writes(p)) {
         return;
@@ -1315,11 +1315,8 @@ fn check_feedback_path(c: &mut Ctx, path: &str, codec: &str, src: NodeId, dst: N
         .iter()
         .map(|&p| c.sim.ports[p as usize].name.as_str())
         .collect();
-    let wanted = if reads.is_empty() {
-        "CE marks (an ECN-enabled AQM or a marker)".to_string()
-    } else {
-        format!("what a {} marker writes", reads.join(" or "))
-    };
+    // "ce": RFC 3168 CE marks; the others: what that scheme's router writes.
+    let wanted = format!("{} feedback", reads.join(" or "));
     c.warnings.push(format!(
         "{path}.ecn: \"{codec}\" reads {wanted}, but no port from {} to {} writes it ({}): the sender never hears the network's feedback",
         c.sim.nodes[src as usize].name,

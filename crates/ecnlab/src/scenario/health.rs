@@ -4,41 +4,46 @@
 //! run's metadata (run.json, `ecnlab.run`, a sweep's runs table), never errors: the run's
 //! numbers stand, the reader is told what to look at.
 //!
-//! The idle-link check watches, for every bulk TCP flow (no size, or at least
-//! [`BULK_BYTES`]), the slowest port on its path. For each such port, from the first of its
-//! bulk flows' starts plus [`WARMUP`] (slow start does not count) to the end of the run, it
-//! measures the fraction of time the port was transmitting. Below [`IDLE_BUSY_FRACTION`] the
-//! run warns. Only ports with a bulk flow still unfinished at the end are judged: a flow that
-//! completed was not held back for long.
+//! The idle-path check watches every bulk TCP flow (no size, or at least [`BULK_BYTES`]):
+//! from its start plus [`WARMUP`] (slow start does not count) to the end of the run, the
+//! fraction of time each port on its path was transmitting. A flow still unfinished at the
+//! end was backlogged all that time, so some port on its path should have been busy: when
+//! none was busy [`IDLE_BUSY_FRACTION`] of the time, the run warns (one warning per busiest
+//! port, naming its flows). A flow that completed is not judged (it was not held back for
+//! long), and runs with more than [`MAX_WATCHED`] bulk flows watch only the first ones.
 
 use super::schema::Scenario;
 use crate::net::{PortId, Sim};
 use crate::stats::FlowRecord;
 use crate::time::{to_secs, Time, SEC};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// A TCP flow of at least this size (or without a size) is bulk: it is backlogged until it
-/// ends, so its bottleneck should be busy.
+/// ends, so its path should be busy.
 pub const BULK_BYTES: u64 = 1_000_000;
-/// Slow start of the first bulk flow on a port does not count.
+/// Slow start of a bulk flow does not count.
 pub const WARMUP: Time = SEC;
-/// A port busy less than this fraction of the time while bulk flows are backlogged on it is
-/// reported.
+/// A backlogged flow none of whose ports was busy this fraction of the time is reported.
 pub const IDLE_BUSY_FRACTION: f64 = 0.5;
+/// Bulk flows watched at most (the first ones built); the rest are not judged.
+pub const MAX_WATCHED: usize = 10_000;
 
-/// One port watched for idleness: the bulk flows whose slowest link it is, from when.
+/// One bulk flow watched: its path's ports and their transmitting time when judging starts.
 struct Watched {
-    port: PortId,
+    flow: u32,
     from: Time,
-    flows: Vec<u32>,
-    /// The port's transmitting time at `from` (None until the run reaches `from`).
-    busy_at_from: Option<Time>,
+    ports: Vec<PortId>,
+    /// Each port's transmitting time at `from` (empty until the run reaches `from`).
+    busy_at_from: Vec<Time>,
 }
 
-/// The idle-link watch of one run: planned before the run, told when the run reaches the
+/// The idle-path watch of one run: planned before the run, told when the run reaches the
 /// times it asks for ([`IdleWatch::next_stop`]), read at the end.
 pub struct IdleWatch {
+    /// By the time judging starts.
     watched: Vec<Watched>,
+    /// Index of the first flow not yet read.
+    next: usize,
 }
 
 /// A port's transmitting time up to now, counting a transmission in progress.
@@ -53,12 +58,14 @@ fn busy_time(sim: &Sim, port: PortId) -> Time {
 }
 
 impl IdleWatch {
-    /// Finds every bulk TCP flow's slowest port (the one with the least capacity over the
-    /// run; the first of equals) and the time from which it is judged.
+    /// Finds every bulk TCP flow's path and the time from which it is judged.
     pub fn plan(sim: &Sim, end: Time) -> Self {
-        let mut by_port: HashMap<PortId, Watched> = HashMap::new();
-        let mut path_cache: HashMap<(u32, u32), Option<PortId>> = HashMap::new();
+        let mut paths: HashMap<(u32, u32), Option<Vec<PortId>>> = HashMap::new();
+        let mut watched = Vec::new();
         for (i, (f, r)) in sim.flows.iter().zip(sim.flow_records()).enumerate() {
+            if watched.len() == MAX_WATCHED {
+                break;
+            }
             let bulk = r.size_bytes.map_or(true, |s| s >= BULK_BYTES);
             if r.transport != "tcp" || !bulk {
                 continue;
@@ -69,90 +76,94 @@ impl IdleWatch {
                 continue;
             }
             let (a, b) = (sim.endpoint_node(f.src_ep), sim.endpoint_node(f.dst_ep));
-            let slowest = *path_cache.entry((a, b)).or_insert_with(|| {
-                let ports = sim.path_ports(a, b)?;
-                ports.into_iter().min_by(|&x, &y| {
-                    let cap = |p: PortId| sim.ports[p as usize].rate.capacity_bits(end);
-                    cap(x).total_cmp(&cap(y))
-                })
-            });
-            let Some(port) = slowest else { continue };
-            let w = by_port.entry(port).or_insert(Watched {
-                port,
+            let Some(ports) = paths
+                .entry((a, b))
+                .or_insert_with(|| sim.path_ports(a, b))
+                .clone()
+            else {
+                continue;
+            };
+            watched.push(Watched {
+                flow: i as u32,
                 from,
-                flows: Vec::new(),
-                busy_at_from: None,
+                ports,
+                busy_at_from: Vec::new(),
             });
-            w.from = w.from.min(from);
-            w.flows.push(i as u32);
         }
-        let mut watched: Vec<Watched> = by_port.into_values().collect();
-        watched.sort_by_key(|w| (w.from, w.port));
-        IdleWatch { watched }
+        watched.sort_by_key(|w| (w.from, w.flow));
+        IdleWatch { watched, next: 0 }
     }
 
-    /// The next simulated time the run must stop at so the watch can read a port.
+    /// The next simulated time the run must stop at so the watch can read its ports.
     pub fn next_stop(&self) -> Option<Time> {
-        self.watched
-            .iter()
-            .filter(|w| w.busy_at_from.is_none())
-            .map(|w| w.from)
-            .min()
+        self.watched.get(self.next).map(|w| w.from)
     }
 
-    /// Reads the ports whose judging starts now (the run has reached `sim.now()`).
+    /// Reads the ports of the flows whose judging starts now (the run has reached
+    /// `sim.now()`).
     pub fn observe(&mut self, sim: &Sim) {
         let now = sim.now();
-        for w in self.watched.iter_mut() {
-            if w.busy_at_from.is_none() && w.from <= now {
-                w.busy_at_from = Some(busy_time(sim, w.port));
+        while let Some(w) = self.watched.get_mut(self.next) {
+            if w.from > now {
+                break;
             }
+            w.busy_at_from = w.ports.iter().map(|&p| busy_time(sim, p)).collect();
+            self.next += 1;
         }
     }
 
     /// The warnings at the end of the run (`records`: the flows table's rows).
     pub fn warnings(&self, sim: &Sim, records: &[FlowRecord]) -> Vec<String> {
         let now = sim.now();
-        let mut out = Vec::new();
+        // Busiest port → (its busy fraction, the flows, earliest judging start).
+        let mut idle: BTreeMap<PortId, (f64, Vec<u32>, Time)> = BTreeMap::new();
         for w in &self.watched {
-            let Some(busy0) = w.busy_at_from else {
-                continue;
-            };
-            let unfinished: Vec<&FlowRecord> = w
-                .flows
-                .iter()
-                .map(|&i| &records[i as usize])
-                .filter(|r| r.fct_s.is_none())
-                .collect();
+            let r = &records[w.flow as usize];
             let span = now.saturating_sub(w.from);
-            if unfinished.is_empty() || span < SEC {
+            if w.busy_at_from.is_empty() || r.fct_s.is_some() || span < SEC {
                 continue;
             }
-            let busy = (busy_time(sim, w.port) - busy0) as f64 / span as f64;
+            let Some((port, busy)) = w
+                .ports
+                .iter()
+                .zip(&w.busy_at_from)
+                .map(|(&p, &b0)| (p, (busy_time(sim, p) - b0) as f64 / span as f64))
+                .max_by(|x, y| x.1.total_cmp(&y.1))
+            else {
+                continue;
+            };
             if busy >= IDLE_BUSY_FRACTION {
                 continue;
             }
-            let mut schemes: Vec<&str> = unfinished.iter().map(|r| r.scheme.as_str()).collect();
-            schemes.sort_unstable();
-            schemes.dedup();
-            let names: Vec<&str> = unfinished.iter().take(4).map(|r| r.name.as_str()).collect();
-            let more = if unfinished.len() > names.len() {
-                format!(" and {} more", unfinished.len() - names.len())
-            } else {
-                String::new()
-            };
-            out.push(format!(
-                "port {} was busy {:.1} % of the time from {:.1} s to {:.1} s while bulk flow(s) {}{} ({}) were backlogged on it: the senders left their bottleneck mostly idle",
-                sim.ports[w.port as usize].name,
-                busy * 100.0,
-                to_secs(w.from),
-                to_secs(now),
-                names.join(", "),
-                more,
-                schemes.join(", "),
-            ));
+            let e = idle.entry(port).or_insert((busy, Vec::new(), w.from));
+            e.0 = e.0.max(busy);
+            e.1.push(w.flow);
+            e.2 = e.2.min(w.from);
         }
-        out
+        idle.into_iter()
+            .map(|(port, (busy, flows, from))| {
+                let rows: Vec<&FlowRecord> = flows.iter().map(|&i| &records[i as usize]).collect();
+                let mut schemes: Vec<&str> = rows.iter().map(|r| r.scheme.as_str()).collect();
+                schemes.sort_unstable();
+                schemes.dedup();
+                let names: Vec<&str> = rows.iter().take(4).map(|r| r.name.as_str()).collect();
+                let more = if rows.len() > names.len() {
+                    format!(" and {} more", rows.len() - names.len())
+                } else {
+                    String::new()
+                };
+                format!(
+                    "bulk flow(s) {}{} ({}) were backlogged from {:.1} s to {:.1} s, yet no port on their path was busy more than {:.1} % of that time (the busiest: {}): the senders left their path mostly idle",
+                    names.join(", "),
+                    more,
+                    schemes.join(", "),
+                    to_secs(from),
+                    to_secs(now),
+                    busy * 100.0,
+                    sim.ports[port as usize].name,
+                )
+            })
+            .collect()
     }
 }
 

@@ -307,19 +307,22 @@ pub fn element(
 
 /// What a codec reads of what ports write ([`Marker::feedback`](crate::marker::Marker::feedback),
 /// [`Qdisc::feedback`](crate::aqm::Qdisc::feedback)): None for a codec that reads nothing;
-/// an empty list for classic ECN and DCTCP, which read CE from whatever writes it (every
-/// scheme's router writes CE on a classic ECN packet when its level is the highest).
+/// Classic ECN and DCTCP read CE from whatever writes it: an ECN AQM, and every scheme's
+/// router that writes its top code (11) on a classic ECN packet (EECN, MECN, VCP, HFCC,
+/// MLCP, BMCC; UNO's routers write no CE). Every scheme reads a classic router's CE as its
+/// top level (EECN's CL(2), MECN's moderate, the load schemes' overload), except VCP3, whose
+/// level travels in an idealised header only its own router writes.
 pub fn feedback_read_by(codec: &str) -> Option<&'static [&'static str]> {
     match codec {
-        "ecn" | "dctcp" => Some(&[]),
-        // A classic ECN router's CE is EECN's CL(2) (PROTOCOLS: EECN codepoints).
+        "ecn" | "dctcp" => Some(&["ce", "eecn", "mecn", "vcp", "hfcc", "mlcp", "bmcc"]),
         "eecn" => Some(&["eecn", "ce"]),
-        "mecn" => Some(&["mecn"]),
-        "vcp" => Some(&["vcp"]),
-        "uno" | "uno2" | "vcp3" => Some(&["uno"]),
-        "hfcc" => Some(&["hfcc"]),
-        "mlcp" => Some(&["mlcp"]),
-        "bmcc" => Some(&["bmcc"]),
+        "mecn" => Some(&["mecn", "ce"]),
+        "vcp" => Some(&["vcp", "ce"]),
+        "uno" | "uno2" => Some(&["uno", "uno2", "ce"]),
+        "vcp3" => Some(&["vcp3"]),
+        "hfcc" => Some(&["hfcc", "ce"]),
+        "mlcp" => Some(&["mlcp", "ce"]),
+        "bmcc" => Some(&["bmcc", "ce"]),
         _ => None,
     }
 }

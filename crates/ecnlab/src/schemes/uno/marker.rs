@@ -135,7 +135,11 @@ impl UnoMarker {
 
 impl Marker for UnoMarker {
     fn feedback(&self) -> &'static str {
-        "uno"
+        match self.cfg.encoding {
+            Encoding::OneBit => "uno",
+            Encoding::TwoBit => "uno2",
+            Encoding::Header => "vcp3",
+        }
     }
 
     #[inline]
