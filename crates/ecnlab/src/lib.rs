@@ -1,7 +1,8 @@
 //! ecnlab: a fast, deterministic packet-level laboratory for network-assisted congestion
 //! control.
 //!
-//! Layers, bottom up: [`engine`] (events in integer picoseconds), [`wire`] (real header
+//! Layers, bottom up: [`time`] and [`units`] (integer picoseconds; the durations, rates and
+//! sizes configuration and simulation share), [`engine`] (events), [`wire`] (real header
 //! fields, parse/emit), [`packet`] (pooled packets), [`net`] (nodes, ports, links, routing),
 //! [`aqm`] (queue disciplines), [`marker`] (router feedback writers), [`tcp`] and [`cc`]
 //! (transport with pluggable feedback codecs and congestion controllers), [`app`] (traffic),
@@ -22,6 +23,7 @@ pub mod schemes;
 pub mod stats;
 pub mod tcp;
 pub mod time;
+pub mod units;
 pub mod wire;
 
 pub use net::Sim;

@@ -10,8 +10,8 @@
 //! --test wire_fuzz -- --nocapture`).
 
 use ecnlab::emu::{parse_real, RxDrop};
+use ecnlab::packet::rewrite::rewrite;
 use ecnlab::wire::checksum;
-use ecnlab::wire::rewrite::rewrite;
 use ecnlab::wire::{Ecn, TcpFlags};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;

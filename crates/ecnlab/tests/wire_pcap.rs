@@ -1,9 +1,9 @@
 //! The pcap writer, read back by an independent reader: the pcap headers are parsed by hand
 //! here and each record is decoded by etherparse (and by tshark when it is installed).
 
+use ecnlab::packet::pcap::PcapWriter;
 use ecnlab::packet::{Packet, L4};
 use ecnlab::time::{Time, MS, NS, SEC, US};
-use ecnlab::wire::pcap::PcapWriter;
 use ecnlab::wire::{Ecn, Ipv4Repr, TcpFlags, TcpRepr, UdpRepr};
 use etherparse::{NetSlice, SlicedPacket, TransportSlice};
 
@@ -213,7 +213,7 @@ fn pcap_records_read_back_with_etherparse() {
             _ => panic!("transport mismatch"),
         }
         // And our own parser reads the record back to the same packet.
-        assert_eq!(&ecnlab::wire::parse_packet(r.data).unwrap(), p);
+        assert_eq!(&ecnlab::packet::parse_packet(r.data).unwrap(), p);
     }
     // The times: 0, 1234 ns, 1.500000007 s, 3600.000123 s, 3600.000124 s.
     let times: Vec<(u32, u32)> = records.iter().map(|r| (r.sec, r.nsec)).collect();

@@ -1,10 +1,9 @@
 //! Round trips of simulated packets through real bytes, cross-checked with an independent
 //! parser and writer (etherparse).
 
-use ecnlab::packet::{Packet, L4};
+use ecnlab::packet::{emit_packet, parse_packet, Packet, L4};
 use ecnlab::wire::{
-    emit_packet, ipv4, parse_packet, tcp::MAX_OPTIONS_LEN, Ecn, Ipv4Repr, TcpFlags, TcpRepr,
-    UdpRepr, WireError,
+    ipv4, tcp::MAX_OPTIONS_LEN, Ecn, Ipv4Repr, TcpFlags, TcpRepr, UdpRepr, WireError,
 };
 use etherparse::{IpNumber, Ipv4Dscp, Ipv4Ecn, Ipv4Header, TcpHeader, TcpOptionElement, UdpHeader};
 use proptest::prelude::*;

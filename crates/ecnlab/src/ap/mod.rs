@@ -6,8 +6,8 @@
 //! Downstream is towards the wireless clients (the AP's controlled port); a connection is
 //! keyed by the 5-tuple of its downstream packets, whichever side opened it.
 
-use crate::marker::flows::{FlowKey, FlowTable};
-use crate::packet::{Packet, L4};
+use crate::marker::flows::FlowTable;
+use crate::packet::{FlowKey, Packet, L4};
 use crate::time::Time;
 use crate::wire::{TcpFlags, TcpRepr};
 

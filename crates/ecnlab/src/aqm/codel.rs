@@ -9,8 +9,8 @@
 use super::droptail::DropTail;
 use super::{DropReason, Limit, Qdisc, Verdict};
 use crate::packet::{Packet, PacketPool, PktId};
-use crate::scenario::units::Duration;
 use crate::time::{Time, MS};
+use crate::units::Duration;
 use crate::wire::Ecn;
 use serde::{Deserialize, Serialize};
 

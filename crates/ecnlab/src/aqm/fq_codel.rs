@@ -22,10 +22,9 @@
 
 use super::codel::{CodelParams, CodelQueue, CodelVars};
 use super::{DropReason, Limit, Qdisc, Verdict};
-use crate::marker::flows::FlowKey;
-use crate::packet::{Packet, PacketPool, PktId};
-use crate::scenario::units::Duration;
+use crate::packet::{FlowKey, Packet, PacketPool, PktId};
 use crate::time::Time;
+use crate::units::Duration;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::hash::{Hash, Hasher};

@@ -50,8 +50,8 @@ use super::newreno::check_mss;
 use super::round::RoundCounter;
 use super::{AckEvent, Controller, Signal};
 use crate::engine::rng::{self, Rng};
-use crate::scenario::units::Duration;
 use crate::time::{to_secs, Time, MS, SEC};
+use crate::units::Duration;
 use rand::Rng as _;
 use serde::{Deserialize, Serialize};
 

@@ -31,8 +31,8 @@
 use super::newreno::check_mss;
 use super::round::RoundCounter;
 use super::{AckEvent, Controller, Signal};
-use crate::scenario::units::Duration;
 use crate::time::{to_secs, Time, SEC};
+use crate::units::Duration;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 

@@ -11,8 +11,8 @@
 
 use super::round::RoundCounter;
 use super::AckEvent;
-use crate::scenario::units::Duration;
 use crate::time::{Time, MS};
+use crate::units::Duration;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

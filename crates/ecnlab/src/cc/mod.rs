@@ -29,8 +29,8 @@ mod testkit;
 
 use crate::time::Time;
 
-/// A congestion signal decoded from an ACK by the sender's feedback codec
-/// ([`crate::tcp::codec::Codec`]). Codecs deliver a signal at most as often as the scheme's
+/// A congestion signal decoded from an ACK by the sender's feedback codec (the transport's
+/// `Codec`, one floor up). Codecs deliver a signal at most as often as the scheme's
 /// rules allow (e.g. RFC 3168: once per window of data), so controllers react to each one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Signal {

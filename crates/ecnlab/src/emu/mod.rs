@@ -3,10 +3,10 @@
 //!
 //! The [`Sim`] is built from a scenario as for a simulation run, with every host *external*
 //! ([`crate::net::Node::external`]): a packet a real host sends is parsed
-//! ([`crate::wire::parse_packet`]), injected at its host node and travels the simulated
+//! ([`crate::packet::parse_packet`]), injected at its host node and travels the simulated
 //! topology — the same `Port` and `NodeElement` code, its events run when the wall clock
 //! reaches their time — and when it reaches its destination host its original bytes, with the
-//! routers' changes written in place ([`crate::wire::rewrite`]), go to that host's stack.
+//! routers' changes written in place ([`crate::packet::rewrite`]), go to that host's stack.
 //! Payload bytes are never copied into the simulator: they wait in a slot keyed by the
 //! packet's pool index.
 //!
@@ -17,7 +17,7 @@
 pub mod tun;
 
 use crate::net::{addr_node, NodeId, Sim};
-use crate::packet::{Packet, PktId};
+use crate::packet::{self, Packet, PktId};
 use crate::stats::Histogram;
 use crate::time::Time;
 use crate::wire::{self, WireError};
@@ -315,7 +315,7 @@ impl<I: Io> Forwarder<I> {
                     "a packet reached node {node}, which has no tap"
                 )));
             }
-            match wire::rewrite::rewrite(&mut slot.bytes, &slot.parsed, pkt) {
+            match packet::rewrite::rewrite(&mut slot.bytes, &slot.parsed, pkt) {
                 Err(_) => self.stats.tx_refused += 1,
                 Ok(()) => match self.io.send(tap as usize, &slot.bytes) {
                     Ok(()) => {
@@ -332,7 +332,7 @@ impl<I: Io> Forwarder<I> {
     }
 }
 
-/// Parses a real packet. Unlike [`wire::parse_packet`] the packet keeps its real length (a
+/// Parses a real packet. Unlike [`packet::parse_packet`] the packet keeps its real length (a
 /// real stack may lay options out with more padding than ours), so links serialise the bytes
 /// that are really sent and the rewrite finds the bytes it expects.
 pub fn parse_real(bytes: &[u8]) -> Result<Packet, RxDrop> {
@@ -345,7 +345,7 @@ pub fn parse_real(bytes: &[u8]) -> Result<Packet, RxDrop> {
     {
         return Err(RxDrop::Protocol);
     }
-    let mut p = wire::parse_packet(bytes).map_err(|e| match e {
+    let mut p = packet::parse_packet(bytes).map_err(|e| match e {
         WireError::Truncated => RxDrop::Truncated,
         WireError::Checksum => RxDrop::Checksum,
         WireError::Malformed(_) => RxDrop::Malformed,

@@ -1,7 +1,8 @@
 use super::*;
+use crate::packet::{emit_packet, parse_packet};
 use crate::scenario::{build_for_emulation, parse_toml};
 use crate::time::MS;
-use crate::wire::{emit_packet, parse_packet, Ecn, Ipv4Repr, TcpFlags, TcpRepr};
+use crate::wire::{Ecn, Ipv4Repr, TcpFlags, TcpRepr};
 use std::collections::VecDeque;
 
 /// A scripted clock and taps: packets appear at given times, the clock advances 1 µs per

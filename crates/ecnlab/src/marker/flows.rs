@@ -1,34 +1,9 @@
-//! Per-flow state at a router port, keyed by the 5-tuple of real headers (not the simulator's
-//! flow index), so the same marker works on packets from a real network. Slots are dense and
+//! Per-flow state at a router port, keyed by the 5-tuple of real headers ([`FlowKey`], not the
+//! simulator's flow index), so the same marker works on packets from a real network. Slots are dense and
 //! reused; a table allocates only when it holds more flows than ever before.
 
-use crate::packet::{Packet, L4};
+use crate::packet::FlowKey;
 use std::collections::HashMap;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct FlowKey {
-    pub src: u32,
-    pub dst: u32,
-    pub src_port: u16,
-    pub dst_port: u16,
-    pub protocol: u8,
-}
-
-impl FlowKey {
-    pub fn of(pkt: &Packet) -> FlowKey {
-        let (src_port, dst_port) = match &pkt.l4 {
-            L4::Tcp(t) => (t.src_port, t.dst_port),
-            L4::Udp(u) => (u.src_port, u.dst_port),
-        };
-        FlowKey {
-            src: pkt.ip.src,
-            dst: pkt.ip.dst,
-            src_port,
-            dst_port,
-            protocol: pkt.ip.protocol,
-        }
-    }
-}
 
 pub struct FlowTable<V> {
     index: HashMap<FlowKey, u32>,

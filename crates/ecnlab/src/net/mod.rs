@@ -5,8 +5,6 @@ pub mod endpoint;
 pub mod link;
 pub mod port;
 mod routes;
-#[cfg(test)]
-pub(crate) mod test_line;
 pub mod topology;
 pub mod trace;
 
@@ -326,7 +324,7 @@ impl Sim {
 
     /// Records every packet the port transmits into a pcap file (raw IPv4).
     pub fn enable_pcap(&mut self, port: PortId, path: &std::path::Path) -> std::io::Result<()> {
-        self.ports[port as usize].pcap = Some(crate::wire::pcap::PcapWriter::create(path)?);
+        self.ports[port as usize].pcap = Some(crate::packet::pcap::PcapWriter::create(path)?);
         Ok(())
     }
 

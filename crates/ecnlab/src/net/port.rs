@@ -4,10 +4,10 @@
 use crate::aqm::{DropReason, Qdisc};
 use crate::engine::TimerSlot;
 use crate::marker::{Marker, PortView};
+use crate::packet::pcap::PcapWriter;
 use crate::packet::PktId;
 use crate::stats::Histogram;
 use crate::time::{to_secs, Time, NEVER, SEC};
-use crate::wire::pcap::PcapWriter;
 
 /// Link rate over time: `(from, bps)` steps, sorted, the first at time 0. A rate of 0 is an
 /// outage: a packet in transmission waits for the next non-zero step.

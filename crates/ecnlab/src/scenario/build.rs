@@ -463,7 +463,7 @@ const BYTES_PER_SAMPLE_ROW: f64 = 170.0;
 /// The time series must fit both `limits.sample_rows` and 80 % of the memory available.
 fn check_sample_rows(
     rows: f64,
-    interval: super::units::Duration,
+    interval: crate::units::Duration,
     bound: limits::Bound,
     available: Option<f64>,
 ) -> Result<(), ScenarioError> {
@@ -1715,7 +1715,7 @@ impl SizeSampler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::units::Duration;
+    use crate::units::Duration;
 
     #[test]
     fn time_series_rows_are_bounded_by_the_memory_available() {

@@ -3,8 +3,8 @@
 //! scenario that needs more says so in its `[limits]` table (the one way to raise any of
 //! them), so the scenario that needed it runs the same anywhere.
 
-use super::units::Size;
 use super::ScenarioError;
+use crate::units::Size;
 use serde::{Deserialize, Serialize};
 
 /// Hosts and routers of one run.

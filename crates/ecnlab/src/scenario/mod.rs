@@ -13,7 +13,6 @@ pub mod units;
 pub use build::{build, build_for_emulation, Built, PlannedFlow, SizeSampler};
 pub use limits::Limits;
 pub use schema::*;
-pub use units::{Duration, Rate, Size};
 
 use crate::stats::Table;
 use std::path::PathBuf;

@@ -5,8 +5,8 @@
 //! here and checked by the component's own config type when the scenario is built, so a
 //! scheme adds its parameters without touching this file.
 
-use super::units::{Duration, Rate, Size};
 use crate::net::IpIdMode;
+use crate::units::{Duration, Rate, Size};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 

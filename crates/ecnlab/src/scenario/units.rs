@@ -1,7 +1,10 @@
-//! Quantities with units in scenario files: durations ("10ms", or a number of seconds), rates
-//! ("100Mbps", or bits per second), sizes ("9KB", "1Gb", "64KiB", or bytes).
+//! How scenario files write the quantities of [`crate::units`]: durations ("10ms", or a number
+//! of seconds), rates ("100Mbps", or bits per second), sizes ("9KB", "1Gb", "64KiB", or bytes):
+//! parsing with errors that say what was expected, and serde in both directions (written back
+//! in the `Display` form).
 
 use crate::time::{Time, SEC};
+use crate::units::{Duration, Rate, Size};
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
@@ -21,10 +24,6 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
 /// durations to times (a start and its stagger, a packet's departure and its link's delay),
 /// and a few sums of values this large still fit the 64-bit picosecond clock (18.4 · 10^6 s).
 pub const MAX_DURATION: Time = 1_000_000 * SEC;
-
-/// A duration, stored in picoseconds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Duration(pub Time);
 
 impl Duration {
     pub fn parse(s: &str) -> Result<Duration, String> {
@@ -65,32 +64,7 @@ impl Duration {
         }
         Ok(Duration(ps.round() as Time))
     }
-
-    pub fn secs(self) -> f64 {
-        self.0 as f64 / SEC as f64
-    }
 }
-
-impl fmt::Display for Duration {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        let ps = self.0;
-        if ps % SEC == 0 {
-            write!(f, "{}s", ps / SEC)
-        } else if ps % 1_000_000_000 == 0 {
-            write!(f, "{}ms", ps / 1_000_000_000)
-        } else if ps % 1_000_000 == 0 {
-            write!(f, "{}us", ps / 1_000_000)
-        } else if ps % 1000 == 0 {
-            write!(f, "{}ns", ps / 1000)
-        } else {
-            write!(f, "{ps}ps")
-        }
-    }
-}
-
-/// A rate in bits per second.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Rate(pub u64);
 
 impl Rate {
     pub fn parse(s: &str) -> Result<Rate, String> {
@@ -125,27 +99,9 @@ impl Rate {
     }
 }
 
-impl fmt::Display for Rate {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        let b = self.0;
-        if b % 1_000_000_000 == 0 {
-            write!(f, "{}Gbps", b / 1_000_000_000)
-        } else if b % 1_000_000 == 0 {
-            write!(f, "{}Mbps", b / 1_000_000)
-        } else if b % 1000 == 0 {
-            write!(f, "{}kbps", b / 1000)
-        } else {
-            write!(f, "{b}bps")
-        }
-    }
-}
-
-/// A size in bytes. "KB", "MB", "GB" are decimal bytes, "KiB"... binary, "Kb", "Mb", "Gb"
-/// are bits (1 Gb = 125,000,000 bytes).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Size(pub u64);
-
 impl Size {
+    /// "KB", "MB", "GB" are decimal bytes, "KiB"... binary, "Kb", "Mb", "Gb" are bits (1 Gb =
+    /// 125,000,000 bytes).
     pub fn parse(s: &str) -> Result<Size, String> {
         let (v, unit) =
             split_number(s).ok_or_else(|| format!("expected a size like \"16KB\", got {s:?}"))?;
@@ -172,12 +128,6 @@ impl Size {
             return Err(format!("size must be between 0 and 1e18 bytes, got {s}"));
         }
         Ok(Size(b.round() as u64))
-    }
-}
-
-impl fmt::Display for Size {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "{}B", self.0)
     }
 }
 
@@ -235,7 +185,7 @@ serde_unit!(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::{MS, US};
+    use crate::time::{MS, SEC, US};
 
     #[test]
     fn parse_units() {

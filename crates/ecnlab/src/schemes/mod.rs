@@ -8,6 +8,8 @@ pub mod eecn;
 pub mod hfcc;
 pub mod mecn;
 pub mod mlcp;
+#[cfg(test)]
+pub(crate) mod test_line;
 pub mod uno;
 pub mod vcp;
 pub mod zhuge;

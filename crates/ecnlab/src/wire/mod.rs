@@ -1,13 +1,12 @@
 //! Header models that carry the fields the schemes read and write, with symmetric parse/emit to
-//! real bytes (for pcap today, for emulation on real packets later).
+//! real bytes (for pcap and for emulation on real packets).
 //!
-//! A `*Repr` is a plain value; the simulator moves it around inside [`crate::packet::Packet`].
+//! A `*Repr` is a plain value; the simulator moves it around inside a packet, one floor up,
+//! where a whole packet is written to bytes and read back.
 
 pub mod checksum;
 pub mod ecn;
 pub mod ipv4;
-pub mod pcap;
-pub mod rewrite;
 pub mod tcp;
 pub mod udp;
 
@@ -35,42 +34,3 @@ impl std::fmt::Display for WireError {
 }
 
 impl std::error::Error for WireError {}
-
-use crate::packet::{Packet, L4};
-
-/// Serialises a simulated packet to real bytes (IPv4 header, transport header with options,
-/// zero-filled payload), with correct checksums.
-pub fn emit_packet(pkt: &Packet, buf: &mut Vec<u8>) {
-    buf.clear();
-    let total = pkt.wire_len() as usize;
-    buf.resize(total, 0);
-    pkt.ip.emit(&mut buf[..ipv4::HEADER_LEN]);
-    let l4 = &mut buf[ipv4::HEADER_LEN..];
-    match &pkt.l4 {
-        L4::Tcp(t) => t.emit(l4, pkt.ip.src, pkt.ip.dst),
-        L4::Udp(u) => u.emit(l4, pkt.ip.src, pkt.ip.dst),
-    }
-}
-
-/// Parses bytes produced by [`emit_packet`] (or a real stack) back into a packet: the headers
-/// and the payload length. Checksums are verified. IPv4 options are skipped (the packet then
-/// re-emits without them); bytes past the IP total length are ignored.
-pub fn parse_packet(bytes: &[u8]) -> Result<Packet, WireError> {
-    let (ip, header_len) = Ipv4Repr::parse_with_header_len(bytes)?;
-    let l4 = &bytes[header_len..header_len + ip.payload_len as usize];
-    // `Packet::new_*` derive `ip.payload_len` from the parsed headers (`fix_lengths`), so the
-    // packet always re-emits consistently, even when a real stack laid its TCP options out
-    // differently (e.g. alignment NOPs) and the re-emitted header is shorter.
-    match ip.protocol {
-        ipv4::PROTO_TCP => {
-            let t = TcpRepr::parse(l4, ip.src, ip.dst)?;
-            let wire_header = (l4[12] >> 4) as usize * 4;
-            Ok(Packet::new_tcp(ip, t, (l4.len() - wire_header) as u32))
-        }
-        ipv4::PROTO_UDP => {
-            let u = UdpRepr::parse(l4, ip.src, ip.dst)?;
-            Ok(Packet::new_udp(ip, u, (l4.len() - udp::HEADER_LEN) as u32))
-        }
-        _ => Err(WireError::Malformed("unsupported protocol")),
-    }
-}

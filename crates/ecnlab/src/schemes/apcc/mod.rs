@@ -38,8 +38,8 @@ use crate::ap::{is_client_ack, lower_window, Direction, Sessions};
 use crate::marker::PortView;
 use crate::net::{Forward, NodeElement};
 use crate::packet::{Packet, L4};
-use crate::scenario::units::Duration;
 use crate::time::{to_secs, Time, MS, SEC, US};
+use crate::units::Duration;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -4,7 +4,7 @@
 //! loss and the two flows share it.
 
 use super::*;
-use crate::net::test_line::two_flows;
+use crate::schemes::test_line::two_flows;
 
 #[test]
 fn two_flows_fill_the_link_and_share_it_without_loss_after_the_start() {

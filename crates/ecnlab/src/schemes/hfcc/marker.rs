@@ -5,12 +5,12 @@
 use super::{FairShare, OverlayCode, RttUnits};
 use crate::aqm::DropReason;
 use crate::engine::rng::Rng;
-use crate::marker::flows::{FlowKey, FlowTable};
+use crate::marker::flows::FlowTable;
 use crate::marker::load::{
     interval_at_or_above, load_meter_config, validate_bands, LoadMeter, LoadMeterConfig, MeanRtt,
 };
 use crate::marker::{Marker, PortView};
-use crate::packet::Packet;
+use crate::packet::{FlowKey, Packet};
 use crate::time::{from_secs, Time, MS, NEVER};
 use rand::Rng as _;
 use serde::{Deserialize, Serialize};

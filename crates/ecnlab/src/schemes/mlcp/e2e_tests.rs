@@ -6,7 +6,7 @@
 //! level is not visited here, so its law is pinned by the controller's unit tests.
 
 use super::*;
-use crate::net::test_line::two_flows;
+use crate::schemes::test_line::two_flows;
 
 #[test]
 fn two_flows_fill_the_link_and_share_it_without_loss_after_the_start() {

@@ -13,7 +13,7 @@ use crate::wire::Ecn;
 
 const C: u64 = 10_000_000;
 
-use crate::net::test_line::{droptail as q, line, Line};
+use crate::schemes::test_line::{droptail as q, line, Line};
 
 fn cbr(sim: &mut Sim, from: NodeId, to: NodeId, rate_bps: u64, stop: Time) {
     let sink = sim.add_endpoint(to, Box::new(crate::app::udp::UdpSink::default()));

@@ -5,8 +5,8 @@
 //! The papers' figures are reproduced by the experiments, not here.
 
 use super::*;
-use crate::net::test_line::{droptail, line, Line};
 use crate::net::{LinkSpec, Sim};
+use crate::schemes::test_line::{droptail, line, Line};
 use crate::tcp::{add_tcp_flow, TcpConfig, TcpFlowSpec};
 use crate::time::{MS, SEC};
 

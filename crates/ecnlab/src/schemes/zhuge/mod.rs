@@ -36,8 +36,8 @@ use crate::engine::rng::Rng;
 use crate::marker::PortView;
 use crate::net::{Forward, NodeElement};
 use crate::packet::{Packet, L4};
-use crate::scenario::units::Duration;
 use crate::time::{Time, MS, SEC};
+use crate::units::Duration;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 

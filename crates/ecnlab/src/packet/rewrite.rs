@@ -10,8 +10,8 @@
 //! Any other difference (addresses, ports, sequence numbers, lengths, options) is refused
 //! before a byte is written: a packet is rewritten completely or not at all.
 
-use super::{checksum, ipv4};
-use crate::packet::{Packet, L4};
+use super::{Packet, L4};
+use crate::wire::{checksum, ipv4};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RewriteError {
@@ -130,7 +130,8 @@ pub fn rewrite(bytes: &mut [u8], before: &Packet, after: &Packet) -> Result<(), 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::{emit_packet, parse_packet, Ecn, Ipv4Repr, TcpFlags, TcpRepr, UdpRepr};
+    use crate::packet::{emit_packet, parse_packet};
+    use crate::wire::{Ecn, Ipv4Repr, TcpFlags, TcpRepr, UdpRepr};
 
     fn tcp_packet() -> Packet {
         let ip = Ipv4Repr {

@@ -1,8 +1,8 @@
 //! The path most scheme tests run on: `s —100 Mb/s, 1 ms— r1 —bottleneck— r2 —100 Mb/s,
 //! 1 ms— d`, every queue but the bottleneck's a 1000-packet DropTail.
 
-use super::{LinkSpec, NodeId, PortId, Sim};
 use crate::aqm::{DropTail, Limit, Qdisc};
+use crate::net::{LinkSpec, NodeId, PortId, Sim};
 use crate::time::MS;
 
 pub(crate) struct Line {

@@ -3,6 +3,16 @@
 //! A packet is a plain value with real header fields ([`crate::wire`]) plus simulator metadata
 //! that no real header carries. Components pass [`PktId`]s (4 bytes) and the arena recycles
 //! slots through a free list, so steady state allocates nothing.
+//!
+//! - [`bytes`]: a whole packet written as real bytes and read back;
+//! - [`rewrite`]: a router's changes written into a real packet's bytes in place;
+//! - [`pcap`]: capture files of packets as a port sent them.
+
+pub mod bytes;
+pub mod pcap;
+pub mod rewrite;
+
+pub use bytes::{emit_packet, parse_packet};
 
 use crate::time::Time;
 use crate::wire::{ipv4, tcp, udp, Ipv4Repr, TcpRepr, UdpRepr};
@@ -141,6 +151,33 @@ impl Packet {
                 self.payload_len == 0 && !t.flags.has(tcp::TcpFlags::SYN | tcp::TcpFlags::FIN)
             }
             _ => false,
+        }
+    }
+}
+
+/// A packet's flow by the 5-tuple of its real headers (not the simulator's flow index), so
+/// that per-flow state works on packets from a real network too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FlowKey {
+    pub src: u32,
+    pub dst: u32,
+    pub src_port: u16,
+    pub dst_port: u16,
+    pub protocol: u8,
+}
+
+impl FlowKey {
+    pub fn of(pkt: &Packet) -> FlowKey {
+        let (src_port, dst_port) = match &pkt.l4 {
+            L4::Tcp(t) => (t.src_port, t.dst_port),
+            L4::Udp(u) => (u.src_port, u.dst_port),
+        };
+        FlowKey {
+            src: pkt.ip.src,
+            dst: pkt.ip.dst,
+            src_port,
+            dst_port,
+            protocol: pkt.ip.protocol,
         }
     }
 }

@@ -1,6 +1,6 @@
 //! pcap writer (libpcap classic format, LINKTYPE_RAW: each record is an IPv4 packet).
 
-use crate::packet::Packet;
+use super::Packet;
 use crate::time::Time;
 use std::io::Write;
 
