@@ -3,7 +3,8 @@
 //! pacing, delivery-rate estimation) and two plug points: the feedback [`codec`] and the
 //! congestion [`Controller`](crate::cc::Controller).
 //!
-//! - [`conn`]: the connection endpoint (its module docs list every reading of the RFCs).
+//! - [`conn`]: the connection endpoint, one file per concern after Linux's split of TCP
+//!   (each lists the readings of the RFCs it makes).
 //! - [`flow`]: adding a flow (two connected endpoints) to a simulation.
 //! - [`codecs`]: the baseline codecs (none, RFC 3168 ECN, DCTCP).
 
