@@ -2,9 +2,11 @@
 
 Three scenarios run against real Linux TCP through the emulation (`ecnlab emulate`, needs
 root), the DCTCP one against ns-3 3.44's TcpDctcp (`bench/ns3/dumbbell.cc`, scenario
-`dctcp10g`; needs the ns3 wheel, see bench/ns3/requirements.txt). Every scenario runs N times
+`dctcp10g`; needs the ns3 wheel, see bench/ns3/requirements.txt), and its form at emulation
+rates (scenarios/emulate_dctcp_step.toml) against both: Linux running the BPF DCTCP (bpf/,
+`make -C bpf`) and ns-3's TcpDctcp on the same scaled network. Every scenario runs N times
 on each side (seeds 1..N; emulated runs differ by their timing noise, ns-3's by its run
-number) and the table gives each metric's mean and range beside the reference's.
+number) and the table gives each metric's mean and range beside the references'.
 
     .venv/bin/python bench/tcp_reference.py --runs 3 --out bench/results/tcp-reference
     .venv/bin/python bench/tcp_reference.py --before /path/to/old/python   # add a column
@@ -45,13 +47,31 @@ from ecnlab import ns3  # noqa: E402
 from ecnlab import results as _results  # noqa: E402
 from ecnlab.emulate.compare import p95_queue  # noqa: E402
 
-#: scenario file stem → reference ("linux" or ("ns3", ns-3 scenario name)).
-SCENARIOS: dict[str, Any] = {
-    "parking_lot_red_ecn": "linux",
-    "mixed_rtt_cubic": "linux",
-    "bbr_deep_buffer": "linux",
-    "dctcp_step_10g": ("ns3", "dctcp10g"),
+#: scenario file stem → its references: "linux", or ("ns3", ns-3 scenario name, parameters).
+SCENARIOS: dict[str, list[Any]] = {
+    "parking_lot_red_ecn": ["linux"],
+    "mixed_rtt_cubic": ["linux"],
+    "bbr_deep_buffer": ["linux"],
+    "dctcp_step_10g": [("ns3", "dctcp10g", {})],
+    # dctcp10g's network scaled as the scenario file says (rates / 100, delays x 100).
+    "emulate_dctcp_step": [
+        "linux",
+        (
+            "ns3",
+            "dctcp10g",
+            {"access_rate": "250Mbps", "access_delay": "500us", "bottleneck_rate": "100Mbps", "bottleneck_delay": "2ms", "duration": 10, "sample_ms": 10},
+        ),
+    ],
 }
+
+
+def _scenario_path(stem: str) -> Path:
+    p = ROOT / "scenarios" / "tcp" / f"{stem}.toml"
+    return p if p.is_file() else ROOT / "scenarios" / f"{stem}.toml"
+
+
+def _label(ref: Any) -> str:
+    return "Linux" if ref == "linux" else "ns-3"
 
 FLOW_METRICS = (
     ("goodput", "goodput Mb/s"),
@@ -139,9 +159,9 @@ def _sampled_ports(path: Path) -> list[str]:
         return list(tomllib.load(fh)["measure"]["sample_ports"])
 
 
-def run_scenario(stem: str, path: Path, ref: Any, runs: int, sim_runs: int, out: Path, before: str | None, reuse: bool) -> dict[str, list]:
+def run_scenario(stem: str, path: Path, refs: list[Any], runs: int, sim_runs: int, out: Path, before: str | None, reuse: bool) -> dict[str, list]:
     ports = _sampled_ports(path)
-    got: dict[str, list] = {"before": [], "ecnlab": [], "reference": []}
+    got: dict[str, list] = {"before": [], "ecnlab": [], **{_label(ref): [] for ref in refs}}
     for k in range(1, max(runs, sim_runs) + 1):
         sides = [("ecnlab", None)] + ([("before", before)] if before else [])
         for side, pypath in sides if k <= sim_runs else []:
@@ -152,21 +172,23 @@ def run_scenario(stem: str, path: Path, ref: Any, runs: int, sim_runs: int, out:
             got[side].append(metrics_from_run(d, ports))
         if k > runs:
             continue
-        if ref == "linux":
-            d = out / stem / f"linux-{k}"
-            if not (reuse and (d / "run.json").exists()):
-                cmd, env = _python(None)
-                _run(cmd + ["emulate", str(path), "--seed", str(k), "--quiet", "--out", str(d)], env)
-            got["reference"].append(metrics_from_run(d, ports))
-        else:
-            f = out / stem / f"ns3-{k}.json"
-            if not (reuse and f.exists()):
-                report = ns3.run(ref[1], seed=1, run=k, queue_series=1, sample_ms=1, warmup=0)
-                f.parent.mkdir(parents=True, exist_ok=True)
-                f.write_text(json.dumps(report) + "\n", encoding="utf-8")
-            report = json.loads(f.read_text(encoding="utf-8"))
-            names = list(got["ecnlab"][-1]["flows"])
-            got["reference"].append(metrics_from_ns3(report, names, ports[0]))
+        for ref in refs:
+            if ref == "linux":
+                d = out / stem / f"linux-{k}"
+                if not (reuse and (d / "run.json").exists()):
+                    cmd, env = _python(None)
+                    _run(cmd + ["emulate", str(path), "--seed", str(k), "--quiet", "--out", str(d)], env)
+                got["Linux"].append(metrics_from_run(d, ports))
+            else:
+                f = out / stem / f"ns3-{k}.json"
+                if not (reuse and f.exists()):
+                    params = {"sample_ms": 1, **ref[2]}
+                    report = ns3.run(ref[1], seed=1, run=k, queue_series=1, warmup=0, **params)
+                    f.parent.mkdir(parents=True, exist_ok=True)
+                    f.write_text(json.dumps(report) + "\n", encoding="utf-8")
+                report = json.loads(f.read_text(encoding="utf-8"))
+                names = list(got["ecnlab"][-1]["flows"])
+                got["ns-3"].append(metrics_from_ns3(report, names, ports[0]))
         print(f"{stem}: run {k} done", file=sys.stderr)
     return got
 
@@ -226,19 +248,24 @@ def _p_cell(a: list[float], b: list[float]) -> str:
     return "–" if p is None else f"{p:.2g}"
 
 
-def table(stem: str, ref: Any, got: dict[str, list]) -> str:
-    ref_name = "Linux" if ref == "linux" else "ns-3"
+def table(stem: str, refs: list[Any], got: dict[str, list]) -> str:
+    names = [_label(ref) for ref in refs]
     have_before = bool(got["before"])
-    head = ["", "metric"] + (["ecnlab before"] if have_before else []) + ["ecnlab", ref_name, "ecnlab vs " + ref_name, "p (same mean)"]
+    p_head = "p (same mean)" if len(names) == 1 else "p"
+    head = ["", "metric"] + (["ecnlab before"] if have_before else []) + ["ecnlab", *names]
+    for n in names:
+        head += ["ecnlab vs " + n, p_head]
     lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
 
     def row(what: str, label: str, kind: str, entity: str, metric: str) -> None:
         b = _values(got["before"], kind, entity, metric)
         e = _values(got["ecnlab"], kind, entity, metric)
-        r = _values(got["reference"], kind, entity, metric)
-        if not (b or e or r):
+        rs = [_values(got[n], kind, entity, metric) for n in names]
+        if not (b or e or any(rs)):
             return
-        cells = [what, label] + ([_cell(b)] if have_before else []) + [_cell(e), _cell(r), _diff(e, r), _p_cell(e, r)]
+        cells = [what, label] + ([_cell(b)] if have_before else []) + [_cell(e)] + [_cell(r) for r in rs]
+        for r in rs:
+            cells += [_diff(e, r), _p_cell(e, r)]
         lines.append("| " + " | ".join(cells) + " |")
 
     flows = list(got["ecnlab"][0]["flows"])
@@ -258,8 +285,10 @@ def table(stem: str, ref: Any, got: dict[str, list]) -> str:
         return [v for v in out if v == v]
 
     cells = ["all", "retransmissions / drops"] + ([_cell(totals(got["before"]))] if have_before else [])
-    e, r = totals(got["ecnlab"]), totals(got["reference"])
-    cells += [_cell(e), _cell(r), _diff(e, r), _p_cell(e, r)]
+    e, rs = totals(got["ecnlab"]), [totals(got[n]) for n in names]
+    cells += [_cell(e)] + [_cell(r) for r in rs]
+    for r in rs:
+        cells += [_diff(e, r), _p_cell(e, r)]
     lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -279,16 +308,16 @@ def main(argv: list[str] | None = None) -> int:
     sim_runs = a.runs if a.sim_runs is None else a.sim_runs
     if sim_runs < 1:
         ap.error("--sim-runs must be at least 1")
-    chosen: dict[str, tuple[Path, Any]] = {}
+    chosen: dict[str, tuple[Path, list[Any]]] = {}
     if a.only is not None or not a.scenario:
-        chosen = {s: (ROOT / "scenarios" / "tcp" / f"{s}.toml", SCENARIOS[s]) for s in (a.only or SCENARIOS)}
+        chosen = {s: (_scenario_path(s), SCENARIOS[s]) for s in (a.only or SCENARIOS)}
     for f in a.scenario:
         if not f.is_file():
             ap.error(f"--scenario: no such file: {f}")
-        chosen[f.stem] = (f.resolve(), "linux")
-    if any(ref == "linux" for _, ref in chosen.values()) and os.geteuid() != 0:
+        chosen[f.stem] = (f.resolve(), SCENARIOS.get(f.stem, ["linux"]))
+    if any("linux" in refs for _, refs in chosen.values()) and os.geteuid() != 0:
         ap.error("the Linux references need root (ecnlab emulate); use --only dctcp_step_10g")
-    if any(ref != "linux" for _, ref in chosen.values()) and not ns3.available():
+    if any(ref != "linux" for _, refs in chosen.values() for ref in refs) and not ns3.available():
         ap.error("the ns-3 reference needs the ns3 wheel: pip install -r bench/ns3/requirements.txt")
     a.out.mkdir(parents=True, exist_ok=True)
     doc = ["# ecnlab's TCP beside Linux and ns-3", ""]

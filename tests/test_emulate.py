@@ -69,9 +69,6 @@ def ns_left() -> list[str]:
 @pytest.mark.parametrize(
     "flow, path, says",
     [
-        # Linux has DCTCP (this kernel may lack the module): it was called "not a Linux
-        # congestion control".
-        ({"cc": "dctcp", "ecn": "dctcp"}, "flows[0].cc", "is Linux's tcp_dctcp, which emulation does not drive"),
         ({"cc": "eecn", "ecn": "eecn"}, "flows[0].cc", "not a Linux congestion control"),
         ({"cc": "newreno", "ecn": "mecn"}, "flows[0].ecn", "not something a Linux stack speaks"),
         ({"kind": "udp", "rate": "1Mbps"}, "flows[0].kind", "UDP flows are not supported"),

@@ -27,9 +27,14 @@ ref = _load()
 
 def test_every_reference_scenario_exists_and_is_valid():
     files = sorted(p.stem for p in (REPO / "scenarios" / "tcp").glob("*.toml"))
-    assert files == sorted(ref.SCENARIOS)
-    for stem in files:
-        ecnlab.validate(REPO / "scenarios" / "tcp" / f"{stem}.toml")
+    # Every reference scenario, and the DCTCP one at emulation rates beside them.
+    assert sorted(files + ["emulate_dctcp_step"]) == sorted(ref.SCENARIOS)
+    for stem in ref.SCENARIOS:
+        ecnlab.validate(ref._scenario_path(stem))
+    # The scaled ns-3 run is the scenario file's network.
+    d = ecnlab.Scenario.from_file(ref._scenario_path("emulate_dctcp_step")).to_dict()
+    ns3_params = ref.SCENARIOS["emulate_dctcp_step"][1][2]
+    assert (d["topology"]["bottleneck"]["rate"], d["topology"]["access"]["rate"]) == (ns3_params["bottleneck_rate"], ns3_params["access_rate"])
 
 
 def test_metrics_of_a_run_and_the_table(tmp_path: Path):
@@ -48,13 +53,18 @@ def test_metrics_of_a_run_and_the_table(tmp_path: Path):
             "ports": {"p": {"drops": drops, "marks": 0, "mean_queue": 10.0, "p95_queue": 20.0}},
         }
 
-    got = {"before": [], "ecnlab": [run(9, 10, 10), run(11, 30, 10)], "reference": [run(10, 5, 5), run(10, 5, 5)]}
-    text = ref.table("parking_lot_red_ecn", "linux", got)
+    got = {"before": [], "ecnlab": [run(9, 10, 10), run(11, 30, 10)], "Linux": [run(10, 5, 5), run(10, 5, 5)]}
+    text = ref.table("parking_lot_red_ecn", ["linux"], got)
     assert "| flow a | goodput Mb/s | 10 (9–11) | 10 (10–10) | +0 % | 1 |" in text
     # {10, 30} against {5, 5}: 2 of the 6 splits of the four values are as far apart.
     assert "| flow a | retransmissions | 20 (10–30) | 5 (5–5) | +300 % | 0.33 |" in text
     assert "| all | retransmissions / drops | 2 (1–3) | 1 (1–1) | +100 % | 1 |" in text
     assert "ecnlab before" not in text
+    # Two references: each one's column, difference and test.
+    got["ns-3"] = [run(12, 20, 10), run(12, 20, 10)]
+    text = ref.table("emulate_dctcp_step", ["linux", ("ns3", "dctcp10g", {})], got)
+    assert "| | metric | ecnlab | Linux | ns-3 | ecnlab vs Linux | p | ecnlab vs ns-3 | p |" in text.replace("|  |", "| |")
+    assert "| flow a | goodput Mb/s | 10 (9–11) | 10 (10–10) | 12 (12–12) | +0 % | 1 | -17 % | 0.33 |" in text
 
 
 def test_the_permutation_test_by_hand():

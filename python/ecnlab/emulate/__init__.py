@@ -29,16 +29,15 @@ from .. import _core
 from ..errors import ScenarioError
 from ..results import Results, _scenario_text
 from ..fsutil import OWNER_FILE
+from . import bpf
 from .netns import EmulationError, Lab, Ledger, check_host, cleanup_stale
 
 __all__ = ["emulate", "plan", "EmulationError", "LINUX_CC", "MAX_LOAD_BPS"]
 
 #: Our controller names → the kernel's.
 LINUX_CC = {"newreno": "reno", "reno": "reno", "cubic": "cubic", "bbr": "bbr"}
-#: Linux congestion controls emulation does not drive, and why.
-LINUX_NOT_DRIVEN = {
-    "dctcp": "is Linux's tcp_dctcp, which emulation does not drive yet (its receivers would have to run it too, for its precise echo)",
-}
+#: Our controllers that run on the emulated hosts as BPF (bpf/), loaded for the run.
+BPF_CC = tuple(bpf.OBJECTS)
 #: Feedback codecs a Linux stack speaks: none, or RFC 3168 ECN.
 LINUX_ECN = {"none": False, "ecn": True}
 #: The most data the forwarder is trusted to carry at once on this kind of machine (2 cores;
@@ -63,23 +62,32 @@ def plan(scenario: Any, seed: int | None = None, force: bool = False) -> dict:
     for f in p["flows"]:
         path = f["path"]
         linux = LINUX_CC.get(f["cc"])
-        if linux is None and f["cc"] in LINUX_NOT_DRIVEN:
-            offered = "" if available is None or f["cc"] in available else f"; this kernel does not offer it either (it offers {', '.join(sorted(available))})"
-            raise ScenarioError(f"{path}.cc", f"\"{f['cc']}\" {LINUX_NOT_DRIVEN[f['cc']]}{offered}; use one of newreno, cubic, bbr")
-        if linux is None:
+        f["bpf"] = f["cc"] in BPF_CC
+        if f["bpf"]:
+            why = bpf.unavailable(f["cc"])
+            if why:
+                raise ScenarioError(f"{path}.cc", f"\"{f['cc']}\" runs on emulated hosts as BPF, but {why}")
+            if f["ecn"] != bpf.CODECS[f["cc"]]:
+                raise ScenarioError(f"{path}.ecn", f"the BPF {f['cc']} speaks ecn = \"{bpf.CODECS[f['cc']]}\" on Linux, not \"{f['ecn']}\"")
+            # The run's own registered name is set when the controller is loaded.
+            f["linux_cc"] = None
+            f["ecn_on"] = True
+        elif linux is None:
             raise ScenarioError(
                 f"{path}.cc",
-                f"\"{f['cc']}\" is not a Linux congestion control; emulation runs the kernel's TCP: use one of newreno, cubic, bbr",
+                f"\"{f['cc']}\" is not a Linux congestion control; emulation runs the kernel's TCP "
+                f"({', '.join(sorted(set(LINUX_CC)))}) and, as BPF, {', '.join(BPF_CC)}",
             )
-        if available is not None and linux not in available:
+        elif available is not None and linux not in available:
             raise ScenarioError(f"{path}.cc", f"this kernel does not offer {linux} (it offers {', '.join(sorted(available))})")
-        if f["ecn"] not in LINUX_ECN:
+        elif f["ecn"] not in LINUX_ECN:
             raise ScenarioError(
                 f"{path}.ecn",
                 f"\"{f['ecn']}\" is not something a Linux stack speaks; emulated hosts use ecn = \"ecn\" (RFC 3168) or \"none\"",
             )
-        f["linux_cc"] = linux
-        f["ecn_on"] = LINUX_ECN[f["ecn"]]
+        if not f["bpf"]:
+            f["linux_cc"] = linux
+            f["ecn_on"] = LINUX_ECN[f["ecn"]]
         key = (f["src"], f["dst"])
         if pairs.setdefault(key, f["ecn_on"]) != f["ecn_on"]:
             raise ScenarioError(f"{path}.ecn", f"flows from {f['src']} to {f['dst']} must agree on ECN (it is set per destination route)")
@@ -189,6 +197,7 @@ def emulate(
     ledger.note(partial=str(partial) if partial is not None and (partial / OWNER_FILE).is_file() else None)
     lab = Lab()
     agents = _Agents(ledger)
+    controllers = bpf.Controllers()
     flows = p["flows"]
 
     def setup(taps: list[dict]) -> int:
@@ -200,7 +209,8 @@ def emulate(
             jobs[f["src"]].append(
                 dict(common, role="sender", initiator=not f["client_initiated"], peer=addr[f["dst"]], size=f["size"], stop_s=f["stop_s"], cc=f["linux_cc"])
             )
-            jobs[f["dst"]].append(dict(common, role="receiver", initiator=f["client_initiated"], peer=addr[f["src"]]))
+            receiver_cc = f["linux_cc"] if f["bpf"] and f["cc"] in bpf.RECEIVER_RUNS_IT else None
+            jobs[f["dst"]].append(dict(common, role="receiver", initiator=f["client_initiated"], peer=addr[f["src"]], cc=receiver_cc))
         for t in taps:
             host = t["host"]
             ecn_to = sorted({addr[d] for (s, d), on in p["ecn_pairs"].items() if on and s == host})
@@ -214,7 +224,11 @@ def emulate(
         return t0
 
     prefix = f"ecl{os.getpid() % 100000}h"
+    counters: dict[str, dict[str, int]] = {}
     try:
+        for f in flows:
+            if f["bpf"]:
+                f["linux_cc"] = controllers.load(f["cc"])
         out = _core.emulate(
             text,
             prefix,
@@ -226,12 +240,15 @@ def emulate(
         )
         reports = agents.results(timeout_s=5.0)
         device_drops = lab.device_drops()
+        counters = controllers.counters()
     finally:
         agents.kill()
         lab.close()
+        controllers.close()
         ledger.close()
     out["meta"]["device_drops"] = sum(max(0, v) for v in device_drops.values())
     out["meta"]["device_drops_by_host"] = device_drops
+    out["meta"]["bpf_controllers"] = counters
     return _results(p, out, reports, text, fmt, duration)
 
 
@@ -281,7 +298,7 @@ def _results(p: dict, out: dict, reports: dict[str, dict], text: str, fmt: str, 
                 "flow": i,
                 "name": f["name"],
                 "transport": "tcp",
-                "scheme": f"linux-{f['linux_cc']}" + ("+ecn" if f["ecn_on"] else ""),
+                "scheme": f"linux-bpf-{f['cc']}" if f["bpf"] else f"linux-{f['linux_cc']}" + ("+ecn" if f["ecn_on"] else ""),
                 "src": f["src"],
                 "dst": f["dst"],
                 "start_s": start,
@@ -335,6 +352,9 @@ def _results(p: dict, out: dict, reports: dict[str, dict], text: str, fmt: str, 
     meta["host_stack_errors"] = sum(sum(v.values()) for v in stack.values())
     meta["host_stack_errors_by_host"] = stack
     meta["host_tcp_counters"] = counters
+    for cc, c in (meta.get("bpf_controllers") or {}).items():
+        if c.get("connections_without_ecn"):
+            errors.append(f"the BPF {cc} ran {c['connections_without_ecn']} connection(s) without ECN (Linux would have given them Reno)")
     meta["warnings"] = list(p["warnings"]) + list(meta.get("warnings") or []) + errors
     toml = _core.validate(text, fmt)
     return Results(flows, _tables.to_polars(out["ports"]), ts, meta, toml)

@@ -86,7 +86,9 @@ class Flow:
         self.listener = ls
 
     def prepare(self, s: socket.socket) -> None:
-        if self.job["role"] == "sender":
+        # Every sender names its controller; a receiver only where the controller also
+        # drives the receiver's echo (DCTCP's), so it must run on both ends.
+        if self.job.get("cc"):
             s.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, self.job["cc"].encode())
         if self.job.get("mss"):
             s.setsockopt(socket.IPPROTO_TCP, TCP_MAXSEG, int(self.job["mss"]))

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..errors import EmulationError
 from ..fsutil import OWNER_FILE, _boot_id, _remove_tree, atomic_write_text, pid_alive
+from . import bpf
 
 PREFIX = "ecnlab-"
 
@@ -67,12 +68,12 @@ def delete(name: str) -> None:
 
 def cleanup_stale(all_: bool = False) -> list[str]:
     """Removes namespaces of ecnlab runs whose process is gone (every ecnlab namespace with
-    ``all_``), and what their ledgers say they left (agents, temporary result directories);
-    returns what it removed."""
+    ``all_``), what their ledgers say they left (agents, temporary result directories) and
+    the BPF controllers they registered; returns what it removed."""
     gone = [n for n in namespaces() if n.startswith(PREFIX) and (all_ or not _owner_alive(n))]
     for n in gone:
         delete(n)
-    return gone + Ledger.clean_stale()
+    return gone + Ledger.clean_stale() + bpf.cleanup_stale(all_)
 
 
 #: Where running emulations keep their ledgers (a tmpfs: cleared at boot, as the namespaces).
