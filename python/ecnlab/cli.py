@@ -333,6 +333,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             readings=args.readings,
             scheduler=args.scheduler,
             threads=args.threads,
+            reuse=args.reuse,
         )
     except KeyboardInterrupt as e:
         out = Path(args.out).absolute()
@@ -484,6 +485,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="WHICH",
         help="the paper's ambiguous readings to run: 'default' (the default), 'all' (every "
         "other value of each reading beside the default, one at a time) or axis=value[,axis=value…]",
+    )
+    rp.add_argument(
+        "--reuse",
+        metavar="DIR",
+        help="an earlier reproduction whose runs are read instead of run when their scenario TOML is the "
+        "same byte for byte and they were written by this build (judges them again with today's analysis)",
     )
     rp.add_argument("--quiet", "-q", action="store_true")
     rp.set_defaults(func=cmd_reproduce)

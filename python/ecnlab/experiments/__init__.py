@@ -26,6 +26,7 @@ from ..results import Results, read_run_dir, validate, write_results_dir
 import polars as pl
 
 from ._provenance import join as join_provenance
+from ._reuse import Reuse
 from .base import (
     RECONSTRUCTED_RIVALS,
     STALL_UTILISATION,
@@ -148,13 +149,16 @@ def run_many(
     progress: bool = False,
     executor: Any = None,
     resume_dir: str | os.PathLike[str] | None = None,
+    reuse: Reuse | None = None,
 ) -> dict[str, Results]:
     """Runs many scenarios through the Dask executor (``executor``, or a local cluster of
     ``jobs`` workers started for the call) and returns their results by name, in the given
     order. Every scenario is validated before any runs. With ``out_dir`` every run is also
     written to ``out_dir/<name>/`` like ``ecnlab run``. With ``resume_dir`` each finished run
     is kept there (as ``<run key>/``, written the moment it finishes), and runs already there
-    are read instead of run: an interrupted call loses no finished run. The first failed run
+    are read instead of run: an interrupted call loses no finished run. With ``reuse`` a run
+    that an earlier reproduction holds with the same scenario TOML and build is read from
+    there (:class:`Reuse`). The first failed run
     (or Ctrl-C) stops the runs still going and is raised. ``progress`` draws the
     done / running / failed line on stderr."""
     from ..sweeps import Executor, SweepProgress, run_key
@@ -173,13 +177,22 @@ def run_many(
     for name, _ in items:
         by_key.setdefault(keys[name], []).append(name)
     todo: list[tuple[str, str]] = []
+    read_from: dict[str, Path] = {}  # run key → the directory its results were read from
     for key, names_ in by_key.items():
         if resume is not None and (resume / key / "run.json").is_file():
-            kept = read_run_dir(resume / key)
-            for n in names_:
-                results[n] = kept
+            read_from[key] = resume / key
+        elif reuse is not None and (earlier := reuse.take(names_[0], tomls[names_[0]])) is not None:
+            if resume is not None:
+                _link_tree(earlier, resume / key)
+                read_from[key] = resume / key
+            else:
+                read_from[key] = earlier
         else:
             todo.append((key, tomls[names_[0]]))
+            continue
+        kept = read_run_dir(read_from[key])
+        for n in names_:
+            results[n] = kept
 
     def done(key: str, outcome: dict[str, Any]) -> None:
         if outcome["status"] != "ok":
@@ -205,7 +218,7 @@ def run_many(
     if out_dir is not None:
         for name, _ in items:
             target = Path(out_dir) / name
-            src = resume / keys[name] if resume is not None else None
+            src = read_from.get(keys[name]) or (resume / keys[name] if resume is not None else None)
             if src is not None and src.is_dir():
                 _link_tree(src, target)
             else:
@@ -495,6 +508,7 @@ def reproduce(
     readings: str | None = None,
     scheduler: str | None = None,
     threads: bool = False,
+    reuse: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """Runs one experiment or all of a paper's under the chosen readings (``None`` or
     ``"default"``: the default reading; ``"all"``: the default and every other value of each
@@ -505,7 +519,11 @@ def reproduce(
     does, finished runs are kept beside it in ``.<out>.resume/``, so an interrupted
     reproduction started again runs only what it had not finished. Runs go through the Dask
     executor: a local cluster of ``jobs`` workers (processes, or threads with ``threads``),
-    or the cluster whose scheduler is at ``scheduler``.
+    or the cluster whose scheduler is at ``scheduler``. With ``reuse`` (an earlier
+    reproduction's directory) a run whose scenario TOML that reproduction holds byte for byte,
+    written by this same simulator build, is read from it instead of run (:class:`Reuse`):
+    the verdicts are judged again by today's analysis without running again what cannot have
+    changed; summary.json says how many runs were reused and how many run (``"reuse"``).
 
     Before anything runs, every experiment must name its bottleneck (or say why none) and
     every reading of a run axis must change a run; after the analysis, every reading of an
@@ -534,6 +552,7 @@ def reproduce(
         per_keys = [{k: scenario_key(v) for k, v in runs.items()} for _, runs in per_reading]
         check_readings_change_runs(exp, per_reading, per_keys)
         plans.append((exp, sd, per_reading, per_keys))
+    earlier = Reuse(reuse) if reuse is not None else None
     from ..sweeps import Executor
 
     out_path = Path(out).absolute()
@@ -567,7 +586,7 @@ def reproduce(
                 sub = "runs" if rd.name == "default" else f"runs/{_slug(rd.name)}"
                 if log:
                     print(f"{exp.name} [{rd.name}]: {len(runs)} runs ({len(sd)} seeds), {len(todo)} new …", file=log, flush=True)
-                new = run_many(todo, tmp / sub, progress=progress, executor=executor, resume_dir=resume) if todo else {}
+                new = run_many(todo, tmp / sub, progress=progress, executor=executor, resume_dir=resume, reuse=earlier) if todo else {}
                 for k, r in new.items():
                     done[keys[k]] = (f"{sub}/{k}", r)
                 results = {k: done[keys[k]][1] for k in runs}
@@ -706,6 +725,10 @@ def reproduce(
             "experiments": sections,
             "wall_s": time.time() - started,
         }
+        if earlier is not None:
+            summary["reuse"] = earlier.to_json()
+            if log:
+                print(earlier.text(), file=log, flush=True)
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2, allow_nan=False, default=str) + "\n", encoding="utf-8")
         (tmp / "summary.md").write_text(summary_markdown(summary), encoding="utf-8")
         doc.write(tmp / "report.html")
@@ -770,6 +793,17 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
         "",
         "Rule: " + (rule.get("text") or f"{rule.get('test', '')}, α = {rule.get('alpha', '')}"),
         "",
+    ]
+    reuse = summary.get("reuse")
+    if reuse:
+        out += [
+            f"Runs: {reuse['reused']} read from the earlier reproduction {reuse['from']} (same scenario TOML, same build "
+            f"{reuse['build']['source_hash']}), {reuse['run']} run"
+            + (" (" + ", ".join(f"{n} {k}" for k, n in reuse["not_taken"].items() if n) + ")" if reuse["run"] else "")
+            + ".",
+            "",
+        ]
+    out += [
         "Claims per verdict (holds / contradicted / inconclusive / not comparable), as the headline counts them "
         "(a family's claims by their verdict under Holm's correction, a claim on the same per-seed values once); "
         "claims against a reconstructed rival in their own column:",

@@ -1,0 +1,507 @@
+#!/usr/bin/env python3
+"""Every paper's full form, timed: one command runs `ecnlab reproduce <paper>` (the full form:
+each experiment's full seeds and durations, default reading) and `--readings all` (every other
+value of each reading beside the default), and writes results/reproductions.md and
+results/reproductions.json: per paper and form the wall time, the CPU time of the whole
+process tree, the runs, the simulated seconds, the jobs and cores used, the commit, the
+simulator build, the date and the verdict headline.
+
+    .venv/bin/python bench/reproductions.py --plan                   # runs and simulated seconds, nothing run
+    nice -n 19 .venv/bin/python bench/reproductions.py --out-root DIR --jobs 2
+    .venv/bin/python bench/reproductions.py --only uno --form default --out-root DIR
+    .venv/bin/python bench/reproductions.py --status --out-root DIR  # progress of a form being run
+    .venv/bin/python bench/reproductions.py --write-docs uno --out-root DIR
+
+The default forms are run first, then every reading, each cheapest first (by the plan's
+simulated seconds). `--readings all` is run
+with `--reuse` of the paper's default form: the default reading's runs are the same scenarios
+on the same build, read instead of run again, so its time is what the other readings add, and
+the table shows the sum beside it. A form already recorded for this commit and build is
+skipped with `--resume`; an interrupted form started again resumes from the runs ecnlab kept
+(`.<out>.resume/`), and its time adds the attempts up.
+
+`--write-docs PAPER` replaces the generated part of docs/reproductions/<paper>.md (between
+its BEGIN/END GENERATED markers) with the verdict tables of the form's summary.json (every
+reading when it was run, else the default), leaving the prose around them alone. `--from DIR`
+takes another reproduction's summary.json (e.g. one judged again with `--reuse`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+#: The papers' reproductions: the name given to `ecnlab reproduce` and the doc it fills.
+PAPERS = {
+    "eecn": ("eecn", "eecn.md"),
+    "mecn": ("mecn", "mecn.md"),
+    "uno": ("uno", "uno.md"),
+    "hfcc": ("hfcc", "hfcc.md"),
+    "apcc": ("apcc", "apcc.md"),
+    "mix-uno": ("mix.uno-legacy", "mix-uno.md"),
+}
+FORMS = ("default", "all")
+BEGIN = "<!-- BEGIN GENERATED"
+END = "<!-- END GENERATED -->"
+VERDICTS = ("holds", "contradicted", "inconclusive", "not comparable")
+
+
+# ---------------------------------------------------------------------------- plan
+
+
+def _seconds(text: Any) -> float:
+    """A scenario duration ("100.0s", "250ms") in seconds."""
+    if isinstance(text, (int, float)):
+        return float(text)
+    m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*(ps|ns|us|µs|ms|s|min|h)\s*", str(text))
+    if not m:
+        raise ValueError(f"cannot read the duration {text!r}")
+    scale = {"ps": 1e-12, "ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}
+    return float(m.group(1)) * scale[m.group(2)]
+
+
+def plan(paper: str, form: str) -> dict[str, Any]:
+    """What `ecnlab reproduce` would run, counted as it counts (per experiment, a run whose
+    scenario an earlier reading already ran is not run again), without running anything:
+    runs and simulated seconds per experiment and in all."""
+    from ecnlab import experiments as ex
+    from ecnlab.experiments.base import Reading
+    from ecnlab.scenario import load_scenario
+
+    name = PAPERS[paper][0]
+    exps = []
+    for exp in ex.select(name):
+        seeds = exp.seeds(False)
+        readings = Reading.choose(exp.axes, "all" if form == "all" else None)
+        seen: set[str] = set()
+        runs = sim = 0.0
+        per_reading = {}
+        for rd in readings:
+            new = 0
+            for sc in exp.runs(False, seeds, rd).values():
+                d = load_scenario(sc).to_dict()
+                key = json.dumps({**d, "name": None}, sort_keys=True)
+                if key in seen:
+                    continue
+                seen.add(key)
+                new += 1
+                sim += _seconds(d["duration"])
+            per_reading[rd.name] = new
+            runs += new
+        exps.append({"experiment": exp.name, "seeds": len(seeds), "readings": len(readings), "runs": int(runs), "sim_s": sim, "runs_by_reading": per_reading})
+    return {
+        "paper": paper,
+        "form": form,
+        "command": command(paper, form),
+        "runs": sum(e["runs"] for e in exps),
+        "sim_s": sum(e["sim_s"] for e in exps),
+        "experiments": exps,
+    }
+
+
+def command(paper: str, form: str) -> str:
+    return f"ecnlab reproduce {PAPERS[paper][0]}" + (" --readings all" if form == "all" else "")
+
+
+# ----------------------------------------------------------------------------- run
+
+
+def git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def build() -> dict[str, str]:
+    from ecnlab import _core
+
+    dirty = bool(git("status", "--porcelain", "--untracked-files=no"))
+    return {"commit": git("rev-parse", "--short=7", "HEAD") + ("+dirty" if dirty else ""), "ecnlab_version": _core.__version__, "source_hash": _core.source_hash}
+
+
+def out_dir(root: Path, paper: str, form: str) -> Path:
+    return root / f"{paper}-{form}"
+
+
+def cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def run_form(paper: str, form: str, root: Path, jobs: int, ecnlab: str, earlier: dict[str, Any] | None) -> dict[str, Any]:
+    """Runs one form as its own process tree and measures it (wall clock; user + system CPU
+    of the process and every child it waited for: the Dask workers run the simulations)."""
+    out = out_dir(root, paper, form)
+    argv = [ecnlab, "reproduce", PAPERS[paper][0], "--out", str(out), "--jobs", str(jobs), "--quiet"]
+    reuse = None
+    if form == "all":
+        dflt = out_dir(root, paper, "default")
+        if (dflt / "summary.json").is_file():
+            argv += ["--readings", "all", "--reuse", str(dflt)]
+            reuse = str(dflt)
+        else:
+            argv += ["--readings", "all"]
+    log = root / f"{paper}-{form}.log"
+    resumed = (out.parent / f".{out.name}.resume").is_dir()
+    started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    t0 = time.monotonic()
+    with open(log, "a", encoding="utf-8") as f:
+        f.write(f"# {started}: {' '.join(argv)}\n")
+        f.flush()
+        proc = subprocess.Popen(argv, stdout=f, stderr=subprocess.STDOUT, cwd=ROOT)
+        _, status, ru = os.wait4(proc.pid, 0)
+    wall = time.monotonic() - t0
+    code = os.waitstatus_to_exitcode(status)
+    entry: dict[str, Any] = {
+        "paper": paper,
+        "form": form,
+        "command": command(paper, form) + (f" --reuse {reuse}" if reuse else ""),
+        "out": str(out),
+        "jobs": jobs,
+        "cores": cores(),
+        "nice": os.nice(0),
+        "started": started,
+        **build(),
+        "status": "done" if code == 0 else f"exit {code}",
+        "wall_s": wall,
+        "cpu_s": ru.ru_utime + ru.ru_stime,
+        "max_rss_mb": ru.ru_maxrss / 1024,
+        "resumed": resumed,
+    }
+    if earlier and earlier.get("status") != "done":
+        # Attempts of the same form add up: the runs the earlier ones finished were kept.
+        entry["attempts"] = earlier.get("attempts", 1) + 1
+        entry["wall_s"] += earlier.get("wall_s", 0.0)
+        entry["cpu_s"] += earlier.get("cpu_s", 0.0)
+    if code == 0:
+        entry.update(measured(out))
+    return entry
+
+
+def measured(out: Path) -> dict[str, Any]:
+    """What a finished reproduction ran and found: its runs (those run now and those read
+    from an earlier reproduction), their simulated seconds and simulation time, and the
+    verdict headline of summary.json."""
+    s = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    dirs = sorted({d for sec in s["experiments"] for d in sec["runs"]})
+    sim = loop = 0.0
+    for d in dirs:
+        info = json.loads((out / d / "run.json").read_text(encoding="utf-8"))
+        sim += info.get("duration_s") or 0.0
+        loop += info.get("wall_s") or 0.0
+    reuse = s.get("reuse") or {}
+    return {
+        "runs": len(dirs),
+        "runs_reused": reuse.get("reused", 0),
+        "runs_run": reuse.get("run", len(dirs)),
+        "sim_s": sim,
+        "run_loop_s": loop,
+        "seeds": sorted({len(sec["seeds"]) for sec in s["experiments"]}),
+        "readings": s["readings"],
+        "verdicts": s["verdicts"],
+        "verdicts_vs_reconstructed": s.get("verdicts_vs_reconstructed"),
+        "verdicts_by_reading": s.get("verdicts_by_reading"),
+        "depends_on_reading": len(s.get("depends_on_reading") or []),
+        "stalls": len(s.get("stalls") or []),
+        "reproduce_wall_s": s.get("wall_s"),
+    }
+
+
+# ------------------------------------------------------------------------- records
+
+
+def load(path: Path) -> dict[str, Any]:
+    if path.is_file():
+        return json.loads(path.read_text(encoding="utf-8"))
+    return {"plan": {}, "forms": {}}
+
+
+def save(data: dict[str, Any], path: Path) -> None:
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    path.with_suffix(".md").write_text(markdown(data), encoding="utf-8")
+
+
+def _hms(s: float | None) -> str:
+    if s is None:
+        return "–"
+    s = float(s)
+    return f"{int(s // 3600)} h {int(s % 3600 // 60):02d} min" if s >= 3600 else (f"{int(s // 60)} min {int(s % 60):02d} s" if s >= 60 else f"{s:.1f} s")
+
+
+def _counts(c: dict[str, int] | None) -> str:
+    return "–" if not c else " / ".join(str(c.get(k, 0)) for k in VERDICTS)
+
+
+def markdown(data: dict[str, Any]) -> str:
+    """results/reproductions.md from the records."""
+    out = [
+        "# Every paper's full form, timed",
+        "",
+        "Written by `bench/reproductions.py` (see its docstring to regenerate). Each form is one `ecnlab reproduce` "
+        "process tree (`--jobs` Dask workers, one simulation each); CPU time is user + system time of the tree "
+        "(the workers included); the loop time is the sum of every run's own simulation time (`run.json` `wall_s`). "
+        "`all` is run with `--reuse` of the default form (the default reading's runs are the same scenarios on the "
+        "same build and are read, not run again): its own time is what the other readings add, and "
+        "*every reading* is the sum of both. Verdicts: holds / contradicted / inconclusive / not comparable as the "
+        "headline counts them, claims against rivals we reconstructed without their paper apart.",
+        "",
+        "## Plan (nothing run: counted from the experiments' registered scenarios)",
+        "",
+        "| paper | form | command | runs | simulated time | experiments (runs) |",
+        "| --- | --- | --- | ---: | ---: | --- |",
+    ]
+    for key in sorted(data["plan"], key=lambda k: (data["plan"][k]["sim_s"])):
+        p = data["plan"][key]
+        exps = ", ".join(f"{e['experiment']} ({e['runs']})" for e in p["experiments"])
+        out.append(f"| {p['paper']} | {p['form']} | `{p['command']}` | {p['runs']} | {_hms(p['sim_s'])} | {exps} |")
+    out += [
+        "",
+        "## Measured",
+        "",
+        "| paper | form | status | wall | CPU | runs (run / read) | simulated time | loop time | jobs / cores | nice | seeds | commit | build | date | verdicts, default reading | vs reconstructed rivals | verdicts, every reading (summed over readings) |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    forms = data["forms"]
+    for key in sorted(forms, key=lambda k: (list(PAPERS).index(forms[k]["paper"]), FORMS.index(forms[k]["form"]))):
+        e = forms[key]
+        every = None
+        if e.get("verdicts_by_reading") and e["form"] == "all":
+            every = {k: sum(v.get(k, 0) for v in e["verdicts_by_reading"].values()) for k in VERDICTS}
+        runs = f"{e.get('runs', '–')} ({e.get('runs_run', '–')} / {e.get('runs_reused', 0)})"
+        out.append(
+            f"| {e['paper']} | {e['form']} | {e['status']} | {_hms(e.get('wall_s'))} | {_hms(e.get('cpu_s'))} | {runs} | "
+            f"{_hms(e.get('sim_s'))} | {_hms(e.get('run_loop_s'))} | {e['jobs']} / {e['cores']} | {e.get('nice', '')} | "
+            f"{', '.join(map(str, e.get('seeds', []))) or '–'} | {e['commit']} | {e['source_hash'][:12]} | {e['started'][:16]} | "
+            f"{_counts(e.get('verdicts'))} | {_counts(e.get('verdicts_vs_reconstructed'))} | {_counts(every)} |"
+        )
+    totals = []
+    for paper in PAPERS:
+        d, a = forms.get(f"{paper}/default"), forms.get(f"{paper}/all")
+        if d and a and d["status"] == a["status"] == "done":
+            totals.append(f"| {paper} | {_hms(d['wall_s'])} | {_hms(a['wall_s'])} | {_hms(d['wall_s'] + a['wall_s'])} | {_hms(d['cpu_s'] + a['cpu_s'])} | {d['runs'] + a['runs_run']} |")
+    if totals:
+        out += ["", "## Every reading, in all (the default form plus what the other readings add)", "", "| paper | default form | other readings | every reading: wall | CPU | runs |", "| --- | ---: | ---: | ---: | ---: | ---: |", *totals]
+    notes = data.get("notes") or []
+    if notes:
+        out += ["", "## Forms not finished", "", *[f"- {n}" for n in notes]]
+    return "\n".join(out) + "\n"
+
+
+def status(root: Path, data: dict[str, Any]) -> str:
+    """Progress of the forms being run: runs finished (kept in `.<out>.resume/` until the
+    form completes) against the plan."""
+    lines = []
+    for key, p in data["plan"].items():
+        paper, form = key.split("/")
+        out = out_dir(root, paper, form)
+        kept = out.parent / f".{out.name}.resume"
+        if (out / "summary.json").is_file():
+            lines.append(f"{key}: done")
+        elif kept.is_dir():
+            n = len(list(kept.glob("*/run.json")))
+            age = time.time() - min((f.stat().st_mtime for f in kept.glob("*/run.json")), default=time.time())
+            lines.append(f"{key}: {n} of {p['runs']} runs kept ({_hms(age)} since the first finished)")
+    return "\n".join(lines) or "nothing under way"
+
+
+# ------------------------------------------------------------------------------ docs
+
+
+def doc_block(summary: dict[str, Any], source: str, header: str) -> str:
+    """The generated part of a paper's doc: the headline, the counts per reading and
+    experiment, the claims whose verdict depends on the reading, every claim under the
+    default reading, stalled runs and starved flows by configuration, parameters without a
+    source."""
+    from ecnlab.experiments import VERDICT_CLASSES, _why
+
+    def cell(x: Any) -> str:
+        return str(x).replace("|", "\\|").replace("\n", " ")
+
+    def g(x: Any) -> str:
+        return f"{x:.4g}" if isinstance(x, (int, float)) else str(x)
+
+    readings = list(summary["readings"])
+    exps = summary["experiments"]
+    lines = [f"{BEGIN}: {header} -->", ""]
+    head = summary["verdicts"]
+    rec = summary.get("verdicts_vs_reconstructed") or {}
+    lines += [
+        f"**Headline (default reading, {source}):** " + ", ".join(f"{head[k]} {k}" for k in VERDICT_CLASSES)
+        + (f"; against reconstructed rivals apart: " + ", ".join(f"{rec[k]} {k}" for k in VERDICT_CLASSES) if sum(rec.values()) else "")
+        + f"; {summary.get('counted_once', 0)} claims counted once (same claim, same per-seed values); stalled runs: "
+        + f"{len(summary.get('stalls') or [])} (every reading).",
+        "",
+        "Rule: " + summary["rule"]["text"],
+        "",
+    ]
+    # Counts per reading (rows) and experiment (columns): a table as wide as the paper's experiments.
+    names = [s["experiment"] for s in exps]
+    lines += [
+        "Claims per verdict (holds / contradicted / inconclusive / not comparable), as the headline counts them; "
+        "the last column the claims against reconstructed rivals:",
+        "",
+        "| reading | " + " | ".join(names) + " | **all** | vs reconstructed rivals |",
+        "| --- | " + " | ".join("---" for _ in names) + " | --- | --- |",
+    ]
+    for r in readings:
+        row = [_counts(s["verdicts"].get(r)) if r in s["verdicts"] else "–" for s in exps]
+        recr = {k: sum((s.get("verdicts_vs_reconstructed") or {}).get(r, {}).get(k, 0) for s in exps) for k in VERDICT_CLASSES}
+        lines.append(f"| {r} | " + " | ".join(row) + f" | **{_counts(summary['verdicts_by_reading'].get(r))}** | {_counts(recr)} |")
+    lines.append("| runs (every reading) | " + " | ".join(str(len(s["runs"])) for s in exps) + f" | {sum(len(s['runs']) for s in exps)} | |")
+    lines.append("| stalled runs (every reading) | " + " | ".join(str(len(s["stalls"])) for s in exps) + f" | {sum(len(s['stalls']) for s in exps)} | |")
+    dep = summary.get("depends_on_reading") or []
+    lines += ["", f"#### Claims whose verdict depends on the reading ({len(dep)})", ""]
+    if len(readings) == 1:
+        lines.append("Only the default reading was run.")
+    elif dep:
+        lines += ["| experiment | claim | default | under the other readings (where it differs) |", "| --- | --- | --- | --- |"]
+        for d in dep:
+            base = d["verdicts"].get("default", "–")
+            other = "; ".join(f"{r}: {v}" for r, v in d["verdicts"].items() if r != "default" and v != base)
+            lines.append(f"| {d['experiment']} | {cell(d['metric'])} | {base} | {cell(other)} |")
+    else:
+        lines.append("None: every claim has the same verdict under every reading run.")
+    lines += ["", "#### Every claim under the default reading", "", "| experiment | claim | tests | paper | ours (mean [min – max]) | verdict | why |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    for c in summary["comparisons"]:
+        if c.get("verdict") is None:
+            continue
+        o = c.get("ours") or {}
+        ours = "" if o.get("mean") is None else f"{g(o['mean'])} [{g(o['min'])} – {g(o['max'])}] (n = {o['n']})"
+        d = c.get("decision") or {}
+        unchecked = c.get("stall_check") if c.get("stall_check") not in (None, "checked") else ""
+        why = _why(d, bool(c.get("rival_reconstructed")), c.get("rival"), unchecked)
+        if c.get("duplicate_of") is not None:
+            why += f"; counted once: the same claim on the same values as {c['duplicate_of']!r}"
+        verdict = c["verdict"] + (f" (family: {d['family_verdict']})" if d.get("family_verdict") else "")
+        lines.append(f"| {c['experiment']} | {cell(c['metric'])} | {c.get('tests', '')} | {cell(c.get('paper'))} | {ours} | {verdict} | {cell(why)} |")
+    for title, rows, value in (("Stalled runs", summary.get("stalls") or [], "utilisation"), ("Starved flows", summary.get("starved") or [], "of_share")):
+        if not rows:
+            continue
+        groups: dict[tuple[str, str], list[float]] = {}
+        for s in rows:
+            conf = re.sub(r"-s\d+$", "", s["run"])
+            groups.setdefault((conf, s["reading"]), []).append(float(s[value]))
+        what = "utilisation of the bottleneck" if value == "utilisation" else "fraction of its fair share (per flow)"
+        lines += ["", f"#### {title} ({len(rows)}, by configuration and reading)", "", f"| configuration | reading | {'runs' if value == 'utilisation' else 'flows'} | {what}: min – max |", "| --- | --- | ---: | --- |"]
+        for (conf, r), v in groups.items():
+            lines.append(f"| {conf} | {r} | {len(v)} | {min(v):.3f} – {max(v):.3f} |")
+    missing = summary.get("provenance_missing") or {}
+    if missing:
+        lines += ["", "#### Parameters without a source", ""]
+        for exp, by in missing.items():
+            for r, problems in by.items():
+                lines.append(f"- {exp} ({r}, {len(problems)}): " + "; ".join(cell(p) for p in problems[:10]) + (" …" if len(problems) > 10 else ""))
+    lines += ["", END]
+    return "\n".join(lines)
+
+
+def write_doc(paper: str, summary_dir: Path, entry: dict[str, Any] | None) -> Path:
+    """Replaces the generated block of the paper's doc with the tables of ``summary_dir``'s
+    summary.json; the prose outside the markers is left as it is."""
+    summary = json.loads((summary_dir / "summary.json").read_text(encoding="utf-8"))
+    b = build()
+    seeds = sorted({len(s["seeds"]) for s in summary["experiments"]})
+    form = "every reading beside the default" if len(summary["readings"]) > 1 else "default reading"
+    cmd = f"ecnlab reproduce {summary['experiment']}" + (" --quick" if summary.get("quick") else "") + (" --readings all" if len(summary["readings"]) > 1 else "")
+    reuse = summary.get("reuse")
+    runs = f"{sum(len(s['runs']) for s in summary['experiments'])} runs"
+    if reuse:
+        runs += f", {reuse['reused']} of them read from the runs of an earlier reproduction (same scenario, same build), {reuse['run']} run"
+    source = f"{'quick' if summary.get('quick') else 'full'} form, {'/'.join(map(str, seeds))} seeds, {form}"
+    header = (
+        f"written by `bench/reproductions.py --write-docs {paper}` from the summary.json of `{cmd}` ({source}; {runs}) "
+        f"at commit {b['commit']}, simulator source {b['source_hash'][:12]}, {time.strftime('%Y-%m-%d')}"
+        + (f"; the runs were timed in bench/results/reproductions.md ({entry['commit']})" if entry else "")
+        + ". Everything down to END GENERATED is regenerated; the prose outside it is written by hand"
+    )
+    doc = ROOT / "docs" / "reproductions" / PAPERS[paper][1]
+    text = doc.read_text(encoding="utf-8")
+    block = doc_block(summary, source, header)
+    i, j = text.find(BEGIN), text.find(END)
+    if i < 0 or j < i:
+        raise SystemExit(f"{doc}: no {BEGIN} … {END} markers: put them where the generated tables go")
+    doc.write_text(text[:i] + block + text[j + len(END):], encoding="utf-8")
+    return doc
+
+
+# ------------------------------------------------------------------------------ main
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--plan", action="store_true", help="count runs and simulated seconds of every form; run nothing")
+    ap.add_argument("--only", action="append", choices=list(PAPERS), help="this paper (repeatable; default: all)")
+    ap.add_argument("--form", action="append", choices=FORMS, help="this form (repeatable; default: both)")
+    ap.add_argument("--out-root", type=Path, default=Path("reproductions-out"), help="where the reproductions are written (DIR/<paper>-<form>/)")
+    ap.add_argument("--jobs", type=int, default=cores(), help="runs in parallel (default: the cores)")
+    ap.add_argument("--resume", action="store_true", help="skip the forms already recorded as done with this commit and build")
+    ap.add_argument("--status", action="store_true", help="progress of the forms under --out-root")
+    ap.add_argument("--write-docs", nargs="+", metavar="PAPER", choices=list(PAPERS), help="regenerate these papers' docs from their recorded forms")
+    ap.add_argument("--from", dest="from_dir", type=Path, help="with one --write-docs paper: the reproduction to take the tables from")
+    ap.add_argument("--note", action="append", default=[], help="a line for 'Forms not finished' (replaces the earlier ones)")
+    ap.add_argument("--record", type=Path, default=RESULTS / "reproductions.json")
+    args = ap.parse_args(argv)
+    data = load(args.record)
+    papers = args.only or list(PAPERS)
+    forms = args.form or list(FORMS)
+    ecnlab = str(Path(sys.executable).parent / "ecnlab")
+    if args.note:
+        data["notes"] = args.note
+        save(data, args.record)
+    if args.status:
+        print(status(args.out_root.absolute(), data))
+        return 0
+    if args.write_docs:
+        if args.from_dir and len(args.write_docs) != 1:
+            ap.error("--from goes with one --write-docs paper")
+        for paper in args.write_docs:
+            entry = data["forms"].get(f"{paper}/all") or data["forms"].get(f"{paper}/default")
+            src = args.from_dir or (Path(entry["out"]) if entry else None)
+            if src is None:
+                ap.error(f"{paper}: no recorded form and no --from")
+            print(f"wrote {write_doc(paper, src, entry)}")
+        return 0
+    if args.plan or not data["plan"]:
+        for paper in papers:
+            for form in forms:
+                t0 = time.monotonic()
+                data["plan"][f"{paper}/{form}"] = p = plan(paper, form)
+                print(f"{paper} {form}: {p['runs']} runs, {_hms(p['sim_s'])} simulated ({time.monotonic() - t0:.1f} s to count)", flush=True)
+        save(data, args.record)
+        if args.plan:
+            return 0
+    root = args.out_root.absolute()
+    root.mkdir(parents=True, exist_ok=True)
+    # Every default form first, then every reading; each cheapest first by the plan.
+    order = sorted(((p, f) for p in papers for f in forms), key=lambda pf: (FORMS.index(pf[1]), data["plan"].get(f"{pf[0]}/{pf[1]}", {}).get("sim_s", 0)))
+    b = build()
+    for paper, form in order:
+        key = f"{paper}/{form}"
+        earlier = data["forms"].get(key)
+        if args.resume and earlier and earlier["status"] == "done" and earlier["commit"] == b["commit"] and earlier["source_hash"] == b["source_hash"]:
+            print(f"{key}: done at {b['commit']}, skipped")
+            continue
+        print(f"{key}: {command(paper, form)} → {out_dir(root, paper, form)} …", flush=True)
+        entry = run_form(paper, form, root, args.jobs, ecnlab, earlier)
+        data = load(args.record)  # another invocation may have recorded meanwhile
+        data["forms"][key] = entry
+        save(data, args.record)
+        print(f"{key}: {entry['status']}, {_hms(entry['wall_s'])} wall, {_hms(entry['cpu_s'])} CPU, {entry.get('runs', '–')} runs, verdicts {_counts(entry.get('verdicts'))}", flush=True)
+        if entry["status"] != "done":
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
