@@ -11,7 +11,9 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import math
 import pkgutil
+import re
 import shutil
 import threading
 import time
@@ -320,14 +322,23 @@ def _verdict_cell(c: Comparison) -> str:
     return (
         f'<td><span class="{_VERDICT_CSS[d.verdict.value]}">{h.escape(d.verdict.value)}</span>{family}</td>'
         f'<td class="l">{h.escape(d.tests)}</td>'
-        f'<td class="l">{h.escape(d.claim)}: {h.escape(why)}</td>'
+        f'<td class="l">{h.escape(_claim_and_why(d.claim, why))}</td>'
     )
+
+
+def _claim_and_why(claim: str, why: str) -> str:
+    """The why cell: the claim as text, then its reason (a row without a claim text, e.g. one
+    not comparable, starts with the reason)."""
+    return f"{claim}: {why}" if claim else why
 
 
 def _why(d: Mapping[str, Any], reconstructed: bool = False, rival: str | None = None, unchecked: str = "") -> str:
     """A decision's reason with what else the reader must know: seeds left out, flags, the
     family's verdict, a reconstructed rival, stalls not checked."""
     why = d.get("reason", "")
+    by_seed = _effect_by_seed(d)
+    if by_seed:
+        why += f"; {by_seed}"
     if d.get("excluded"):
         why += "; left out: " + "; ".join(f"seed {e['seed']}: {e['reason']}" for e in d["excluded"])
     for f in d.get("flags") or []:
@@ -339,6 +350,27 @@ def _why(d: Mapping[str, Any], reconstructed: bool = False, rival: str | None = 
     if unchecked:
         why += f"; stalls not checked ({unchecked})"
     return why
+
+
+def _effect_by_seed(d: Mapping[str, Any]) -> str:
+    """What the claim was decided on, seed by seed (a/b of a paired claim, a's value of a claim
+    on one arm), to the digits its smallest counted difference or tolerance needs: the arms'
+    mean [min – max] alone cannot show which seeds agreed."""
+    effect = d.get("effect") or {}
+    if not effect:
+        return ""
+    claim = str(d.get("claim") or "")
+    what = "a/b" if " b" in claim or claim.startswith("a/b") else "a"
+    m = d.get("min_effect")
+    if not m:
+        within = re.search(r"±([0-9.]+)%", claim)
+        m = float(within.group(1)) / 100 if within else None
+    digits = max(3, math.ceil(-math.log10(m)) + 2) if m and m > 0 else 4
+    digits = min(digits, 6)
+    values = [(k, _g(v, digits)) for k, v in effect.items()]
+    if len(values) > 12:
+        return ""
+    return f"{what} by seed: " + ", ".join(f"{k}: {v}" for k, v in values)
 
 
 def _comparison_table(doc: Html, comps: list[Comparison]) -> None:
@@ -830,19 +862,19 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
             f"| {d['experiment']} | {cell(d['metric'])} | " + " | ".join(d["verdicts"].get(r, "–") for r in readings) + " |"
             for d in dep
         ]
-    out += ["", "## Every claim under the default reading", "", "| experiment | claim | tests | paper | ours (mean [min – max]) | verdict | why |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    out += ["", "## Every claim under the default reading", "", "| experiment | claim | tests | paper | ours: mean [min – max] over seeds | unit | verdict | why |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for c in summary.get("comparisons", []):
         if c.get("verdict") is None:
             continue
         o = c.get("ours") or {}
-        ours = "" if o.get("mean") is None else f"{_g(o['mean'])} [{_g(o['min'])} – {_g(o['max'])}] (n = {o['n']})"
+        ours = _ours_text(o)
         d = c.get("decision") or {}
         unchecked = c.get("stall_check") if c.get("stall_check") not in (None, "checked") else ""
         why = _why(d, bool(c.get("rival_reconstructed")), c.get("rival"), unchecked)
         if c.get("duplicate_of") is not None:
             why += f"; counted once: the same claim on the same values as {c['duplicate_of']!r}"
         verdict = c["verdict"] + (f" (family: {d['family_verdict']})" if d.get("family_verdict") else "")
-        out.append(f"| {c['experiment']} | {cell(c['metric'])} | {c.get('tests', '')} | {cell(c.get('paper'))} | {ours} | {verdict} | {cell(why)} |")
+        out.append(f"| {c['experiment']} | {cell(c['metric'])} | {c.get('tests', '')} | {cell(c.get('paper'))} | {ours} | {cell(c.get('unit') or '')} | {verdict} | {cell(why)} |")
     stalls = summary.get("stalls") or []
     if stalls:
         out += ["", f"## Stalled runs ({len(stalls)})", "", "| run | reading | port | utilisation |", "| --- | --- | --- | --- |"]
@@ -860,9 +892,22 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-def _g(x: Any) -> str:
-    """A number of summary.json (±∞ are the strings "inf", "-inf") as text."""
-    return f"{x:.4g}" if isinstance(x, (int, float)) else str(x)
+def _g(x: Any, digits: int = 4) -> str:
+    """A number of summary.json (±∞ are the strings "inf", "-inf"; no value null) as text."""
+    if x is None:
+        return "no value"
+    if x in ("inf", "-inf"):
+        return "∞" if x == "inf" else "−∞"
+    return f"{x:.{digits}g}" if isinstance(x, (int, float)) else str(x)
+
+
+def _ours_text(o: Mapping[str, Any]) -> str:
+    """summary.json's ``ours`` (mean, min, max, n, values) as the HTML report prints it."""
+    if o.get("mean") is None and not o.get("values"):
+        return ""
+    values = [float(v) for v in o.get("values") or [] if v is not None]
+    text = str(Stat.of(values + [None] * int(o.get("missing") or 0), o.get("infinite") or "∞")) if values else _g(o["mean"])
+    return text + f" (n = {o['n']})"
 
 
 def _slug(reading: str) -> str:

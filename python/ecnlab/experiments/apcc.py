@@ -446,13 +446,18 @@ def reduction(
     ratios = Stat.of(pa[s] / pb[s] for s in pa if pb.get(s))
     la, lb = SCHEMES[a].label, SCHEMES[b].label
     rival = RIVALS.get(b)
-    note = f"{lb} {runs.stat(b, f)}; ratio {ratios} (paper {ratio:.3g})"
+    note = f"{la} {runs.stat(a, f)} {unit}, {lb} {runs.stat(b, f)} {unit}; ratio {ratios} (paper {ratio:.3g})"
     if about_stall:
         note += f"; {about_stall}"
+    # Ours in the unit of the paper's statement: a change in % ("−73 %") or a factor ("6×").
+    if "%" in stated:
+        ours, ours_unit = ratios.map(lambda x: (x - 1) * 100), f"% change, {la} vs {lb}"
+    else:
+        ours, ours_unit = ratios.map(lambda x: 1 / x if x else math.inf), f"× ({lb}/{la})"
     out = [
         claim(
-            metric, Claim("less"), pa, pb, paper=from_text(fig, stated), unit=unit, text=f"{la} below {lb}",
-            ours=runs.stat(a, f), note=note, rival=rival, about_stall=bool(about_stall),
+            metric, Claim("less"), pa, pb, paper=from_text(fig, stated), unit=ours_unit, text=f"{la} below {lb}",
+            ours=ours, note=note, rival=rival, about_stall=bool(about_stall),
         )
     ]
     text = f"{stated}: the ratio {la}/{lb} ≈ {ratio:.3g} ±{SIZE_TOL:.0%}"

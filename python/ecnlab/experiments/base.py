@@ -109,34 +109,69 @@ class Stat:
     n: int
     values: tuple[float, ...] = ()
     missing: int = 0
+    #: What an infinite value means here ("never", "none within the sweep"), as the text says it.
+    infinite: str = "∞"
 
     @classmethod
-    def of(cls, values: Iterable[Any]) -> "Stat":
+    def of(cls, values: Iterable[Any], infinite: str = "∞") -> "Stat":
         given = list(values)
         v = tuple(float(x) for x in given if _is_number(x))
         missing = len(given) - len(v)
         if not v:
-            return cls(math.nan, math.nan, math.nan, 0, (), missing)
-        return cls(statistics.fmean(v), min(v), max(v), len(v), v, missing)
+            return cls(math.nan, math.nan, math.nan, 0, (), missing, infinite)
+        return cls(statistics.fmean(v), min(v), max(v), len(v), v, missing, infinite)
 
     @property
     def stdev(self) -> float:
         return statistics.stdev(self.values) if self.n > 1 else 0.0
 
     def map(self, f: Callable[[float], float]) -> "Stat":
-        return Stat.of(f(x) for x in self.values)
+        return Stat.of((f(x) for x in self.values), self.infinite)
 
     def to_json(self) -> dict[str, Any]:
         num = json_number
-        return {"mean": num(self.mean), "min": num(self.min), "max": num(self.max), "n": self.n, "missing": self.missing, "values": [num(v) for v in self.values]}
+        out = {"mean": num(self.mean), "min": num(self.min), "max": num(self.max), "n": self.n, "missing": self.missing, "values": [num(v) for v in self.values]}
+        if self.infinite != "∞":
+            out["infinite"] = self.infinite
+        return out
 
     def __str__(self) -> str:
+        return self.text()
+
+    def text(self, infinite: str | None = None) -> str:
+        """Mean [min – max] with as many digits as tell its values apart (Jain's index at 0.9991
+        and 0.9996 is not "1 [1 – 1]"); infinite values (a state never reached) are counted
+        apart, named by ``infinite`` (e.g. "never"), and the finite ones summarised."""
         if self.n == 0:
             return "n/a" + (f" (no value in {self.missing} seeds)" if self.missing else "")
-        text = _num(self.mean) if self.n == 1 or self.min == self.max else f"{_num(self.mean)} [{_num(self.min)} – {_num(self.max)}]"
+        infinite = self.infinite if infinite is None else infinite
+        finite = [v for v in self.values if not math.isinf(v)]
+        inf = [v for v in self.values if math.isinf(v)]
+        seeds = self.n + self.missing
+        if inf:
+            sign = "" if all(v > 0 for v in inf) else ("−" if all(v < 0 for v in inf) else "±")
+            said = infinite if infinite != "∞" else f"{sign}∞"
+            text = f"{said} in {'all ' if len(inf) == seeds else ''}{len(inf)} of {seeds} seeds"
+            if finite:
+                text = f"{_spread_text(finite)} in the other {len(finite)}; " + text
+        else:
+            text = _spread_text(finite)
         if self.missing:
-            text += f" ({self.n} of {self.n + self.missing} seeds; {self.missing} without a value)"
+            text += f" ({self.n} of {seeds} seeds; {self.missing} without a value)"
         return text
+
+
+def _spread_text(values: Sequence[float]) -> str:
+    """Mean [min – max] of finite values, with the fewest significant digits (at least 3, at
+    most 6) at which values that differ also print differently."""
+    mean, lo, hi = statistics.fmean(values), min(values), max(values)
+    if lo == hi:
+        return _num(mean)
+    for digits in range(3, 7):
+        texts = [_num(mean, digits), _num(lo, digits), _num(hi, digits)]
+        if texts[1] != texts[2] and (mean in (lo, hi) or texts[0] not in (texts[1], texts[2])):
+            break
+    return f"{texts[0]} [{texts[1]} – {texts[2]}]"
 
 
 def _is_number(x: Any) -> bool:
@@ -148,15 +183,17 @@ def _is_number(x: Any) -> bool:
         return False
 
 
-def _num(x: float) -> str:
+def _num(x: float, digits: int = 3) -> str:
+    """``x`` to ``digits`` significant digits, in fixed point from 0.001 to 1e5 (integers whole)
+    without trailing zeros."""
     if x == 0 or math.isnan(x) or math.isinf(x):
         return f"{x:g}"
     a = abs(x)
     if a >= 1e5 or a < 1e-3:
-        return f"{x:.3g}"
-    if a >= 100:
-        return f"{x:.0f}"
-    return f"{x:.3g}"
+        return f"{x:.{digits}g}"
+    decimals = max(0, digits - (math.floor(math.log10(a)) + 1))
+    text = f"{x:.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def percent_change(new: float, base: float) -> float:

@@ -119,7 +119,7 @@ from typing import Any, Callable, Iterable, Sequence
 import polars as pl
 
 from ..errors import ScenarioError
-from ..plots import new_figure, paper_vs_ours_bars
+from ..plots import legend_outside, new_figure, paper_vs_ours_bars
 from ..results import Results, validate
 from ..scenario import Scenario
 from . import register
@@ -664,7 +664,7 @@ def grouped_bars(title: str, ylabel: str, groups: Sequence[str], series: dict[st
     if log:
         ax.set_yscale("symlog", linthresh=1)
         ax.set_ylim(bottom=0)
-    ax.legend(fontsize=7, ncols=min(3, n), loc="upper left")
+    legend_outside(ax)
     ax.margins(y=0.25)
     return fig, ax
 
@@ -1305,7 +1305,7 @@ class Fct(_EecnExperiment):
                     {
                         "configuration": f"{tag}{what}, {DELAY_LABEL[d]}",
                         "SF FCT (ms)": str(runs.stat(cfg, lambda r: fct_ms(r, "SF"))),
-                        "slowest SF (ms)": str(runs.stat(cfg, lambda r: max((x or math.inf) for x in flows_of(r, "SF")["fct_s"].to_list()) * 1e3)),
+                        "slowest SF (ms)": runs.stat(cfg, lambda r: max((x or math.inf) for x in flows_of(r, "SF")["fct_s"].to_list()) * 1e3).text("a short flow unfinished"),
                         "SF RTOs": str(runs.stat(cfg, lambda r: flows_of(r, "SF")["rtos"].sum())),
                         "marks CL(1)/ECT(0)": str(runs.stat(cfg, lambda r: port(r, BOTTLENECK)["marked_ect0"])),
                         "marks CL(2)/CE": str(runs.stat(cfg, lambda r: cl2_marks(port(r, BOTTLENECK)))),

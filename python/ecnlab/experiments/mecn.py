@@ -1222,7 +1222,8 @@ class Drops(MecnExperiment):
                 note = "the bound said MECN could not drop; it did, so the claim is decided" if free["mecn"] else ""
                 comps.append(drops_claim(runs, a, b, metric, paper_text, text, note=note, family=f"{tag}-drops"))
             z = {v.key: self._first_zero(runs, ms, v, x) for v in BASE}
-            zero_note = f"ECN {Stat.of(z['ecn'].values())}; per seed: the smallest min_th from which every larger one of the sweep dropped nothing (∞: none)"
+            never = "no drop-free min_th in the sweep"
+            zero_note = f"ECN {Stat.of(z['ecn'].values(), never)}; per seed: the smallest min_th from which every larger one of the sweep dropped nothing (∞: none)"
             comps.append(
                 claim(
                     f"{what}: smallest min_th from which no drop: MECN vs ECN",
@@ -1232,7 +1233,7 @@ class Drops(MecnExperiment):
                     paper=from_text(fig, "MECN's lower than ECN's"),
                     unit="packets",
                     text="MECN reaches zero drops at a lower min_th (∞: not within the sweep)",
-                    ours=Stat.of(z["mecn"].values()),
+                    ours=Stat.of(z["mecn"].values(), never),
                     note=zero_note,
                 )
             )
@@ -1246,7 +1247,7 @@ class Drops(MecnExperiment):
                         paper=from_text(fig, "zero losses with much less min_threshold"),
                         unit="packets",
                         text=f"MECN's zero-loss min_th more than {MUCH_LESS:.0%} lower ('much less', our threshold)",
-                        ours=Stat.of(z["mecn"].values()),
+                        ours=Stat.of(z["mecn"].values(), never),
                         note=zero_note,
                     )
                 )

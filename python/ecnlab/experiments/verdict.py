@@ -105,6 +105,11 @@ class Excluded:
 PerSeed = Mapping[int, "float | int | None | Excluded"]
 
 
+def percent(x: float) -> str:
+    """A fraction as a percentage with the digits it has (0.005 is 0.5%, not 0%)."""
+    return f"{x * 100:.3g}%"
+
+
 def json_number(x: Any) -> Any:
     """A number as JSON can hold it: NaN (no value) as null, ±∞ as the strings ``"inf"`` and
     ``"-inf"`` (``float()`` reads them back), anything else unchanged."""
@@ -294,9 +299,9 @@ class Claim:
 
     def text(self) -> str:
         k, t = self.kind, self.target
-        w = f" (±{self.within:.0%})" if self.within is not None else ""
+        w = f" (±{percent(self.within)})" if self.within is not None else ""
         m = self.effect_min
-        eff = f", by ≥ {m:.0%}" if m else ""
+        eff = f", by ≥ {percent(m)}" if m else ""
         if k == "less":
             return f"a < b{eff}"
         if k == "greater":
@@ -410,7 +415,7 @@ class Claim:
             return Decision(Verdict.CONTRADICTED, f"{dis} of {n} seeds go against it (sign test p = {p_o:.3g} ≤ {alpha:g}){left}", **common)
         if p_c <= alpha:
             return Decision(Verdict.HOLDS, f"{ag} of {n} seeds agree (sign test p = {p_c:.3g} ≤ {alpha:g}){left}", **common)
-        small = f" (closer than {self.effect_min:.0%})" if self.effect_min else ""
+        small = f" (closer than {percent(self.effect_min)})" if self.effect_min else ""
         if zero_zero == n:
             why = f"0 vs 0 in every seed ({n})"
         elif ties == n:
