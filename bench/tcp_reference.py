@@ -82,6 +82,7 @@ FLOW_METRICS = (
     ("rtt_mean", "mean RTT ms"),
 )
 PORT_METRICS = (
+    ("utilization", "utilisation"),
     ("drops", "drops"),
     ("marks", "CE marks"),
     ("mean_queue", "mean queue pkts"),
@@ -118,6 +119,7 @@ def metrics_from_run(directory: Path, ports: list[str]) -> dict[str, Any]:
     for port in ports:
         p = r.port(port)
         out_ports[port] = {
+            "utilization": p.get("utilization"),
             "drops": p.get("dropped_pkts"),
             "marks": p.get("marked_ce"),
             "mean_queue": p.get("mean_queue_pkts"),
@@ -143,6 +145,7 @@ def metrics_from_ns3(report: dict[str, Any], flow_names: list[str], port: str) -
         "flows": flows,
         "ports": {
             port: {
+                "utilization": b.get("utilisation"),
                 "drops": b["dropped"],
                 "marks": b["marked"],
                 "mean_queue": b["mean_queue_pkts"],
