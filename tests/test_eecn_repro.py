@@ -102,6 +102,27 @@ def test_eecn_marks_fewer_packets_than_ecn_at_the_top_level(quick):
     assert p["dropped_pkts"].sum() < ecn["dropped_pkts"].sum()
 
 
+def test_vcp_load_codes_are_not_set_against_congestion_marks(quick):
+    """VCP's "marks" under marks = all are its load codes (the high-load code on every packet
+    above 80 % load): the claims setting them against ECN's or EECN's congestion marks are
+    not comparable; under marks = cl2 (VCP's overload code, a window cut like CE) they are
+    decided. Before, "marks EECN/VCP" was decided (holds) on load codes."""
+    from ecnlab.experiments._standins import comparisons_under
+    from ecnlab.results import read_run_dir
+
+    out, summary = quick
+    for m in ("marks EECN/VCP", "marks EECN/VCP: size", "marks VCP/ECN"):
+        c = comparison(summary, m)
+        assert c["verdict"] == "not comparable" and "load codes" in c["decision"]["reason"], c
+    assert comparison(summary, "marks EECN/ECN")["verdict"] != "not comparable"
+    exp = experiments.get("eecn.table4")
+    (section,) = [s for s in summary["experiments"] if s["experiment"] == exp.name]
+    runs = {k[len(exp.name) + 1 :]: read_run_dir(out / d) for k, d in section["run_dirs"]["default"].items()}
+    cl2 = {c.metric: c for c in comparisons_under(exp, runs, True, section["seeds"], Reading(exp.axes, {"marks": "cl2"}))}
+    for m in ("marks EECN/VCP", "marks VCP/ECN", "marks EECN/ECN"):
+        assert cl2[m].verdict.value != "not comparable", (m, cl2[m].decision)
+
+
 def test_eecn_cuts_short_flow_fct_against_ecn_at_short_rtt(quick):
     _, summary = quick
     c = comparison(summary, "[dumbbell] SF FCT EECN/ECN")

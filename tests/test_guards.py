@@ -193,6 +193,37 @@ def test_two_arms_on_the_same_runs_are_not_comparable(tmp_path, monkeypatch):
     assert "are the same runs" in c["decision"]["reason"]
 
 
+class _MeasuredDifferently(_Base):
+    """"a marks fewer packets than b", where a's count is congestion marks and b's is a load
+    code written on every packet: a < b in every seed, and meaningless."""
+
+    name = "toy.measures"
+
+    def runs(self, quick, seeds, reading):
+        return ex.for_seeds({"marks": udp("2Mbps"), "codes": udp("6Mbps")}, seeds)
+
+    def analyze(self, runs, ctx):
+        count = lambda r: float(r.port("rl->rr")["dequeued_pkts"])  # noqa: E731
+        marks, codes = runs.per_seed("marks", count, measures="congestion marks"), runs.per_seed("codes", count, measures="load codes")
+        same = runs.per_seed("codes", count, measures="congestion marks")
+        return [
+            claim("declared on the values", Claim("less"), marks, codes),
+            claim("declared on the claim", Claim("less"), runs.per_seed("marks", count), runs.per_seed("codes", count), measures=("congestion marks", "load codes")),
+            claim("the same quantity", Claim("less"), marks, same),
+        ]
+
+
+def test_two_arms_that_measure_different_quantities_are_not_comparable(tmp_path, monkeypatch):
+    """Before, each was decided ("holds": 5 of 5 seeds) like the claim on one quantity."""
+    monkeypatch.setitem(ex._REGISTRY, "toy.measures", _MeasuredDifferently())
+    a, b, same = ex.reproduce("toy.measures", tmp_path / "out", quick=True)["comparisons"]
+    for c in (a, b):
+        assert c["verdict"] == "not comparable" and c["decision"]["unflagged"] == "holds", c
+        assert "counts congestion marks" in c["decision"]["reason"] and "counts load codes" in c["decision"]["reason"]
+        assert c["measures"] == {"a": "congestion marks", "b": "load codes"}
+    assert same["verdict"] == "holds" and same["measures"] == {"a": "congestion marks", "b": "congestion marks"}
+
+
 class _Headline(_Base):
     """A family of thirteen claims at chance level (two 'holds' on five seeds), one claim made
     twice, and claims against a reconstructed rival."""

@@ -229,19 +229,54 @@ class SeedValues(dict):
         starved: Mapping[int, Sequence[str]] | None = None,
         stall_check: str = "",
         run_keys: Mapping[int, str] | None = None,
+        measures: str = "",
     ) -> None:
         super().__init__(values)
         self.config = config
+        #: What the values measure, where arms of one claim could measure it differently (a
+        #: scheme's congestion marks against another's load codes): two arms declaring
+        #: different quantities are not comparable. "" when not declared.
+        self.measures = measures
         self.stalled = dict(stalled or {})
         self.starved = {k: list(v) for k, v in (starved or {}).items()}
         self.stall_check = stall_check
         #: Per seed: what identifies the run (its scenario without the name).
         self.run_keys = dict(run_keys or {})
 
-    def derive(self, values: Mapping[int, Any]) -> "SeedValues":
+    def derive(self, values: Mapping[int, Any], measures: str | None = None) -> "SeedValues":
         """New values over the same runs (a transform of these), keeping what is known about
-        the runs."""
-        return SeedValues(values, config=self.config, stalled=self.stalled, starved=self.starved, stall_check=self.stall_check, run_keys=self.run_keys)
+        the runs (and what they measure, unless ``measures`` says anew)."""
+        return SeedValues(values, config=self.config, stalled=self.stalled, starved=self.starved, stall_check=self.stall_check, run_keys=self.run_keys, measures=self.measures if measures is None else measures)
+
+    @staticmethod
+    def join(parts: Sequence["SeedValues"], g: Callable[[list[Any]], Any], config: str = "") -> "SeedValues":
+        """Per seed, ``g`` of the seed's values in every part (configurations of one seed
+        folded into one value: the largest error over the loads, the drops over every load),
+        knowing every part's runs: a seed is stalled or starved when it is in any part; a seed
+        missing a value in any part has none."""
+        import hashlib
+
+        seeds = sorted(set().union(*parts)) if parts else []
+        values: dict[int, Any] = {}
+        stalled: dict[int, str] = {}
+        starved: dict[int, list[str]] = {}
+        run_keys: dict[int, str] = {}
+        for s in seeds:
+            xs = [p.get(s) for p in parts]
+            missing = [f"{p.config or 'a part'}: {x.reason if isinstance(x, Excluded) else 'no value'}" for p, x in zip(parts, xs) if x is None or isinstance(x, Excluded) or not _is_number(x)]
+            values[s] = Excluded("; ".join(missing)) if missing else g(xs)
+            st = [f"{p.config}: {p.stalled[s]}" for p in parts if s in p.stalled]
+            if st:
+                stalled[s] = "; ".join(st)
+            sv = [f for p in parts for f in p.starved.get(s, [])]
+            if sv:
+                starved[s] = sv
+            keys = [p.run_keys.get(s) for p in parts]
+            if all(keys):
+                run_keys[s] = hashlib.sha1("".join(keys).encode()).hexdigest()  # type: ignore[arg-type]
+        checks = [p.stall_check for p in parts if p.stall_check]
+        measures = {p.measures for p in parts}
+        return SeedValues(values, config=config or "+".join(p.config for p in parts), stalled=stalled, starved=starved, stall_check=checks[0] if checks else "", run_keys=run_keys, measures=measures.pop() if len(measures) == 1 else "")
 
 
 def _same_runs(a: PerSeed, b: PerSeed | None, used: set[int]) -> bool:
@@ -264,6 +299,20 @@ def _arm_flags(arm: str, values: PerSeed | None, used: set[int]) -> tuple[list[s
     return stalls, starved, (values.stall_check or None)
 
 
+def measured(values: PerSeed | None) -> str:
+    """What an arm's values measure, as declared (:attr:`SeedValues.measures`), "" if not."""
+    return getattr(values, "measures", "") or ""
+
+
+def _measured_differently(a: PerSeed, b: PerSeed | None) -> str | None:
+    """Why two arms are not the same quantity (each declares what it measures and they
+    differ), None when they are or when either does not say."""
+    ma, mb = measured(a), measured(b)
+    if b is None or not ma or not mb or ma == mb:
+        return None
+    return f"a and b measure different quantities: a ({getattr(a, 'config', '') or 'a'}) counts {ma}, b ({getattr(b, 'config', '') or 'b'}) counts {mb}"
+
+
 def flag_decision(d: Decision, a: PerSeed, b: PerSeed | None, about_stall: bool = False) -> tuple[Decision, list[str]]:
     """The decision with the stalls and starved flows of the runs it was decided on: a claim
     decided on a stalled run is inconclusive ("decided on stalled runs: …") unless it is about
@@ -272,6 +321,9 @@ def flag_decision(d: Decision, a: PerSeed, b: PerSeed | None, about_stall: bool 
     from dataclasses import replace
 
     used = set(d.effect) | {s for s in (a or {}) if s not in dict(d.excluded)}
+    differ = _measured_differently(a, b)
+    if differ is not None:
+        return replace(d, verdict=Verdict.NOT_COMPARABLE, reason=differ, flags=(differ,), unflagged=d.verdict), []
     if _same_runs(a, b, used):
         reason = f"a ({a.config}) and b ({b.config}) are the same runs (identical scenarios in every seed): the claim compares a run with itself"  # type: ignore[union-attr]
         return replace(d, verdict=Verdict.NOT_COMPARABLE, reason=reason, flags=(reason,), unflagged=d.verdict), []
@@ -356,6 +408,7 @@ class Comparison:
             return {str(k): (None if x is None or isinstance(x, Excluded) else json_number(float(x))) for k, x in sorted(v.items())}
 
         arms = {arm: v.config for arm, v in (("a", self.a), ("b", self.b)) if isinstance(v, SeedValues) and v.config}
+        measures = {arm: measured(v) for arm, v in (("a", self.a), ("b", self.b)) if measured(v)}
         return {
             "metric": self.metric,
             "paper": json_number(self.paper) if isinstance(self.paper, float) else self.paper,
@@ -373,6 +426,7 @@ class Comparison:
             "family": self.family,
             "about_stall": self.about_stall,
             "arms": arms,
+            "measures": measures or None,
             "per_seed": {"a": values(self.a), "b": values(self.b)} if self.kind is not None else None,
             "stall_check": "; ".join(self.stall_unchecked) if self.stall_unchecked else ("checked" if self.kind is not None else None),
             "can_fail": None if self.can_fail is None else {"ok": self.can_fail[0], "how": self.can_fail[1]},
@@ -393,8 +447,14 @@ def claim(
     rival: str | None = None,
     family: str | None = None,
     about_stall: bool = False,
+    measures: tuple[str, str] | None = None,
 ) -> Comparison:
     """A comparison whose claim ``kind`` is decided on per-seed values ``a`` (and ``b``).
+
+    ``measures``: what each arm's values count, where one metric counts different things in
+    different arms (``("congestion marks (CE)", "load codes")``); it overrides what the
+    arms' :class:`SeedValues` declare. Two arms that declare different quantities are not
+    comparable, whatever the runs say.
 
     ``rival``: the scheme ``b`` is measured on when it is a rival (those in
     :data:`RECONSTRUCTED_RIVALS` are counted apart); ``family``: the name of the family of
@@ -402,6 +462,10 @@ def claim(
     ``about_stall``: the claim is about a stall, so stalled runs decide it. A seed whose run
     stalled (the experiment's ``bottleneck()``, :func:`stall`) makes the claim inconclusive
     otherwise; starved flows are flagged."""
+    if measures is not None:
+        if not (isinstance(a, SeedValues) and isinstance(b, SeedValues)):
+            raise TypeError(f"{metric}: measures= declares what each arm of RunSet.per_seed's values counts; pass SeedValues")
+        a, b = a.derive(a, measures=measures[0]), b.derive(b, measures=measures[1])
     d, unchecked = flag_decision(kind.decide(a, b), a, b, about_stall)
     fails = can_fail(kind, a, b)
     if not fails[0]:
@@ -635,13 +699,14 @@ class RunSet(Mapping[str, Results]):
         """``f`` applied to each seed's run of ``config``, aggregated."""
         return Stat.of(f(r) for r in self.over_seeds(config))
 
-    def per_seed(self, config: str, f: Callable[[Results], Any]) -> SeedValues:
+    def per_seed(self, config: str, f: Callable[[Results], Any], measures: str = "") -> SeedValues:
         """``{seed: f(run)}`` over the seeds of ``config``, the input of a claim. ``f`` may
         return None or :class:`Excluded` (with a reason), or raise ``KeyError``,
         ``ValueError``, ``ZeroDivisionError`` or ``TypeError``: the seed is then left out of
         the claim and listed with the reason. The result also marks the seeds whose run
         stalled and those with starved flows (:class:`SeedValues`), which flag the claims
-        made on it."""
+        made on it. ``measures`` says what the values count where another configuration's
+        arm of the same claim could count something else (see :func:`claim`)."""
         out: dict[int, Any] = {}
         stalled: dict[int, str] = {}
         starved: dict[int, list[str]] = {}
@@ -664,7 +729,7 @@ class RunSet(Mapping[str, Results]):
             sv = self.starved_of(n)
             if sv:
                 starved[key] = [x["flow"] for x in sv]
-        return SeedValues(out, config=config, stalled=stalled, starved=starved, stall_check=self.stall_check(), run_keys=run_keys)
+        return SeedValues(out, config=config, stalled=stalled, starved=starved, stall_check=self.stall_check(), run_keys=run_keys, measures=measures)
 
     def table(self, name: str) -> pl.DataFrame:
         """One result table (``flows``, ``ports`` or ``timeseries``) of every run,

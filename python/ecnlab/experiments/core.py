@@ -23,7 +23,7 @@ from __future__ import annotations
 from ..plots import errorbar_with_spread, new_figure, time_series
 from ..scenario import Scenario
 from . import register
-from .base import LINUX_HOSTS, Comparison, Context, Experiment, RunSet, Source, Stat, assumption, claim, paper, seed_of
+from .base import LINUX_HOSTS, Comparison, Context, Experiment, RunSet, SeedValues, Source, Stat, assumption, claim, paper
 from .verdict import Claim
 
 BOTTLENECK_BPS = 100e6
@@ -63,6 +63,14 @@ def scenario(rho: float, duration: str) -> Scenario:
     s.set("measure.sample_ports", [PORT])
     s.set("measure.interval", "10ms")
     return s
+
+
+def little_error(r) -> float:
+    """|Lq − λWq| / Lq at the bottleneck of one run (Little's law's relative error)."""
+    p = r.port(PORT)
+    lam = p["dequeued_pkts"] / r.meta["duration_s"]
+    lq = p["mean_queue_pkts"]
+    return abs(lq - lam * p["mean_sojourn_s"]) / max(lq, 1e-12)
 
 
 @register
@@ -120,9 +128,7 @@ class MD1Wait(Experiment):
     def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
         comps: list[Comparison] = []
         rhos, waits, pk = [], [], []
-        little_err: dict[int, float] = {}
-        util_err: dict[int, float] = {}
-        drops: dict[int, int] = {}
+        little_parts, util_parts, drop_parts = [], [], []
         for rho in self.loads(ctx.quick):
             cfg = f"rho{rho:.2f}"
             wait_f = lambda r: r.port(PORT)["mean_sojourn_s"] * 1e3  # noqa: E731
@@ -144,18 +150,12 @@ class MD1Wait(Experiment):
             rhos.append(rho)
             waits.append(wait)
             pk.append(expect)
-            for name in runs:
-                if not name.startswith(cfg + "-s"):
-                    continue
-                seed = seed_of(name)
-                p = runs[name].port(PORT)
-                dur = runs[name].meta["duration_s"]
-                lam = p["dequeued_pkts"] / dur
-                lq = p["mean_queue_pkts"]
-                wq = p["mean_sojourn_s"]
-                little_err[seed] = max(little_err.get(seed, 0.0), abs(lq - lam * wq) / max(lq, 1e-12))
-                util_err[seed] = max(util_err.get(seed, 0.0), abs(p["utilization"] - rho))
-                drops[seed] = drops.get(seed, 0) + p["dropped_pkts"]
+            little_parts.append(runs.per_seed(cfg, little_error))
+            util_parts.append(runs.per_seed(cfg, lambda r, rho=rho: abs(r.port(PORT)["utilization"] - rho)))
+            drop_parts.append(runs.per_seed(cfg, lambda r: r.port(PORT)["dropped_pkts"]))
+        util_err = SeedValues.join(util_parts, max, "every load")
+        little_err = SeedValues.join(little_parts, max, "every load")
+        drops = SeedValues.join(drop_parts, sum, "every load")
         util_tol = 0.02 if ctx.quick else 0.01
         comps.append(
             claim(

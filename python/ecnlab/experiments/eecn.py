@@ -84,7 +84,11 @@ constants below.
   CE-mark or early-drop VCP's ECT packets, which VCP reads as overload).
 - "Packets marked": packets whose ECN codepoint the bottleneck changed. For EECN this counts
   CL(1) and CL(2); the paper does not say whether its 318 includes CL(1), so the CL(2)-only
-  count (the marks that cut a window, like ECN's CE) is reported beside it.
+  count (the marks that cut a window, like ECN's CE) is reported beside it. VCP's count under
+  ``marks = all`` is its load codes (the high-load code goes on every packet above 80 % load),
+  not congestion marks: the claims that set it against ECN's or EECN's marks are not
+  comparable under that reading (``MARKS_MEASURE``), and are decided under ``marks = cl2``
+  (VCP's overload code, a window cut like CE).
 - Fig. 6b (``multihop``): servers → ``ra`` → ``rb`` → ``rc`` → clients, both inter-router links
   100 Mbit/s with the bottleneck delay. The first link forms the queue (the second receives at
   most 100 Mbit/s). Baselines run their own router on both hops; EECN runs one classic ECN
@@ -509,6 +513,14 @@ def cl2_marks(p: dict) -> int:
 
 ALL_MARKS = "marks = every codepoint the bottleneck changed (EECN CL(1)+CL(2), VCP high+overload)"
 TOP_MARKS = "marks = codepoints raised to 11 only (CE, CL(2), VCP overload): the marks that cut a window"
+#: What each scheme's "packets marked" counts, per reading of ``marks``: the quantity two arms
+#: of a marks claim must share. ECN's CE and EECN's CL(1)/CL(2) are congestion marks; VCP's
+#: high-load code is a load report its router writes on every packet above 80 % load (the
+#: overload code alone is VCP's congestion signal, a multiplicative decrease like CE).
+MARKS_MEASURE = {
+    "all": {"ecn": "congestion marks (ECN's CE; EECN's CL(1) and CL(2))", "eecn": "congestion marks (ECN's CE; EECN's CL(1) and CL(2))", "vcp": "load codes (VCP's high-load and overload codes, the high-load one on every packet above 80 % load)"},
+    "cl2": {k: "codepoints raised to 11, a window cut (CE, CL(2), VCP's overload code)" for k in ("ecn", "eecn", "vcp")},
+}
 
 
 def e2e_ms(r: Results, prefix: str) -> float | None:
@@ -610,18 +622,20 @@ def ratio_claim(
     schemes: Sequence[str] = (),
     note: str = "",
     lower_is_claim: bool = True,
+    measures: tuple[str, str] | None = None,
 ) -> list[Comparison]:
     """The paper's claim that ``num`` is below ``den`` (above with ``lower_is_claim=False``),
     decided on the per-seed values paired by seed; ours shows the paired ratio. Where the
     paper gives the ratio itself (a float), a second claim checks its size: our paired ratio
-    equals the paper's within ``RATIO_TOLERANCE``."""
+    equals the paper's within ``RATIO_TOLERANCE``. ``measures``: what ``f`` counts in ``num``
+    and in ``den`` where that differs by scheme (the two are then not comparable)."""
     paper = round(paper_ratio, 3) if isinstance(paper_ratio, float) else paper_ratio
     missing = [k for k in schemes if unavailable(k)]
     if missing:
         return [not_available(metric, paper, missing[0], claim_text, "ratio")]
     a, b = runs.per_seed(num, f), runs.per_seed(den, f)
     direction = Claim("less" if lower_is_claim else "greater")
-    out = [claim(metric, direction, a, b, paper=paper, unit="ratio", text=claim_text, note=note)]
+    out = [claim(metric, direction, a, b, paper=paper, unit="ratio", text=claim_text, note=note, measures=measures)]
     if isinstance(paper_ratio, float):
         text = f"the size the paper reports, {pct_text(paper_ratio)} (its ratio ±{RATIO_TOLERANCE:.0%})"
         try:
@@ -630,7 +644,7 @@ def ratio_claim(
             # A band that holds 1 cannot tell the paper's size from no effect.
             out.append(incomparable(f"{metric}: size", f"not testable at this tolerance: {e}", paper=paper, unit="ratio", text=text, note=note))
         else:
-            out.append(claim(f"{metric}: size", size, a, b, paper=paper, unit="ratio", text=text, note=note))
+            out.append(claim(f"{metric}: size", size, a, b, paper=paper, unit="ratio", text=text, note=note, measures=measures))
     return out
 
 
@@ -962,7 +976,11 @@ class Table4(_EecnExperiment):
             ("marks VCP/ECN", "vcp", "ecn", marks_f, "< 1 (Table 4)", "VCP marks fewer packets than ECN (Table 4)", mnote),
         ):
             metric, a, b, f, paper, text, note = args
-            comps += ratio_claim(runs, metric, c(a), c(b), f, paper, text, (a, b), note=note)
+            measures = None
+            if f is marks_f:
+                m = MARKS_MEASURE[ctx.reading.marks]
+                measures = (m[a], m[b])
+            comps += ratio_claim(runs, metric, c(a), c(b), f, paper, text, (a, b), note=note, measures=measures)
         self._figures(runs, ctx)
         ctx.table(pl.DataFrame(rows), f"Bottleneck counters, {DELAY_LABEL[d]}, mean [min – max] over seeds")
         ctx.note(
