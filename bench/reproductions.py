@@ -370,7 +370,7 @@ def doc_block(summary: dict[str, Any], source: str, header: str) -> str:
     head = summary["verdicts"]
     rec = summary.get("verdicts_vs_reconstructed") or {}
     lines += [
-        f"**Headline (default reading, {source}):** " + ", ".join(f"{head[k]} {k}" for k in VERDICT_CLASSES)
+        f"**Headline, the default reading ({source}):** " + ", ".join(f"{head[k]} {k}" for k in VERDICT_CLASSES)
         + (f"; against reconstructed rivals apart: " + ", ".join(f"{rec[k]} {k}" for k in VERDICT_CLASSES) if sum(rec.values()) else "")
         + f"; {summary.get('counted_once', 0)} claims counted once (same claim, same per-seed values); stalled runs: "
         + f"{len(summary.get('stalls') or [])} (every reading).",
@@ -405,7 +405,7 @@ def doc_block(summary: dict[str, Any], source: str, header: str) -> str:
             lines.append(f"| {d['experiment']} | {cell(d['metric'])} | {base} | {cell(other)} |")
     else:
         lines.append("None: every claim has the same verdict under every reading run.")
-    lines += ["", "#### Every claim under the default reading", "", "| experiment | claim | tests | paper | ours (mean [min – max]) | verdict | why |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    lines += ["", "#### Every claim under the default reading", "", "| experiment | claim | tests | paper | ours (mean [min – max]) | verdict | why | note |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for c in summary["comparisons"]:
         if c.get("verdict") is None:
             continue
@@ -417,7 +417,7 @@ def doc_block(summary: dict[str, Any], source: str, header: str) -> str:
         if c.get("duplicate_of") is not None:
             why += f"; counted once: the same claim on the same values as {c['duplicate_of']!r}"
         verdict = c["verdict"] + (f" (family: {d['family_verdict']})" if d.get("family_verdict") else "")
-        lines.append(f"| {c['experiment']} | {cell(c['metric'])} | {c.get('tests', '')} | {cell(c.get('paper'))} | {ours} | {verdict} | {cell(why)} |")
+        lines.append(f"| {c['experiment']} | {cell(c['metric'])} | {c.get('tests', '')} | {cell(c.get('paper'))} | {ours} | {verdict} | {cell(why)} | {cell(c.get('note') or '')} |")
     for title, rows, value in (("Stalled runs", summary.get("stalls") or [], "utilisation"), ("Starved flows", summary.get("starved") or [], "of_share")):
         if not rows:
             continue
@@ -439,23 +439,41 @@ def doc_block(summary: dict[str, Any], source: str, header: str) -> str:
     return "\n".join(lines)
 
 
-def write_doc(paper: str, summary_dir: Path, entry: dict[str, Any] | None) -> Path:
+def rejudge(paper: str, form: str, root: Path, jobs: int, ecnlab: str) -> dict[str, Any]:
+    """Judges a recorded form again with today's analysis: `ecnlab reproduce … --reuse` of its
+    output into ``<paper>-<form>-rejudged/`` (a run whose scenario or build changed is run)."""
+    src, out = out_dir(root, paper, form), root / f"{paper}-{form}-rejudged"
+    argv = [ecnlab, "reproduce", PAPERS[paper][0], "--out", str(out), "--jobs", str(jobs), "--reuse", str(src)] + (["--readings", "all"] if form == "all" else [])
+    at = build()
+    t0 = time.monotonic()
+    with open(root / f"{paper}-{form}-rejudged.log", "a", encoding="utf-8") as f:
+        f.write(f"# {time.strftime('%Y-%m-%dT%H:%M:%S%z')}: {' '.join(argv)}\n")
+        f.flush()
+        code = subprocess.run(argv, stdout=f, stderr=subprocess.STDOUT, cwd=ROOT).returncode
+    if code != 0:
+        raise SystemExit(f"{paper}/{form}: judging again failed (exit {code}); see {root / f'{paper}-{form}-rejudged.log'}")
+    reuse = json.loads((out / "summary.json").read_text(encoding="utf-8"))["reuse"]
+    return {**at, "out": str(out), "wall_s": time.monotonic() - t0, "reused": reuse["reused"], "run": reuse["run"], "not_taken": reuse["not_taken"]}
+
+
+def write_doc(paper: str, summary_dir: Path, entry: dict[str, Any] | None, judged: dict[str, Any] | None = None) -> Path:
     """Replaces the generated block of the paper's doc with the tables of ``summary_dir``'s
-    summary.json; the prose outside the markers is left as it is."""
+    summary.json (judged at ``judged``'s commit, or now's); the prose outside the markers is
+    left as it is."""
     summary = json.loads((summary_dir / "summary.json").read_text(encoding="utf-8"))
-    b = build()
+    b = judged or build()
     seeds = sorted({len(s["seeds"]) for s in summary["experiments"]})
     form = "every reading beside the default" if len(summary["readings"]) > 1 else "default reading"
     cmd = f"ecnlab reproduce {summary['experiment']}" + (" --quick" if summary.get("quick") else "") + (" --readings all" if len(summary["readings"]) > 1 else "")
     reuse = summary.get("reuse")
     runs = f"{sum(len(s['runs']) for s in summary['experiments'])} runs"
     if reuse:
-        runs += f", {reuse['reused']} of them read from the runs of an earlier reproduction (same scenario, same build), {reuse['run']} run"
-    source = f"{'quick' if summary.get('quick') else 'full'} form, {'/'.join(map(str, seeds))} seeds, {form}"
+        runs += f", {reuse['reused']} of them read from the runs of the timed reproduction (same scenario, same build), {reuse['run']} run again"
+    source = f"{'quick' if summary.get('quick') else 'full'} form, {'/'.join(map(str, seeds))} seeds" + (", every reading run" if len(summary["readings"]) > 1 else "")
     header = (
-        f"written by `bench/reproductions.py --write-docs {paper}` from the summary.json of `{cmd}` ({source}; {runs}) "
-        f"at commit {b['commit']}, simulator source {b['source_hash'][:12]}, {time.strftime('%Y-%m-%d')}"
-        + (f"; the runs were timed in bench/results/reproductions.md ({entry['commit']})" if entry else "")
+        f"written by `bench/reproductions.py --write-docs {paper}` from the summary.json of `{cmd}` ({source}, {form}; {runs}) "
+        f"judged at commit {b['commit']}, simulator source {b['source_hash'][:12]}, written {time.strftime('%Y-%m-%d')}"
+        + (f"; the runs were timed in bench/results/reproductions.md (run at {entry['commit']}, {entry['started'][:10]})" if entry else "")
         + ". Everything down to END GENERATED is regenerated; the prose outside it is written by hand"
     )
     doc = ROOT / "docs" / "reproductions" / PAPERS[paper][1]
@@ -481,6 +499,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--resume", action="store_true", help="skip the forms already recorded as done with this commit and build")
     ap.add_argument("--status", action="store_true", help="progress of the forms under --out-root")
     ap.add_argument("--write-docs", nargs="+", metavar="PAPER", choices=list(PAPERS), help="regenerate these papers' docs from their recorded forms")
+    ap.add_argument("--rejudge", nargs="+", metavar="PAPER", choices=list(PAPERS), help="judge these papers' recorded forms again with today's analysis (reproduce --reuse), recorded for --write-docs")
     ap.add_argument("--from", dest="from_dir", type=Path, help="with one --write-docs paper: the reproduction to take the tables from")
     ap.add_argument("--note", action="append", default=[], help="a line for 'Forms not finished' (replaces the earlier ones)")
     ap.add_argument("--record", type=Path, default=RESULTS / "reproductions.json")
@@ -495,15 +514,29 @@ def main(argv: list[str] | None = None) -> int:
     if args.status:
         print(status(args.out_root.absolute(), data))
         return 0
+    if args.rejudge:
+        for paper in args.rejudge:
+            for form in forms:
+                key = f"{paper}/{form}"
+                e = data["forms"].get(key)
+                if not e or e["status"] != "done":
+                    continue
+                judged = rejudge(paper, form, args.out_root.absolute(), args.jobs, ecnlab)
+                data = load(args.record)
+                data["forms"][key]["rejudged"] = judged
+                save(data, args.record)
+                print(f"{key}: judged again at {judged['commit']}: {judged['reused']} runs reused, {judged['run']} run ({_hms(judged['wall_s'])})")
+        return 0
     if args.write_docs:
         if args.from_dir and len(args.write_docs) != 1:
             ap.error("--from goes with one --write-docs paper")
         for paper in args.write_docs:
-            entry = data["forms"].get(f"{paper}/all") or data["forms"].get(f"{paper}/default")
-            src = args.from_dir or (Path(entry["out"]) if entry else None)
+            entry = next((e for f in reversed(FORMS) if (e := data["forms"].get(f"{paper}/{f}")) and e["status"] == "done"), None)
+            judged = (entry or {}).get("rejudged")
+            src = args.from_dir or (Path(judged["out"]) if judged else Path(entry["out"]) if entry else None)
             if src is None:
                 ap.error(f"{paper}: no recorded form and no --from")
-            print(f"wrote {write_doc(paper, src, entry)}")
+            print(f"wrote {write_doc(paper, src, entry, None if args.from_dir else judged)}")
         return 0
     if args.plan or not data["plan"]:
         for paper in papers:
