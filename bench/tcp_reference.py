@@ -85,6 +85,7 @@ PORT_METRICS = (
     ("utilization", "utilisation"),
     ("drops", "drops"),
     ("marks", "CE marks"),
+    ("all_marks", "marks, every level"),
     ("mean_queue", "mean queue pkts"),
     ("p95_queue", "p95 queue pkts"),
 )
@@ -122,6 +123,7 @@ def metrics_from_run(directory: Path, ports: list[str]) -> dict[str, Any]:
             "utilization": p.get("utilization"),
             "drops": p.get("dropped_pkts"),
             "marks": p.get("marked_ce"),
+            "all_marks": p.get("marked_pkts"),
             "mean_queue": p.get("mean_queue_pkts"),
             "p95_queue": p95_queue(r, port),
         }
@@ -148,6 +150,7 @@ def metrics_from_ns3(report: dict[str, Any], flow_names: list[str], port: str) -
                 "utilization": b.get("utilisation"),
                 "drops": b["dropped"],
                 "marks": b["marked"],
+                "all_marks": b["marked"],
                 "mean_queue": b["mean_queue_pkts"],
                 "p95_queue": float(series.quantile(0.95)) if series.len() else None,
             }

@@ -21,9 +21,20 @@ enum ecnlab_counter {
 	C_ESTIMATE_SUM,
 	C_DELIVERED,
 	C_DELIVERED_MARKED,
-	/* Receiver side: changes of the CE state, and the delayed ACKs sent early for them. */
+	/* Receiver side: changes of the CE state (DCTCP) or of the echoed level (MECN), and the
+	 * delayed ACKs DCTCP sent early for them. */
 	C_CE_CHANGES,
 	C_EARLY_ACKS,
+	/* Multilevel schemes: window reductions by congestion level (1, 2). */
+	C_CUTS_L1,
+	C_CUTS_L2,
+	/* Header work on the hosts' interfaces (tc): data packets given the scheme's codepoint
+	 * by their sender; data packets read by their receiver, and of them marked by a router;
+	 * ACKs whose echo the receiver's interface wrote. */
+	C_DATA_RECODED,
+	C_DATA_IN,
+	C_DATA_IN_MARKED,
+	C_ECHOES_WRITTEN,
 	ECNLAB_COUNTERS,
 };
 

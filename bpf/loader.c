@@ -5,7 +5,12 @@
  * (the emulation does so when its run ends, and `ecnlab emulate --cleanup` for runs that were
  * killed).
  *
- *   ecnlab-bpf load OBJECT NAME PIN_DIR    register; prints {"name": ..., "pins": [...]}
+ *   ecnlab-bpf load OBJECT NAME PIN_DIR [NETNS:DEVICE ...]
+ *                                          register; prints {"name": ..., "pins": [...]}; an
+ *                                          object's tc programs (SEC("tc"), named *_ingress and
+ *                                          *_egress) are attached to DEVICE in each network
+ *                                          namespace NETNS (a path such as /run/netns/x), where
+ *                                          they stay until the device goes
  *   ecnlab-bpf counters PIN_FILE           prints the pinned counters array as [n, n, ...]
  *
  * Written for Debian 12's libbpf 1.1, which registers struct_ops by a map update that would
@@ -13,8 +18,12 @@
  * (so the update only stores the value) and the link is made with the bpf(2) call itself.
  * The controller's name is written into the object's .struct_ops data before libbpf opens
  * it (libbpf 1.1 offers no setter for a struct_ops map's initial value). */
+#define _GNU_SOURCE
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,7 +119,57 @@ static int pin_at(int fd, const char *dir, const char *file, FILE *out, int *fir
 	return 0;
 }
 
-static int load(const char *obj_path, const char *name, const char *dir)
+static int ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), m = strlen(tail);
+
+	return n >= m && !strcmp(s + n - m, tail);
+}
+
+/* Attaches the object's tc programs to `dev` in the network namespace at `ns_path`. */
+static int attach_tc(struct bpf_object *obj, const char *ns_path, const char *dev)
+{
+	int here = open("/proc/self/ns/net", O_RDONLY), there = open(ns_path, O_RDONLY), err = 0;
+	struct bpf_program *prog;
+
+	if (here < 0 || there < 0)
+		return fail(ns_path, errno);
+	if (setns(there, CLONE_NEWNET))
+		return fail("entering the host's namespace", errno);
+	bpf_object__for_each_program(prog, obj) {
+		const char *pname = bpf_program__name(prog);
+		int ingress = ends_with(pname, "_ingress");
+		LIBBPF_OPTS(bpf_tc_hook, hook);
+		LIBBPF_OPTS(bpf_tc_opts, opts);
+
+		if (bpf_program__type(prog) != BPF_PROG_TYPE_SCHED_CLS || (!ingress && !ends_with(pname, "_egress")))
+			continue;
+		hook.ifindex = if_nametoindex(dev);
+		if (!hook.ifindex) {
+			err = fail(dev, errno);
+			break;
+		}
+		hook.attach_point = ingress ? BPF_TC_INGRESS : BPF_TC_EGRESS;
+		err = bpf_tc_hook_create(&hook);
+		if (err && err != -EEXIST) {
+			err = fail("making the device's clsact hook", err);
+			break;
+		}
+		opts.prog_fd = bpf_program__fd(prog);
+		err = bpf_tc_attach(&hook, &opts);
+		if (err) {
+			err = fail("attaching a tc program", err);
+			break;
+		}
+	}
+	if (setns(here, CLONE_NEWNET))
+		return fail("leaving the host's namespace", errno);
+	close(here);
+	close(there);
+	return err;
+}
+
+static int load(const char *obj_path, const char *name, const char *dir, int nhosts, char **hosts)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts);
 	struct bpf_object *obj;
@@ -167,6 +226,15 @@ static int load(const char *obj_path, const char *name, const char *dir)
 		}
 	}
 	printf("]}\n");
+	for (int i = 0; i < nhosts; i++) {
+		char *sep = strrchr(hosts[i], ':');
+
+		if (!sep)
+			return fail("expected NETNS:DEVICE", EINVAL);
+		*sep = 0;
+		if (attach_tc(obj, hosts[i], sep + 1))
+			return 1;
+	}
 	return 0;
 }
 
@@ -190,10 +258,10 @@ static int counters(const char *pin)
 
 int main(int argc, char **argv)
 {
-	if (argc == 5 && !strcmp(argv[1], "load"))
-		return load(argv[2], argv[3], argv[4]);
+	if (argc >= 5 && !strcmp(argv[1], "load"))
+		return load(argv[2], argv[3], argv[4], argc - 5, argv + 5);
 	if (argc == 3 && !strcmp(argv[1], "counters"))
 		return counters(argv[2]);
-	fprintf(stderr, "usage: ecnlab-bpf load OBJECT NAME PIN_DIR | ecnlab-bpf counters PIN_FILE\n");
+	fprintf(stderr, "usage: ecnlab-bpf load OBJECT NAME PIN_DIR [NETNS:DEVICE ...] | ecnlab-bpf counters PIN_FILE\n");
 	return 2;
 }

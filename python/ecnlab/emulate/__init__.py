@@ -202,6 +202,18 @@ def emulate(
 
     def setup(taps: list[dict]) -> int:
         addr = {t["host"]: t["addr"] for t in taps}
+        made: dict[str, str] = {}
+        for t in taps:
+            host = t["host"]
+            ecn_to = sorted({addr[d] for (s, d), on in p["ecn_pairs"].items() if on and s == host})
+            sack, ts = p["host_opts"].get(host, (True, True))
+            made[host] = lab.add_host(host, t["tun"], t["addr"], ecn_to=ecn_to, sack=sack, timestamps=ts)
+        # The BPF controllers, once every host's interface exists (a scheme's header work
+        # runs on each of them), before any socket selects them.
+        interfaces = [(made[t["host"]], t["tun"]) for t in taps]
+        for f in flows:
+            if f["bpf"]:
+                f["linux_cc"] = controllers.load(f["cc"], interfaces)
         jobs: dict[str, list[dict]] = {t["host"]: [] for t in taps}
         for i, f in enumerate(flows):
             port = 20000 + i
@@ -211,11 +223,7 @@ def emulate(
             )
             receiver_cc = f["linux_cc"] if f["bpf"] and f["cc"] in bpf.RECEIVER_RUNS_IT else None
             jobs[f["dst"]].append(dict(common, role="receiver", initiator=f["client_initiated"], peer=addr[f["src"]], cc=receiver_cc))
-        for t in taps:
-            host = t["host"]
-            ecn_to = sorted({addr[d] for (s, d), on in p["ecn_pairs"].items() if on and s == host})
-            sack, ts = p["host_opts"].get(host, (True, True))
-            ns = lab.add_host(host, t["tun"], t["addr"], ecn_to=ecn_to, sack=sack, timestamps=ts)
+        for host, ns in made.items():
             if jobs[host]:
                 agents.start(host, ns, {"flows": jobs[host], "end_s": duration})
         agents.wait_ready()
@@ -226,9 +234,6 @@ def emulate(
     prefix = f"ecl{os.getpid() % 100000}h"
     counters: dict[str, dict[str, int]] = {}
     try:
-        for f in flows:
-            if f["bpf"]:
-                f["linux_cc"] = controllers.load(f["cc"])
         out = _core.emulate(
             text,
             prefix,

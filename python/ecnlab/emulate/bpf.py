@@ -22,10 +22,11 @@ from ..errors import EmulationError
 from ..fsutil import pid_alive
 
 #: Our controller → the BPF object that implements it in bpf/build/.
-OBJECTS = {"dctcp": "dctcp.bpf.o"}
-#: The feedback codec each BPF controller speaks on Linux: DCTCP's echo (RFC 8257 §3.2) is
-#: its receiver's, so both ends of a flow run the controller.
-CODECS = {"dctcp": "dctcp"}
+OBJECTS = {"dctcp": "dctcp.bpf.o", "mecn": "mecn.bpf.o"}
+#: The feedback codec each BPF controller speaks on Linux. DCTCP's echo (RFC 8257 §3.2) is
+#: its receiver's controller's, so both ends of a flow run it; MECN's codepoints and echo are
+#: written by tc programs on every host's interface (the object's *_ingress / *_egress).
+CODECS = {"dctcp": "dctcp", "mecn": "mecn"}
 RECEIVER_RUNS_IT = {"dctcp"}
 #: The counters every controller keeps (bpf/counters.h, same order).
 COUNTERS = (
@@ -41,6 +42,12 @@ COUNTERS = (
     "delivered_marked",
     "ce_changes",
     "early_acks",
+    "cuts_level1",
+    "cuts_level2",
+    "data_recoded",
+    "data_in",
+    "data_in_marked",
+    "echoes_written",
 )
 BPFFS = Path("/sys/fs/bpf")
 PIN_ROOT = BPFFS / "ecnlab"
@@ -96,8 +103,9 @@ class Controllers:
         self.dir = PIN_ROOT / str(self.pid)
         self.names: dict[str, str] = {}
 
-    def load(self, cc: str) -> str:
-        """Registers controller ``cc`` for this run; returns the name sockets select it by."""
+    def load(self, cc: str, interfaces: list[tuple[str, str]] = ()) -> str:
+        """Registers controller ``cc`` for this run, with its tc programs (if it has any) on
+        each (namespace, device) of ``interfaces``; returns the name sockets select it by."""
         if cc in self.names:
             return self.names[cc]
         why = unavailable(cc)
@@ -107,7 +115,8 @@ class Controllers:
         self.dir.mkdir(parents=True, exist_ok=True)
         name = f"e{self.pid}_{cc}"
         d = build_dir()
-        r = subprocess.run([str(d / "ecnlab-bpf"), "load", str(d / OBJECTS[cc]), name, str(self.dir / cc)], capture_output=True, text=True)
+        hosts = [f"/run/netns/{ns}:{dev}" for ns, dev in interfaces]
+        r = subprocess.run([str(d / "ecnlab-bpf"), "load", str(d / OBJECTS[cc]), name, str(self.dir / cc), *hosts], capture_output=True, text=True)
         if r.returncode != 0:
             _remove(self.dir / cc)
             raise EmulationError(f"loading the BPF controller {cc}: {r.stderr.strip()[-2000:] or 'failed'}")

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* MECN's sender and receiver (Durresi et al., "Traffic Management using Multilevel ECN") on
+ * Linux hosts. The kernel's TCP carries neither MECN's codepoints nor its echo, so the scheme
+ * is three parts sharing one map of MECN connections:
+ *
+ * - the controller (tcp_congestion_ops): Reno growth, never on an ACK with ECE (the paper's
+ *   sender is ns-2's Reno, which opens its window only on ACKs without ECN-Echo); the window
+ *   cut by 20 % for incipient and 40 % for moderate congestion, once per round (the kernel's
+ *   CWR state, entered on ECE, calls ssthresh once), and halved on a loss. It enters each
+ *   connection that negotiated ECN in the map when the connection starts;
+ * - on every host's interface, tc egress: an MECN sender's data leaves ECT(1) (01) where the
+ *   kernel wrote ECT(0); an MECN receiver's ACKs carry its echo in (CWR, ECE) in place of the
+ *   kernel's RFC 3168 ECE;
+ * - tc ingress: a receiver follows the levels of the data it gets (§3's echo rules); a sender
+ *   notes the level of each ACK's echo, which the controller reads when the kernel asks it
+ *   for a reduction.
+ *
+ * The handshake is RFC 3168's, unchanged (§3), so the receiver may be any ECN host. */
+#include "../common.bpf.h"
+#include <bpf/bpf_endian.h>
+#include "mecn_math.h"
+
+/* GPL-compatible, as the kernel asks of a congestion control. */
+char _license[] SEC("license") = "Dual MIT/GPL";
+
+extern void tcp_reno_cong_avoid(struct sock *sk, __u32 ack, __u32 acked) __ksym;
+extern __u32 tcp_reno_undo_cwnd(struct sock *sk) __ksym;
+
+#define ETH_P_IP 0x0800
+#define TC_ACT_OK 0
+#define IP_CSUM_OFF 10
+#define TCP_FLAG_CWR 0x80
+#define TCP_FLAG_ECE 0x40
+
+/* A connection in its data direction: sender's address and port, then the receiver's, as
+ * on the wire (network byte order). */
+struct flow_key {
+	__u32 saddr;
+	__u32 daddr;
+	__u16 sport;
+	__u16 dport;
+};
+
+struct flow {
+	/* Receiver: its echo state. */
+	struct mecn_echo rx;
+	/* Sender: the level the latest ACK echoed. */
+	__u8 acked_level;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct flow_key);
+	__type(value, struct flow);
+} flows SEC(".maps");
+
+/* ------------------------------------------------------------------ the controller */
+
+struct mecn_state {
+	__u32 last_ack_ece;
+	__u32 loss_cwnd;
+};
+
+SEC("struct_ops/mecn_init")
+void BPF_PROG(mecn_init, struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	struct mecn_state *s = inet_csk_ca(sk);
+	struct flow_key key = {};
+	struct flow f = {};
+
+	s->last_ack_ece = 0;
+	s->loss_cwnd = 0;
+	count(C_INIT, 1);
+	if (!(tp->ecn_flags & TCP_ECN_OK)) {
+		if (sk->__sk_common.skc_state != TCP_LISTEN && sk->__sk_common.skc_state != TCP_CLOSE)
+			count(C_INIT_NO_ECN, 1);
+		return;
+	}
+	key.saddr = sk->__sk_common.skc_rcv_saddr;
+	key.daddr = sk->__sk_common.skc_daddr;
+	key.sport = bpf_htons(sk->__sk_common.skc_num);
+	key.dport = sk->__sk_common.skc_dport;
+	bpf_map_update_elem(&flows, &key, &f, BPF_NOEXIST);
+}
+
+SEC("struct_ops/mecn_in_ack_event")
+void BPF_PROG(mecn_in_ack_event, struct sock *sk, __u32 flags)
+{
+	struct mecn_state *s = inet_csk_ca(sk);
+
+	s->last_ack_ece = !!(flags & CA_ACK_ECE);
+	count(C_ACKS, 1);
+	if (s->last_ack_ece)
+		count(C_ACKS_ECE, 1);
+}
+
+static __always_inline __u8 acked_level(const struct sock *sk)
+{
+	struct flow_key key = {
+		.saddr = sk->__sk_common.skc_rcv_saddr,
+		.daddr = sk->__sk_common.skc_daddr,
+		.sport = bpf_htons(sk->__sk_common.skc_num),
+		.dport = sk->__sk_common.skc_dport,
+	};
+	struct flow *f = bpf_map_lookup_elem(&flows, &key);
+
+	return f ? f->acked_level : MECN_NONE;
+}
+
+/* Asked for a reduction: on ECE (the kernel enters CWR) or a loss (then set_state or
+ * CA_EVENT_LOSS below halve instead). */
+SEC("struct_ops/mecn_ssthresh")
+__u32 BPF_PROG(mecn_ssthresh, struct sock *sk)
+{
+	struct mecn_state *s = inet_csk_ca(sk);
+	__u32 cwnd = tcp_sk(sk)->snd_cwnd;
+	__u8 level = acked_level(sk);
+
+	s->loss_cwnd = cwnd;
+	count(C_REDUCTIONS, 1);
+	count(level == MECN_MODERATE ? C_CUTS_L2 : C_CUTS_L1, 1);
+	return mecn_ssthresh_of(cwnd, level);
+}
+
+static __always_inline void halve(struct sock *sk)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	count(C_LOSSES, 1);
+	tp->snd_ssthresh = tp->snd_cwnd >> 1 > 2U ? tp->snd_cwnd >> 1 : 2U;
+}
+
+SEC("struct_ops/mecn_set_state")
+void BPF_PROG(mecn_set_state, struct sock *sk, __u8 new_state)
+{
+	if (new_state == TCP_CA_Recovery &&
+	    new_state != BPF_CORE_READ_BITFIELD(inet_csk(sk), icsk_ca_state))
+		halve(sk);
+}
+
+SEC("struct_ops/mecn_cwnd_event")
+void BPF_PROG(mecn_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
+{
+	if (ev == CA_EVENT_LOSS)
+		halve(sk);
+}
+
+SEC("struct_ops/mecn_cong_avoid")
+void BPF_PROG(mecn_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
+{
+	const struct mecn_state *s = inet_csk_ca(sk);
+
+	if (!s->last_ack_ece)
+		tcp_reno_cong_avoid(sk, ack, acked);
+}
+
+SEC("struct_ops/mecn_undo_cwnd")
+__u32 BPF_PROG(mecn_undo_cwnd, struct sock *sk)
+{
+	return tcp_reno_undo_cwnd(sk);
+}
+
+/* The loader replaces this name with the run's own. */
+SEC(".struct_ops")
+struct tcp_congestion_ops ecnlab_mecn = {
+	.init = (void *)mecn_init,
+	.in_ack_event = (void *)mecn_in_ack_event,
+	.cwnd_event = (void *)mecn_cwnd_event,
+	.ssthresh = (void *)mecn_ssthresh,
+	.cong_avoid = (void *)mecn_cong_avoid,
+	.undo_cwnd = (void *)mecn_undo_cwnd,
+	.set_state = (void *)mecn_set_state,
+	/* No TCP_CONG_NEEDS_ECN: it would send the SYN ECT(0), which a classic receiver refuses
+	 * to negotiate ECN on (RFC 3168 §6.1.1); MECN keeps RFC 3168's handshake (§3), asked
+	 * for by the route's ecn feature as for any ECN host. */
+	.name = "ecnlab_mecn",
+};
+
+/* ------------------------------------------------------------------ the interfaces */
+
+/* The IPv4 TCP segment in skb (an L3 device: the packet starts at its IP header): its key
+ * in the direction it travels, the offset of its TCP header, its ECN field, flags and
+ * whether it carries data. Returns 0 for anything else. */
+struct seg {
+	struct flow_key key;
+	__u32 tcp_off;
+	__u8 tos;
+	__u8 flags;
+	int data;
+};
+
+static __always_inline int parse(struct __sk_buff *skb, struct seg *s)
+{
+	struct iphdr ip;
+	struct tcphdr tcp;
+	__u32 ihl, doff, total;
+
+	if (skb->protocol != bpf_htons(ETH_P_IP))
+		return 0;
+	if (bpf_skb_load_bytes(skb, 0, &ip, sizeof(ip)) || ip.version != 4 || ip.protocol != IPPROTO_TCP)
+		return 0;
+	ihl = ip.ihl * 4;
+	if (ihl < sizeof(ip) || bpf_skb_load_bytes(skb, ihl, &tcp, sizeof(tcp)))
+		return 0;
+	doff = tcp.doff * 4;
+	total = bpf_ntohs(ip.tot_len);
+	s->key.saddr = ip.saddr;
+	s->key.daddr = ip.daddr;
+	s->key.sport = tcp.source;
+	s->key.dport = tcp.dest;
+	s->tcp_off = ihl;
+	s->tos = ip.tos;
+	/* The byte after the data offset: CWR ECE URG ACK PSH RST SYN FIN. */
+	bpf_skb_load_bytes(skb, ihl + 13, &s->flags, 1);
+	s->data = total > ihl + doff;
+	return 1;
+}
+
+static __always_inline struct flow *reverse_flow(const struct seg *s)
+{
+	struct flow_key k = {
+		.saddr = s->key.daddr,
+		.daddr = s->key.saddr,
+		.sport = s->key.dport,
+		.dport = s->key.sport,
+	};
+
+	return bpf_map_lookup_elem(&flows, &k);
+}
+
+SEC("tc")
+int mecn_egress(struct __sk_buff *skb)
+{
+	struct seg s;
+	struct flow *f;
+
+	if (!parse(skb, &s))
+		return TC_ACT_OK;
+	f = bpf_map_lookup_elem(&flows, &s.key);
+	if (f && s.data && (s.tos & 3) == 2) {
+		/* An MECN sender's new data: ECT(0) -> ECT(1). */
+		__u16 old = 0, new;
+		__u8 tos = (s.tos & ~3) | 1;
+
+		bpf_skb_load_bytes(skb, 0, &old, 2);
+		new = old;
+		((__u8 *)&new)[1] = tos;
+		bpf_l3_csum_replace(skb, IP_CSUM_OFF, old, new, 2);
+		bpf_skb_store_bytes(skb, 1, &tos, 1, 0);
+		count(C_DATA_RECODED, 1);
+		return TC_ACT_OK;
+	}
+	f = reverse_flow(&s);
+	if (f && !(s.flags & 0x02)) {
+		/* An MECN receiver's segment towards the sender: its echo in (CWR, ECE). */
+		__u8 flags = s.flags & ~(TCP_FLAG_CWR | TCP_FLAG_ECE);
+		__u16 old = 0, new;
+
+		if (f->rx.echo != MECN_NONE)
+			flags |= TCP_FLAG_ECE;
+		if (f->rx.echo == MECN_MODERATE)
+			flags |= TCP_FLAG_CWR;
+		if (flags == s.flags)
+			return TC_ACT_OK;
+		bpf_skb_load_bytes(skb, s.tcp_off + 12, &old, 2);
+		new = old;
+		((__u8 *)&new)[1] = flags;
+		bpf_l4_csum_replace(skb, s.tcp_off + 16, old, new, 2);
+		bpf_skb_store_bytes(skb, s.tcp_off + 13, &flags, 1, 0);
+		count(C_ECHOES_WRITTEN, 1);
+	}
+	return TC_ACT_OK;
+}
+
+SEC("tc")
+int mecn_ingress(struct __sk_buff *skb)
+{
+	struct seg s;
+	struct flow *f;
+
+	if (!parse(skb, &s))
+		return TC_ACT_OK;
+	f = bpf_map_lookup_elem(&flows, &s.key);
+	if (f && s.data) {
+		/* At the receiver: the data's level. */
+		__u8 before = f->rx.echo;
+
+		mecn_on_data(&f->rx, mecn_level_of_ecn(s.tos & 3), s.flags & TCP_FLAG_CWR);
+		if (f->rx.echo != before)
+			count(C_CE_CHANGES, 1);
+		count(C_DATA_IN, 1);
+		if (s.tos & 2)
+			count(C_DATA_IN_MARKED, 1);
+		return TC_ACT_OK;
+	}
+	f = reverse_flow(&s);
+	if (f && !(s.flags & 0x02))
+		/* At the sender: the level this ACK echoes, for the controller. */
+		f->acked_level = mecn_level_of_echo(s.flags & TCP_FLAG_CWR, s.flags & TCP_FLAG_ECE);
+	return TC_ACT_OK;
+}

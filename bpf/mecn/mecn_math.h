@@ -1,0 +1,64 @@
+/* MECN's rules free of the kernel, so the same lines compile into the BPF programs and into
+ * the unit tests (tests/test_bpf_mecn.py). The includer provides __u8 and __u32.
+ *
+ * Levels: 0 none, 1 incipient, 2 moderate (Durresi et al., "Traffic Management using
+ * Multilevel ECN", §2 Tables 1-3). On the wire (RFC 3168 numbering of the IP ECN field):
+ * an MECN sender's data carries 01 (ECT(1)); a router writes 10 (incipient) or 11
+ * (moderate). The receiver echoes in (CWR, ECE): 01 incipient, 11 moderate. */
+#ifndef ECNLAB_MECN_MATH_H
+#define ECNLAB_MECN_MATH_H
+
+#define MECN_NONE 0
+#define MECN_INCIPIENT 1
+#define MECN_MODERATE 2
+
+/* The level a data packet's IP ECN field says (Table 1). */
+static inline __u8 mecn_level_of_ecn(__u8 ecn)
+{
+	return ecn == 2 ? MECN_INCIPIENT : ecn == 3 ? MECN_MODERATE : MECN_NONE;
+}
+
+/* The level an ACK's (CWR, ECE) echo says (Table 2): ECE alone incipient, both moderate. */
+static inline __u8 mecn_level_of_echo(int cwr, int ece)
+{
+	return !ece ? MECN_NONE : cwr ? MECN_MODERATE : MECN_INCIPIENT;
+}
+
+/* The receiver's echo state: the level it echoes and the level it echoed first since the
+ * echo last stopped. */
+struct mecn_echo {
+	__u8 echo;
+	__u8 first;
+};
+
+/* A data packet arrives at level `seen`, with the sender's CWR or not. §3: CWR stops the
+ * echo of the level marked first; a higher level seen before CWR arrived goes on being
+ * echoed (it becomes the first). As RFC 3168, the mark of the CWR segment itself counts
+ * after the reset. The same rules as the simulator's MECN codec (cwr_clears = first_level). */
+static inline void mecn_on_data(struct mecn_echo *e, __u8 seen, int cwr)
+{
+	if (cwr) {
+		if (e->echo > e->first) {
+			e->first = e->echo;
+		} else {
+			e->echo = MECN_NONE;
+			e->first = MECN_NONE;
+		}
+	}
+	if (seen > e->echo) {
+		if (e->echo == MECN_NONE)
+			e->first = seen;
+		e->echo = seen;
+	}
+}
+
+/* The window after a reduction for `level` (Table 3: incipient -20 %, moderate -40 %),
+ * in segments, at least 2. Losses halve it (the controller does that itself). */
+static inline __u32 mecn_ssthresh_of(__u32 cwnd, __u8 level)
+{
+	__u32 w = level == MECN_MODERATE ? cwnd * 3U / 5U : cwnd * 4U / 5U;
+
+	return w > 2U ? w : 2U;
+}
+
+#endif
