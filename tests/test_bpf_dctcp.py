@@ -185,6 +185,7 @@ def _ours() -> list[str]:
 @needs_bpf
 def test_bpf_dctcp_fills_the_link_and_holds_the_queue_at_k():
     r = emulate(_scenario())
+    sim = ecnlab.run(_scenario())
     c = r.meta["bpf_controllers"]["dctcp"]
     # It ran: both ends of both flows took the controller, which saw ACKs, updated alpha
     # once per window and cut on ECE; the receivers' CE state machine ran.
@@ -197,8 +198,9 @@ def test_bpf_dctcp_fills_the_link_and_holds_the_queue_at_k():
     port = r.port("rl->rr")
     assert port["marked_ce"] > 0
     # Over the whole run, both slow starts included (the bandwidth-delay product is 25
-    # packets, below K).
-    assert port["utilization"] > 0.8
+    # packets, below K): what the simulated DCTCP gets on the same network (0.99), within the
+    # emulation's noise.
+    assert port["utilization"] > 0.8 * sim.port("rl->rr")["utilization"] > 0.75
     # It responded to marks: the queue stays near K = 40 (a sender deaf to them fills the
     # 200-packet buffer and loses packets).
     assert port["dropped_pkts"] == 0

@@ -117,7 +117,7 @@ def cmd_emulate(args: argparse.Namespace) -> int:
         netns.check_host()
         gone = netns.cleanup_stale()
         if not args.quiet:
-            print(f"removed {len(gone)} thing(s) killed emulations left (namespaces, traffic agents, temporary result directories)" + (f": {', '.join(gone)}" if gone else ""))
+            print(f"removed {len(gone)} thing(s) killed emulations left (namespaces, traffic agents, temporary result directories, BPF controllers)" + (f": {', '.join(gone)}" if gone else ""))
         return EXIT_OK
     if not args.scenario or not args.out:
         raise _UsageError("emulate needs SCENARIO and --out DIR (or --cleanup)")
@@ -409,7 +409,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--report", action="store_true", help="also write DIR/report.html")
     e.add_argument("--compare-sim", action="store_true", help="also simulate the scenario and write DIR/sim, DIR/emulation and DIR/compare.md side by side")
     e.add_argument("--force", action="store_true", help="run even where the flows could ask for more than the forwarder holds on this machine")
-    e.add_argument("--cleanup", action="store_true", help="remove the namespaces of ecnlab emulations whose process is gone, and exit")
+    e.add_argument("--cleanup", action="store_true", help="remove what ecnlab emulations whose process is gone left (namespaces, traffic agents, temporary result directories, registered BPF controllers), and exit")
     e.set_defaults(func=cmd_emulate)
 
     v = sub.add_parser(
