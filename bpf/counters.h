@@ -35,6 +35,11 @@ enum ecnlab_counter {
 	C_DATA_IN,
 	C_DATA_IN_MARKED,
 	C_ECHOES_WRITTEN,
+	/* EECN: connections whose handshake met congestion level 1 or 2 (initial window 5 or 1
+	 * segments), and ACKs on which the RTT said "congested" (cRTT > avgRTT). */
+	C_HANDSHAKE_L1,
+	C_HANDSHAKE_L2,
+	C_CONGESTED_ACKS,
 	ECNLAB_COUNTERS,
 };
 

@@ -5,12 +5,15 @@
  * (the emulation does so when its run ends, and `ecnlab emulate --cleanup` for runs that were
  * killed).
  *
- *   ecnlab-bpf load OBJECT NAME PIN_DIR [NETNS:DEVICE ...]
+ *   ecnlab-bpf load OBJECT NAME PIN_DIR [NETNS:DEVICE ...] [port:N ...]
  *                                          register; prints {"name": ..., "pins": [...]}; an
  *                                          object's tc programs (SEC("tc"), named *_ingress and
  *                                          *_egress) are attached to DEVICE in each network
  *                                          namespace NETNS (a path such as /run/netns/x), where
- *                                          they stay until the device goes
+ *                                          they stay until the device goes; each
+ *                                          port:N enters listening port N in the
+ *                                          object's map "ports" (which connections
+ *                                          its tc programs take for the scheme's)
  *   ecnlab-bpf counters PIN_FILE           prints the pinned counters array as [n, n, ...]
  *
  * Written for Debian 12's libbpf 1.1, which registers struct_ops by a map update that would
@@ -23,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
+#include <arpa/inet.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -229,6 +233,17 @@ static int load(const char *obj_path, const char *name, const char *dir, int nho
 	for (int i = 0; i < nhosts; i++) {
 		char *sep = strrchr(hosts[i], ':');
 
+		if (!strncmp(hosts[i], "port:", 5)) {
+			/* A listening port of the scheme's connections, for its tc programs. */
+			struct bpf_map *ports = bpf_object__find_map_by_name(obj, "ports");
+			__u16 port = htons((__u16)atoi(hosts[i] + 5));
+			__u8 one = 1;
+
+			if (!ports || bpf_map_update_elem(bpf_map__fd(ports), &port, &one, BPF_ANY))
+				return fail("the object has no ports map to note a port in", errno ? errno : EINVAL);
+			continue;
+		}
+
 		if (!sep)
 			return fail("expected NETNS:DEVICE", EINVAL);
 		*sep = 0;
@@ -262,6 +277,6 @@ int main(int argc, char **argv)
 		return load(argv[2], argv[3], argv[4], argc - 5, argv + 5);
 	if (argc == 3 && !strcmp(argv[1], "counters"))
 		return counters(argv[2]);
-	fprintf(stderr, "usage: ecnlab-bpf load OBJECT NAME PIN_DIR [NETNS:DEVICE ...] | ecnlab-bpf counters PIN_FILE\n");
+	fprintf(stderr, "usage: ecnlab-bpf load OBJECT NAME PIN_DIR [NETNS:DEVICE ...] [port:N ...] | ecnlab-bpf counters PIN_FILE\n");
 	return 2;
 }

@@ -69,7 +69,7 @@ def ns_left() -> list[str]:
 @pytest.mark.parametrize(
     "flow, path, says",
     [
-        ({"cc": "eecn", "ecn": "eecn"}, "flows[0].cc", "not a Linux congestion control"),
+        ({"cc": "vcp", "ecn": "vcp"}, "flows[0].cc", "not a Linux congestion control"),
         ({"cc": "newreno", "ecn": "mecn"}, "flows[0].ecn", "not something a Linux stack speaks"),
         ({"kind": "udp", "rate": "1Mbps"}, "flows[0].kind", "UDP flows are not supported"),
     ],

@@ -45,6 +45,8 @@ LINUX_ECN = {"none": False, "ecn": True}
 #: capacity and 0.68 of a 1 Gb/s one). A scenario whose flows could ask for more is refused
 #: unless forced.
 MAX_LOAD_BPS = 600_000_000
+#: Flow i's listening port on its host.
+FLOW_PORT_BASE = 20000
 #: Time between the agents' "go" and simulated time 0.
 START_LEAD_S = 0.3
 AGENT = Path(__file__).with_name("agent.py")
@@ -69,6 +71,8 @@ def plan(scenario: Any, seed: int | None = None, force: bool = False) -> dict:
                 raise ScenarioError(f"{path}.cc", f"\"{f['cc']}\" runs on emulated hosts as BPF, but {why}")
             if f["ecn"] != bpf.CODECS[f["cc"]]:
                 raise ScenarioError(f"{path}.ecn", f"the BPF {f['cc']} speaks ecn = \"{bpf.CODECS[f['cc']]}\" on Linux, not \"{f['ecn']}\"")
+            if f["cc"] in bpf.SENDER_OPENS and f["client_initiated"]:
+                raise ScenarioError(f"{path}.client_initiated", f"the BPF {f['cc']} runs flows whose data sender opens the connection only")
             # The run's own registered name is set when the controller is loaded.
             f["linux_cc"] = None
             f["ecn_on"] = True
@@ -213,10 +217,11 @@ def emulate(
         interfaces = [(made[t["host"]], t["tun"]) for t in taps]
         for f in flows:
             if f["bpf"]:
-                f["linux_cc"] = controllers.load(f["cc"], interfaces)
+                ports = [FLOW_PORT_BASE + i for i, g in enumerate(flows) if g["cc"] == f["cc"]] if f["cc"] in bpf.NEEDS_PORTS else []
+                f["linux_cc"] = controllers.load(f["cc"], interfaces, ports)
         jobs: dict[str, list[dict]] = {t["host"]: [] for t in taps}
         for i, f in enumerate(flows):
-            port = 20000 + i
+            port = FLOW_PORT_BASE + i
             common = {"name": f["name"], "port": port, "start_s": f["start_s"], "mss": f["mss"], "sample_interval_s": interval}
             jobs[f["src"]].append(
                 dict(common, role="sender", initiator=not f["client_initiated"], peer=addr[f["dst"]], size=f["size"], stop_s=f["stop_s"], cc=f["linux_cc"])

@@ -22,12 +22,17 @@ from ..errors import EmulationError
 from ..fsutil import pid_alive
 
 #: Our controller → the BPF object that implements it in bpf/build/.
-OBJECTS = {"dctcp": "dctcp.bpf.o", "mecn": "mecn.bpf.o"}
+OBJECTS = {"dctcp": "dctcp.bpf.o", "mecn": "mecn.bpf.o", "eecn": "eecn.bpf.o"}
 #: The feedback codec each BPF controller speaks on Linux. DCTCP's echo (RFC 8257 §3.2) is
-#: its receiver's controller's, so both ends of a flow run it; MECN's codepoints and echo are
-#: written by tc programs on every host's interface (the object's *_ingress / *_egress).
-CODECS = {"dctcp": "dctcp", "mecn": "mecn"}
+#: its receiver's controller's, so both ends of a flow run it; MECN's and EECN's codepoints,
+#: handshake and echo are written by tc programs on every host's interface (the object's
+#: *_ingress / *_egress). EECN's tc programs take the connections to the listening ports they
+#: are given (its handshake passes before any controller runs).
+CODECS = {"dctcp": "dctcp", "mecn": "mecn", "eecn": "eecn"}
 RECEIVER_RUNS_IT = {"dctcp"}
+NEEDS_PORTS = {"eecn"}
+#: Controllers whose data sender must open the connection.
+SENDER_OPENS = {"eecn"}
 #: The counters every controller keeps (bpf/counters.h, same order).
 COUNTERS = (
     "connections",
@@ -48,6 +53,9 @@ COUNTERS = (
     "data_in",
     "data_in_marked",
     "echoes_written",
+    "handshake_level1",
+    "handshake_level2",
+    "congested_acks",
 )
 BPFFS = Path("/sys/fs/bpf")
 PIN_ROOT = BPFFS / "ecnlab"
@@ -103,9 +111,10 @@ class Controllers:
         self.dir = PIN_ROOT / str(self.pid)
         self.names: dict[str, str] = {}
 
-    def load(self, cc: str, interfaces: list[tuple[str, str]] = ()) -> str:
+    def load(self, cc: str, interfaces: list[tuple[str, str]] = (), ports: list[int] = ()) -> str:
         """Registers controller ``cc`` for this run, with its tc programs (if it has any) on
-        each (namespace, device) of ``interfaces``; returns the name sockets select it by."""
+        each (namespace, device) of ``interfaces`` and, for a scheme that needs them, the
+        listening ``ports`` of its connections; returns the name sockets select it by."""
         if cc in self.names:
             return self.names[cc]
         why = unavailable(cc)
@@ -115,7 +124,7 @@ class Controllers:
         self.dir.mkdir(parents=True, exist_ok=True)
         name = f"e{self.pid}_{cc}"
         d = build_dir()
-        hosts = [f"/run/netns/{ns}:{dev}" for ns, dev in interfaces]
+        hosts = [f"/run/netns/{ns}:{dev}" for ns, dev in interfaces] + [f"port:{p}" for p in ports]
         r = subprocess.run([str(d / "ecnlab-bpf"), "load", str(d / OBJECTS[cc]), name, str(self.dir / cc), *hosts], capture_output=True, text=True)
         if r.returncode != 0:
             _remove(self.dir / cc)
