@@ -32,6 +32,7 @@ import argparse
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -108,6 +109,17 @@ def plan(paper: str, form: str) -> dict[str, Any]:
     }
 
 
+def estimate(data: dict[str, Any], paper: str, form: str) -> float | None:
+    """Wall seconds a form should take, from its paper's measured default form: its wall time
+    per simulated second times the simulated seconds the form adds (`all` reads the default
+    reading's runs from the default form)."""
+    d, p = data["forms"].get(f"{paper}/default"), data["plan"].get(f"{paper}/{form}")
+    if not d or d.get("status") != "done" or not d.get("sim_s") or not p:
+        return None
+    new = p["sim_s"] - (data["plan"][f"{paper}/default"]["sim_s"] if form == "all" else 0.0)
+    return d["wall_s"] / d["sim_s"] * new
+
+
 def command(paper: str, form: str) -> str:
     return f"ecnlab reproduce {PAPERS[paper][0]}" + (" --readings all" if form == "all" else "")
 
@@ -182,12 +194,19 @@ def run_form(paper: str, form: str, root: Path, jobs: int, ecnlab: str, earlier:
         f.write(f"# {started}: {' '.join(argv)}\n")
         f.flush()
         proc = subprocess.Popen(argv, stdout=f, stderr=subprocess.STDOUT, cwd=ROOT)
+        interrupted = False
         while True:
-            tree_cpu(proc.pid, cpu)
-            pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            time.sleep(1.0)
+            try:
+                tree_cpu(proc.pid, cpu)
+                pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
+                if pid:
+                    break
+                time.sleep(1.0)
+            except KeyboardInterrupt:
+                # Stopped (Ctrl-C or SIGTERM): reproduce keeps its finished runs for the next
+                # attempt when interrupted, and this attempt's time is recorded to add up.
+                interrupted = True
+                proc.send_signal(signal.SIGINT)
     wall = time.monotonic() - t0
     code = os.waitstatus_to_exitcode(status)
     # rusage of the launched process would count its reaped children again: the polls alone.
@@ -202,7 +221,7 @@ def run_form(paper: str, form: str, root: Path, jobs: int, ecnlab: str, earlier:
         "nice": os.nice(0),
         "started": started,
         **at,
-        "status": "done" if code == 0 else f"exit {code}",
+        "status": "interrupted" if interrupted else "done" if code == 0 else f"exit {code}",
         "wall_s": wall,
         "cpu_s": sum(cpu.values()),
         "processes": len(cpu),
@@ -215,8 +234,11 @@ def run_form(paper: str, form: str, root: Path, jobs: int, ecnlab: str, earlier:
         entry["attempts"] = earlier.get("attempts", 1) + 1
         entry["wall_s"] += earlier.get("wall_s", 0.0)
         entry["cpu_s"] += earlier.get("cpu_s", 0.0)
-    if code == 0:
+    if code == 0 and not interrupted:
         entry.update(measured(out))
+    else:
+        kept = out.parent / f".{out.name}.resume"
+        entry["runs_kept"] = len(list(kept.glob("*/run.json"))) if kept.is_dir() else 0
     return entry
 
 
@@ -291,13 +313,21 @@ def markdown(data: dict[str, Any]) -> str:
         "",
         "## Plan (nothing run: counted from the experiments' registered scenarios)",
         "",
-        "| paper | form | command | runs | simulated time | experiments (runs) |",
-        "| --- | --- | --- | ---: | ---: | --- |",
+        "| paper | form | command | runs | simulated time | wall time expected | experiments (runs) |",
+        "| --- | --- | --- | ---: | ---: | ---: | --- |",
     ]
     for key in sorted(data["plan"], key=lambda k: (data["plan"][k]["sim_s"])):
         p = data["plan"][key]
         exps = ", ".join(f"{e['experiment']} ({e['runs']})" for e in p["experiments"])
-        out.append(f"| {p['paper']} | {p['form']} | `{p['command']}` | {p['runs']} | {_hms(p['sim_s'])} | {exps} |")
+        est = estimate(data, p["paper"], p["form"])
+        out.append(f"| {p['paper']} | {p['form']} | `{p['command']}` | {p['runs']} | {_hms(p['sim_s'])} | {'–' if est is None else '≈ ' + _hms(est)} | {exps} |")
+    out += [
+        "",
+        "The expected wall time scales the paper's measured default form (its wall time per simulated second, "
+        "on the same machine under the same load) to the simulated seconds the form adds; `–` until the default "
+        "form is measured. The cost per simulated second differs by paper (link rates, flow counts), so the plan's "
+        "simulated time alone does not order the forms by cost.",
+    ]
     out += [
         "",
         "## Measured",
@@ -504,6 +534,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--note", action="append", default=[], help="a line for 'Forms not finished' (replaces the earlier ones)")
     ap.add_argument("--record", type=Path, default=RESULTS / "reproductions.json")
     args = ap.parse_args(argv)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     data = load(args.record)
     papers = args.only or list(PAPERS)
     forms = args.form or list(FORMS)
@@ -549,8 +580,13 @@ def main(argv: list[str] | None = None) -> int:
             return 0
     root = args.out_root.absolute()
     root.mkdir(parents=True, exist_ok=True)
-    # Every default form first, then every reading; each cheapest first by the plan.
-    order = sorted(((p, f) for p in papers for f in forms), key=lambda pf: (FORMS.index(pf[1]), data["plan"].get(f"{pf[0]}/{pf[1]}", {}).get("sim_s", 0)))
+    # Every default form first, then every reading; each cheapest first: by the expected wall
+    # time once the paper's default form is measured, else by the plan's simulated seconds.
+    def cost(pf: tuple[str, str]) -> tuple[int, int, float]:
+        est = estimate(data, *pf)
+        return (FORMS.index(pf[1]), est is None, est if est is not None else data["plan"].get(f"{pf[0]}/{pf[1]}", {}).get("sim_s", 0))
+
+    order = sorted(((p, f) for p in papers for f in forms), key=cost)
     b = build()
     for paper, form in order:
         key = f"{paper}/{form}"
