@@ -493,15 +493,14 @@ def write_doc(paper: str, summary_dir: Path, entry: dict[str, Any] | None, judge
     summary = json.loads((summary_dir / "summary.json").read_text(encoding="utf-8"))
     b = judged or build()
     seeds = sorted({len(s["seeds"]) for s in summary["experiments"]})
-    form = "every reading beside the default" if len(summary["readings"]) > 1 else "default reading"
     cmd = f"ecnlab reproduce {summary['experiment']}" + (" --quick" if summary.get("quick") else "") + (" --readings all" if len(summary["readings"]) > 1 else "")
     reuse = summary.get("reuse")
     runs = f"{sum(len(s['runs']) for s in summary['experiments'])} runs"
     if reuse:
         runs += f", {reuse['reused']} of them read from the runs of the timed reproduction (same scenario, same build), {reuse['run']} run again"
-    source = f"{'quick' if summary.get('quick') else 'full'} form, {'/'.join(map(str, seeds))} seeds" + (", every reading run" if len(summary["readings"]) > 1 else "")
+    source = f"{'quick' if summary.get('quick') else 'full'} form, {'/'.join(map(str, seeds))} seeds, " + (f"the default and {len(summary['readings']) - 1} other readings" if len(summary["readings"]) > 1 else "the default reading alone")
     header = (
-        f"written by `bench/reproductions.py --write-docs {paper}` from the summary.json of `{cmd}` ({source}, {form}; {runs}) "
+        f"written by `bench/reproductions.py --write-docs {paper}` from the summary.json of `{cmd}` ({source}; {runs}) "
         f"judged at commit {b['commit']}, simulator source {b['source_hash'][:12]}, written {time.strftime('%Y-%m-%d')}"
         + (f"; the runs were timed in bench/results/reproductions.md (run at {entry['commit']}, {entry['started'][:10]})" if entry else "")
         + ". Everything down to END GENERATED is regenerated; the prose outside it is written by hand"
