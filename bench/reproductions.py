@@ -497,7 +497,7 @@ def write_doc(paper: str, summary_dir: Path, entry: dict[str, Any] | None, judge
     reuse = summary.get("reuse")
     runs = f"{sum(len(s['runs']) for s in summary['experiments'])} runs"
     if reuse:
-        runs += f", {reuse['reused']} of them read from the runs of the timed reproduction (same scenario, same build), {reuse['run']} run again"
+        runs += f", {reuse['reused']} of them read from {Path(reuse['from']).name}/ (same scenario, same build), {reuse['run']} run"
     source = f"{'quick' if summary.get('quick') else 'full'} form, {'/'.join(map(str, seeds))} seeds, " + (f"the default and {len(summary['readings']) - 1} other readings" if len(summary["readings"]) > 1 else "the default reading alone")
     header = (
         f"written by `bench/reproductions.py --write-docs {paper}` from the summary.json of `{cmd}` ({source}; {runs}) "
@@ -566,7 +566,8 @@ def main(argv: list[str] | None = None) -> int:
             src = args.from_dir or (Path(judged["out"]) if judged else Path(entry["out"]) if entry else None)
             if src is None:
                 ap.error(f"{paper}: no recorded form and no --from")
-            print(f"wrote {write_doc(paper, src, entry, None if args.from_dir else judged)}")
+            # The analysis that wrote the summary: the judgement again's commit, else the run's.
+            print(f"wrote {write_doc(paper, src, entry, None if args.from_dir else (judged or entry))}")
         return 0
     if args.plan or not data["plan"]:
         for paper in papers:
