@@ -486,3 +486,35 @@ def test_a_truncated_runs_file_does_not_block_resuming(grid_store, tmp_path):
     assert (summary.ran, summary.ok) == (1, 1) and summary.damaged
     assert f"runs/{key}.parquet does not read" in summary.damaged[0][1]
     assert not (out / ".staging").exists()
+
+
+SLOW_SCRATCH = '''
+import time
+import distributed.core
+
+class _SlowWorkSpace(distributed.core.WorkSpace):
+    """Dask's scratch space as slow to create as on a loaded machine (> 1 s)."""
+
+    def __init__(self, *args, **kwargs):
+        time.sleep(1.1)
+        super().__init__(*args, **kwargs)
+
+distributed.core.WorkSpace = _SlowWorkSpace
+'''
+
+
+@pytest.mark.parametrize("mode", [["--threads"], []], ids=["threads", "processes"])
+def test_dasks_own_warnings_stay_off_the_terminal_and_ours_stay_on(tmp_path, mode):
+    """Before, a scratch space slow to create printed Dask's raw "UserWarning: Creating
+    scratch directories is taking a surprisingly long time" (two lines, from the client and
+    from each worker process) among the sweep's output."""
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(SLOW_SCRATCH)
+    (tmp_path / "w.toml").write_text(WINDOWS)
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "site"))
+    env.pop("PYTHONWARNINGS", None)
+    cmd = [*ECNLAB, "sweep", str(tmp_path / "w.toml"), "--out", str(tmp_path / "store"), "--workers", "1", "--quiet", *mode]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "scratch" not in r.stderr and "UserWarning" not in r.stderr, r.stderr
+    assert "warning: " in r.stderr and "mostly idle" in r.stderr, r.stderr

@@ -71,6 +71,7 @@ class Executor:
         self.threads = threads
         self.client: Any = None
         self.cluster: Any = None
+        self.scratch: str | None = None
 
     def __enter__(self) -> "Executor":
         return self.start()
@@ -101,6 +102,9 @@ class Executor:
                     processes=not self.threads,
                     dashboard_address=":0",
                     silence_logs=logging.CRITICAL,
+                    # Its own scratch space: Dask's shared one under /tmp is purged of every
+                    # other cluster's leftovers by each new one, slowly on a busy machine.
+                    local_directory=self._scratch_dir(),
                 )
             self.client = Client(self.cluster)
             # Ctrl-C in a terminal reaches the whole process group: local workers leave it to
@@ -114,6 +118,12 @@ class Executor:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
+    def _scratch_dir(self) -> str:
+        import tempfile
+
+        self.scratch = tempfile.mkdtemp(prefix="ecnlab-dask-")
+        return self.scratch
+
     def close(self) -> None:
         for thing in (self.client, self.cluster):
             if thing is not None:
@@ -122,6 +132,11 @@ class Executor:
                 except Exception:  # noqa: BLE001 - closing a cluster that lost workers may complain
                     pass
         self.client = self.cluster = None
+        if self.scratch is not None:
+            import shutil
+
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            self.scratch = None
 
     def slots(self) -> int:
         """How many runs the cluster runs at once."""
@@ -202,11 +217,36 @@ def _task_error(f: Any) -> str:
     return f"{name}: {e}"
 
 
+#: The warnings Dask's own code raises about the cluster rather than the results: its
+#: scratch space slow to create on a loaded machine (raised from contextlib, so known by its
+#: text), and whatever its modules warn. ecnlab's warnings (a run's, printed by the CLI) are
+#: not among them.
+_DASK_WARNING_TEXTS = ("Creating scratch directories is taking",)
+_DASK_MODULES = r"(distributed|dask|tornado|bokeh)(\..*)?$"
+
+
 def _quiet_dask() -> None:
-    # Workers that are shut down or killed log at WARNING/ERROR; those messages are about the
-    # cluster, not the results, and would scramble the progress line.
-    for name in ("distributed", "distributed.nanny", "distributed.scheduler", "distributed.worker", "distributed.core"):
+    """Dask's own log lines and warnings off the terminal. Workers that are shut down or
+    killed log at WARNING/ERROR, the client and its garbage-collection monitor at WARNING
+    (their levels set by Dask's configuration, not inherited from ``distributed``), and
+    slow scratch space raises a UserWarning in the client and in every worker process:
+    messages about the cluster, not the results, which would scramble the progress line."""
+    import warnings
+
+    import dask
+
+    names = [n for n in list(logging.root.manager.loggerDict) if n.split(".")[0] in ("distributed", "tornado", "bokeh")]
+    for name in {"distributed", "distributed.client", "distributed.gc", *names}:
         logging.getLogger(name).setLevel(logging.CRITICAL)
+    for text in _DASK_WARNING_TEXTS:
+        warnings.filterwarnings("ignore", message=text)
+    warnings.filterwarnings("ignore", module=_DASK_MODULES)
+    # Worker processes start as new interpreters: they read the same filters from their
+    # environment, which a nanny sets before it spawns them.
+    env = dict(dask.config.get("distributed.nanny.pre-spawn-environ", default={}) or {})
+    if "PYTHONWARNINGS" not in env and "PYTHONWARNINGS" not in os.environ:
+        env["PYTHONWARNINGS"] = ",".join(f"ignore:{t}" for t in _DASK_WARNING_TEXTS)
+        dask.config.set({"distributed.nanny.pre-spawn-environ": env})
 
 
 @dataclass
