@@ -139,6 +139,23 @@ def build() -> dict[str, str]:
     return {"commit": git("rev-parse", "--short=7", "HEAD") + ("+dirty" if dirty else ""), "ecnlab_version": _core.__version__, "source_hash": _core.source_hash}
 
 
+def landed(commit: str) -> str:
+    """``commit`` as it is in this branch's history: a commit of a branch rebased since is
+    found again by its subject (the same change, another hash)."""
+    bare, dirty = commit.removesuffix("+dirty"), commit.endswith("+dirty")
+    if subprocess.run(["git", "merge-base", "--is-ancestor", bare, "HEAD"], cwd=ROOT, capture_output=True).returncode == 0:
+        return commit
+    try:
+        subject = git("log", "-1", "--format=%s", bare)
+    except subprocess.CalledProcessError:
+        return commit
+    for line in git("log", "-300", "--format=%h%x00%s", "HEAD").splitlines():
+        h, _, s = line.partition("\0")
+        if s == subject:
+            return h + ("+dirty" if dirty else "")
+    return commit
+
+
 def out_dir(root: Path, paper: str, form: str) -> Path:
     return root / f"{paper}-{form}"
 
@@ -501,8 +518,8 @@ def write_doc(paper: str, summary_dir: Path, entry: dict[str, Any] | None, judge
     source = f"{'quick' if summary.get('quick') else 'full'} form, {'/'.join(map(str, seeds))} seeds, " + (f"the default and {len(summary['readings']) - 1} other readings" if len(summary["readings"]) > 1 else "the default reading alone")
     header = (
         f"written by `bench/reproductions.py --write-docs {paper}` from the summary.json of `{cmd}` ({source}; {runs}) "
-        f"judged at commit {b['commit']}, simulator source {b['source_hash'][:12]}, written {time.strftime('%Y-%m-%d')}"
-        + (f"; the runs were timed in bench/results/reproductions.md (run at {entry['commit']}, {entry['started'][:10]})" if entry else "")
+        f"judged at commit {landed(b['commit'])}, simulator source {b['source_hash'][:12]}, written {time.strftime('%Y-%m-%d')}"
+        + (f"; the runs were timed in bench/results/reproductions.md (run at {landed(entry['commit'])}, {entry['started'][:10]})" if entry else "")
         + ". Everything down to END GENERATED is regenerated; the prose outside it is written by hand"
     )
     doc = ROOT / "docs" / "reproductions" / PAPERS[paper][1]
