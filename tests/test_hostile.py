@@ -220,3 +220,31 @@ def test_reproduce_names_the_contradicted_claims(monkeypatch, capsys, tmp_path):
     assert cli.main(["reproduce", "x", "--out", str(tmp_path / "r")]) == 0
     out = capsys.readouterr().out
     assert "contradicted: x.fig2: C drops fewer packets than D" in out and "A beats B" not in out
+
+
+def test_reproduce_names_each_contradicted_claim_by_its_metric_as_the_count_counts_it(monkeypatch, capsys, tmp_path):
+    # Two claims with one text ("Zhuge above P-Scheduler", of the delay and of the queue)
+    # printed as the same line twice; a claim whose family held under Holm's correction, and
+    # a repeat of a claim on the same values, were listed though the count left them out.
+    from ecnlab import cli, experiments
+
+    same = {"experiment": "apcc.bwdrop", "claim": "Zhuge above P-Scheduler", "verdict": "contradicted"}
+    summary = {
+        "verdicts": {"holds": 1, "contradicted": 2},
+        "stalls": [],
+        "readings": ["default"],
+        "depends_on_reading": [],
+        "comparisons": [
+            dict(same, metric="peak delay: Zhuge vs P-Scheduler"),
+            dict(same, metric="p95 AP queue: Zhuge vs P-Scheduler"),
+            dict(same, metric="again", duplicate_of="peak delay: Zhuge vs P-Scheduler"),
+            {"experiment": "x", "metric": "in a family", "claim": "c", "verdict": "contradicted", "counted": "inconclusive"},
+        ],
+    }
+    monkeypatch.setattr(experiments, "reproduce", lambda *a, **k: summary)
+    assert cli.main(["reproduce", "x", "--out", str(tmp_path / "r")]) == 0
+    lines = [x for x in capsys.readouterr().out.splitlines() if x.startswith("contradicted: ")]
+    assert lines == [
+        "contradicted: apcc.bwdrop: peak delay: Zhuge vs P-Scheduler (Zhuge above P-Scheduler)",
+        "contradicted: apcc.bwdrop: p95 AP queue: Zhuge vs P-Scheduler (Zhuge above P-Scheduler)",
+    ]

@@ -356,10 +356,16 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         if missing:
             print(f"{len(missing)} experiment(s) with parameters without a source (report: 'Parameters without a source')")
         # The counts alone would send a reader to the report for what matters most.
+        # The same claims the count counts: a family's by its verdict under Holm's correction,
+        # a claim repeated on the same per-seed values once; each named by its metric (two
+        # claims can share a text: "Zhuge above P-Scheduler" of the delay and of the queue).
         for c in summary.get("comparisons") or []:
-            if c.get("verdict") == "contradicted":
-                what = c.get("claim") or c.get("metric") or "a claim"
-                print(f"contradicted: {c.get('experiment', '')}: {what}")
+            if c.get("duplicate_of") is not None or (c.get("counted") or c.get("verdict")) != "contradicted":
+                continue
+            metric, text = c.get("metric"), c.get("claim")
+            what = f"{metric} ({text})" if metric and text else (metric or text or "a claim")
+            rival = " [against a rival we reconstructed]" if c.get("rival_reconstructed") else ""
+            print(f"contradicted: {c.get('experiment', '')}: {what}{rival}")
         if len(summary["readings"]) > 1:
             print(f"{len(summary['depends_on_reading'])} claim(s) change verdict with the reading")
     return EXIT_OK
