@@ -248,3 +248,24 @@ def test_reproduce_names_each_contradicted_claim_by_its_metric_as_the_count_coun
         "contradicted: apcc.bwdrop: peak delay: Zhuge vs P-Scheduler (Zhuge above P-Scheduler)",
         "contradicted: apcc.bwdrop: p95 AP queue: Zhuge vs P-Scheduler (Zhuge above P-Scheduler)",
     ]
+
+
+def test_an_earlier_result_that_cannot_be_removed_is_said_and_removed_by_the_next_write(tmp_path, monkeypatch, capsys):
+    # An old run directory that could not be deleted stayed behind as .r.old-* unsaid.
+    from ecnlab import fsutil
+
+    target = tmp_path / "r"
+    for _ in range(2):
+        with fsutil.atomic_dir(target) as d:
+            (d / "run.json").write_text("{}")
+    real = fsutil._remove_tree
+    monkeypatch.setattr(fsutil, "_remove_tree", lambda p: None if ".old-" in p.name else real(p))
+    with fsutil.atomic_dir(target) as d:
+        (d / "run.json").write_text("{}")
+    left = list(tmp_path.glob(".r.old-*"))
+    assert len(left) == 1 and f"could not remove the earlier result set aside at {left[0]}" in capsys.readouterr().err
+    monkeypatch.setattr(fsutil, "_remove_tree", real)
+    monkeypatch.setattr(fsutil, "OLD_RESULT_AGE_S", 0.0)
+    with fsutil.atomic_dir(target) as d:
+        (d / "run.json").write_text("{}")
+    assert not list(tmp_path.glob(".r.*")) and (target / "run.json").is_file()
