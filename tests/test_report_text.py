@@ -95,3 +95,34 @@ def test_grouped_bars_keep_their_legend_off_the_data():
     fig.canvas.draw()
     r = fig.canvas.get_renderer()
     assert ax.get_legend().get_window_extent(r).x0 >= ax.get_window_extent(r).x1
+
+
+def test_a_sweeps_lines_keep_their_legend_off_the_data():
+    """Before, the sweep's line plots (e.g. marked_pkts over min_th, a line per scheme) had
+    their legend inside the axes, over the lines."""
+    import polars as pl
+
+    from ecnlab.sweeps import report as sweep_report
+
+    xs = [5, 15, 25, 35]
+    rows = [{"x": x, "scheme": s, "m mean": float(i * x), "m min": float(i * x), "m max": float(i * x)} for i, s in enumerate(("ecn", "mecn", "eecn")) for x in xs]
+    figs = []
+
+    class Doc:
+        def figure(self, fig, name, caption=""):
+            figs.append(fig)
+
+    sweep_report._lines(Doc(), pl.DataFrame(rows), "m", "x", ["scheme"], "m")
+    (fig,) = figs
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    assert ax.get_legend().get_window_extent(r).x0 >= ax.get_window_extent(r).x1
+
+
+def test_a_group_of_bars_without_any_value_says_so():
+    """Before, Fig. 9a's elephants, finished in no seed of the quick form, were an empty gap
+    that read as zero."""
+    series = {"ECN": [Stat.of([None, None]), Stat.of([3.0, 4.0])], "EECN": [Stat.of([]), Stat.of([2.0])]}
+    fig, ax = grouped_bars("FCT per flow", "ms", ["EF1", "SF1"], series, log=True)
+    assert [t.get_text() for t in ax.texts] == ["no value\nin any seed"]

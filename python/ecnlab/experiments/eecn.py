@@ -678,6 +678,11 @@ def grouped_bars(title: str, ylabel: str, groups: Sequence[str], series: dict[st
     if log:
         ax.set_yscale("symlog", linthresh=1)
         ax.set_ylim(bottom=0)
+    # A group without a bar says so, rather than looking like zero (Fig. 9's elephants that
+    # finished in no seed of a short run).
+    for i in range(len(groups)):
+        if all(s is None or s.n == 0 for stats in series.values() for s in stats[i : i + 1]):
+            ax.text(x[i], 0.02, "no value\nin any seed", transform=ax.get_xaxis_transform(), ha="center", va="bottom", fontsize=7, color="#555")
     legend_outside(ax)
     ax.margins(y=0.25)
     return fig, ax
