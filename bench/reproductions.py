@@ -80,30 +80,36 @@ def plan(paper: str, form: str) -> dict[str, Any]:
 
     name = PAPERS[paper][0]
     exps = []
+    simulated: set[str] = set()  # the whole scenario, its name included: what is run once
     for exp in ex.select(name):
         seeds = exp.seeds(False)
         readings = Reading.choose(exp.axes, "all" if form == "all" else None)
         seen: set[str] = set()
-        runs = sim = 0.0
+        runs = sims = 0
+        sim = 0.0
         per_reading = {}
         for rd in readings:
             new = 0
-            for sc in exp.runs(False, seeds, rd).values():
+            for run_name, sc in exp.runs(False, seeds, rd).items():
                 d = load_scenario(sc).to_dict()
-                key = json.dumps({**d, "name": None}, sort_keys=True)
-                if key in seen:
+                # A run whose scenario an earlier reading ran (the name aside) is not run again.
+                if (key := json.dumps({**d, "name": None}, sort_keys=True)) in seen:
                     continue
                 seen.add(key)
                 new += 1
-                sim += _seconds(d["duration"])
+                if (whole := json.dumps(d, sort_keys=True)) not in simulated:
+                    simulated.add(whole)
+                    sims += 1
+                    sim += _seconds(d["duration"])
             per_reading[rd.name] = new
             runs += new
-        exps.append({"experiment": exp.name, "seeds": len(seeds), "readings": len(readings), "runs": int(runs), "sim_s": sim, "runs_by_reading": per_reading})
+        exps.append({"experiment": exp.name, "seeds": len(seeds), "readings": len(readings), "runs": runs, "simulations": sims, "sim_s": sim, "runs_by_reading": per_reading})
     return {
         "paper": paper,
         "form": form,
         "command": command(paper, form),
         "runs": sum(e["runs"] for e in exps),
+        "simulations": sum(e["simulations"] for e in exps),
         "sim_s": sum(e["sim_s"] for e in exps),
         "experiments": exps,
     }
@@ -266,15 +272,23 @@ def measured(out: Path) -> dict[str, Any]:
     s = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     dirs = sorted({d for sec in s["experiments"] for d in sec["runs"]})
     sim = loop = 0.0
+    seen: set[str] = set()
     for d in dirs:
         info = json.loads((out / d / "run.json").read_text(encoding="utf-8"))
+        # Two run names of one scenario (a figure's runs shared by another claim) are one
+        # simulation: counted, and their time summed, once.
+        key = info.get("scenario_toml") or d
+        if key in seen:
+            continue
+        seen.add(key)
         sim += info.get("duration_s") or 0.0
         loop += info.get("wall_s") or 0.0
     reuse = s.get("reuse") or {}
     return {
         "runs": len(dirs),
+        "simulations": len(seen),
         "runs_reused": reuse.get("reused", 0),
-        "runs_run": reuse.get("run", len(dirs)),
+        "runs_run": reuse.get("run", len(seen)),
         "sim_s": sim,
         "run_loop_s": loop,
         "seeds": sorted({len(sec["seeds"]) for sec in s["experiments"]}),
@@ -330,14 +344,14 @@ def markdown(data: dict[str, Any]) -> str:
         "",
         "## Plan (nothing run: counted from the experiments' registered scenarios)",
         "",
-        "| paper | form | command | runs | simulated time | wall time expected | experiments (runs) |",
-        "| --- | --- | --- | ---: | ---: | ---: | --- |",
+        "| paper | form | command | runs | simulations | simulated time | wall time expected | experiments (runs) |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | --- |",
     ]
     for key in sorted(data["plan"], key=lambda k: (data["plan"][k]["sim_s"])):
         p = data["plan"][key]
         exps = ", ".join(f"{e['experiment']} ({e['runs']})" for e in p["experiments"])
         est = estimate(data, p["paper"], p["form"])
-        out.append(f"| {p['paper']} | {p['form']} | `{p['command']}` | {p['runs']} | {_hms(p['sim_s'])} | {'–' if est is None else '≈ ' + _hms(est)} | {exps} |")
+        out.append(f"| {p['paper']} | {p['form']} | `{p['command']}` | {p['runs']} | {p.get('simulations', '–')} | {_hms(p['sim_s'])} | {'–' if est is None else '≈ ' + _hms(est)} | {exps} |")
     out += [
         "",
         "The expected wall time scales the paper's measured default form (its wall time per simulated second, "
@@ -349,6 +363,9 @@ def markdown(data: dict[str, Any]) -> str:
         "",
         "## Measured",
         "",
+        "Runs: the reproduction's run directories (a scenario two claims share has two names); run / read: the "
+        "simulations run, and read from the default form; the simulated and loop times count each simulation once.",
+        "",
         "| paper | form | status | wall | CPU | runs (run / read) | simulated time | loop time | jobs / cores | nice | seeds | commit | build | date | verdicts, default reading | vs reconstructed rivals | verdicts, every reading (summed over readings) |",
         "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
@@ -359,19 +376,20 @@ def markdown(data: dict[str, Any]) -> str:
         if e.get("verdicts_by_reading") and e["form"] == "all":
             every = {k: sum(v.get(k, 0) for v in e["verdicts_by_reading"].values()) for k in VERDICTS}
         runs = f"{e.get('runs', '–')} ({e.get('runs_run', '–')} / {e.get('runs_reused', 0)})"
+        commit = landed(e["commit"])
         out.append(
             f"| {e['paper']} | {e['form']} | {e['status']} | {_hms(e.get('wall_s'))} | {_hms(e.get('cpu_s'))} | {runs} | "
             f"{_hms(e.get('sim_s'))} | {_hms(e.get('run_loop_s'))} | {e['jobs']} / {e['cores']} | {e.get('nice', '')} | "
-            f"{', '.join(map(str, e.get('seeds', []))) or '–'} | {e['commit']} | {e['source_hash'][:12]} | {e['started'][:16]} | "
+            f"{', '.join(map(str, e.get('seeds', []))) or '–'} | {commit} | {e['source_hash'][:12]} | {e['started'][:16]} | "
             f"{_counts(e.get('verdicts'))} | {_counts(e.get('verdicts_vs_reconstructed'))} | {_counts(every)} |"
         )
     totals = []
     for paper in PAPERS:
         d, a = forms.get(f"{paper}/default"), forms.get(f"{paper}/all")
         if d and a and d["status"] == a["status"] == "done":
-            totals.append(f"| {paper} | {_hms(d['wall_s'])} | {_hms(a['wall_s'])} | {_hms(d['wall_s'] + a['wall_s'])} | {_hms(d['cpu_s'] + a['cpu_s'])} | {d['runs'] + a['runs_run']} |")
+            totals.append(f"| {paper} | {_hms(d['wall_s'])} | {_hms(a['wall_s'])} | {_hms(d['wall_s'] + a['wall_s'])} | {_hms(d['cpu_s'] + a['cpu_s'])} | {d['runs_run'] + a['runs_run']} |")
     if totals:
-        out += ["", "## Every reading, in all (the default form plus what the other readings add)", "", "| paper | default form | other readings | every reading: wall | CPU | runs |", "| --- | ---: | ---: | ---: | ---: | ---: |", *totals]
+        out += ["", "## Every reading, in all (the default form plus what the other readings add)", "", "| paper | default form | other readings | every reading: wall | CPU | simulations run |", "| --- | ---: | ---: | ---: | ---: | ---: |", *totals]
     notes = data.get("notes") or []
     if notes:
         out += ["", "## Forms not finished", "", *[f"- {n}" for n in notes]]
