@@ -165,13 +165,19 @@ class _ReadingBound(ex.Experiment):
     title = "a claim that only one reading makes unfalsifiable"
     quick_seeds = 5
     no_bottleneck = "UDP only: nothing to stall"
-    axes = (ex.ReadingAxis("bound", (0.5, 0.0), "a bound", affects="analysis"), ex.ReadingAxis("taken", ("per_seed", "plain"), "how the values are taken", affects="analysis"))
+    axes = (
+        ex.ReadingAxis("bound", (0.5, 0.0), "a bound", affects="analysis"),
+        ex.ReadingAxis("taken", ("per_seed", "plain"), "how the values are taken", affects="analysis"),
+        ex.ReadingAxis("rival", ("tagged", "untagged"), "whether the claim on MLCP's runs says so", affects="analysis"),
+    )
 
     def runs(self, quick, seeds, reading):
         import ecnlab
 
-        s = ecnlab.Scenario.dumbbell(left=1, right=1, bottleneck_rate="10Mbps", duration="1s")
-        return ex.for_seeds({"udp": s.add_udp_flow("l0", "r0", rate="5Mbps", name="u")}, seeds)
+        def udp(rate):
+            return ecnlab.Scenario.dumbbell(left=1, right=1, bottleneck_rate="10Mbps", duration="1s").add_udp_flow("l0", "r0", rate=rate, name="u")
+
+        return ex.for_seeds({"udp": udp("5Mbps"), "mlcp": udp("8Mbps")}, seeds)
 
     def analyze(self, runs, ctx):
         from ecnlab.experiments.base import claim
@@ -179,11 +185,15 @@ class _ReadingBound(ex.Experiment):
         v = runs.per_seed("udp", lambda r: r.port("rl->rr")["utilization"])
         if ctx.reading.taken == "plain":
             v = dict(v)
-        return [claim("link use", Claim("at_least", target=ctx.reading.bound), v)]
+        m = runs.per_seed("mlcp", lambda r: r.port("rl->rr")["utilization"])
+        return [
+            claim("link use", Claim("at_least", target=ctx.reading.bound), v),
+            claim("link use below MLCP's", Claim("less"), runs.per_seed("udp", lambda r: r.port("rl->rr")["utilization"]), m, rival="mlcp" if ctx.reading.rival == "tagged" else None),
+        ]
 
 
-def test_the_check_finds_a_claim_only_another_reading_makes_unfalsifiable(tmp_path, monkeypatch):
-    from ecnlab.experiments._standins import cannot_fail, comparisons_under, stalls_unchecked
+def test_the_check_finds_what_only_another_reading_gets_wrong(tmp_path, monkeypatch):
+    from ecnlab.experiments._standins import cannot_fail, comparisons_under, rivals_untagged, stalls_unchecked
     from ecnlab.experiments.base import Reading
     from ecnlab.results import read_run_dir
 
@@ -194,7 +204,20 @@ def test_the_check_finds_a_claim_only_another_reading_makes_unfalsifiable(tmp_pa
     # The default reading's claim can fail: the quick form's own check passes it.
     assert all(c["can_fail"]["ok"] for c in summary["comparisons"])
     runs = {k[len(exp.name) + 1 :]: read_run_dir(tmp_path / "out" / d) for k, d in section["run_dirs"]["default"].items()}
-    found = {rd.name: (cannot_fail(cs), stalls_unchecked(cs)) for rd in Reading.choose(exp.axes, "all") for cs in [comparisons_under(exp, runs, True, section["seeds"], rd)]}
-    assert found["default"] == ([], [])
+    found = {rd.name: (cannot_fail(cs), stalls_unchecked(cs), rivals_untagged(cs)) for rd in Reading.choose(exp.axes, "all") for cs in [comparisons_under(exp, runs, True, section["seeds"], rd)]}
+    assert found["default"] == ([], [], [])
     assert len(found["bound=0.0"][0]) == 1 and "a ≥ 0" in found["bound=0.0"][0][0]
     assert found["taken=plain"][0] == [] and len(found["taken=plain"][1]) == 1
+    assert found["rival=untagged"][:2] == ([], []) and len(found["rival=untagged"][2]) == 1 and "(mlcp) runs mlcp" in found["rival=untagged"][2][0]
+
+
+@pytest.mark.parametrize("paper", [marks(p) for p in PAPERS])
+def test_every_claim_on_a_reconstructed_rival_says_so(paper, quick_reproduction):
+    """A claim with an arm on MLCP's, BMCC's or CLEAN's runs (rivals we built without their
+    papers) carries rival=, so the headline counts it apart, under every reading."""
+    from ecnlab.experiments._standins import rivals_untagged
+
+    found = []
+    for exp, rd, comps in under_every_reading(paper, quick_reproduction):
+        found += [f"{exp.name} [{rd.name}]: {x}" for x in rivals_untagged(comps)]
+    assert not found, f"{len(found)} claim(s) of {paper} on a reconstructed rival's runs are counted as any other:\n" + "\n".join(sorted(set(found)))

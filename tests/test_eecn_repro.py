@@ -102,6 +102,33 @@ def test_eecn_marks_fewer_packets_than_ecn_at_the_top_level(quick):
     assert p["dropped_pkts"].sum() < ecn["dropped_pkts"].sum()
 
 
+def test_eecn_routers_red_drops_ect_packets_as_new_renos_does_by_default():
+    """The eecn_router reading: by default RED beneath the EECN marker runs without ECN and
+    keeps its early and forced drops for ECT packets (owns_ect = false); marker_owns is the
+    marker taking over RED's decision. Before, the marker always owned ECT packets, so an
+    EECN packet could be dropped only by a full buffer and the drop claims against New Reno
+    were tilted by construction."""
+    exp = experiments.get("eecn.table4")
+    assert exp.axes[[a.name for a in exp.axes].index("eecn_router")].default == "red_drops"
+    for reading, owns in (({}, False), ({"eecn_router": "marker_owns"}, True)):
+        rd = Reading(exp.axes, reading)
+        sc = exp.runs(True, [1], rd)["dumbbell-short-eecn-s1"]
+        topo = (sc.to_dict() if hasattr(sc, "to_dict") else sc)["topology"]
+        assert topo["bottleneck_marker"]["owns_ect"] is owns and topo["bottleneck_queue"]["ecn"] is owns
+        newreno = exp.runs(True, [1], rd)["dumbbell-short-newreno-s1"]
+        assert (newreno.to_dict() if hasattr(newreno, "to_dict") else newreno)["topology"]["bottleneck_queue"]["ecn"] is False
+
+
+def test_eecn_router_drops_below_a_full_buffer_under_the_default_reading(quick):
+    """§4.3's 'packet dropping when there is still ample space in the queue': with Table 3's
+    (0.5, 0.7) thresholds the EECN queue reaches RED's min_th and RED drops EECN packets early
+    (quick form: one early drop in seeds 2 and 3, the mean queue ~30 of 100). Before, no EECN
+    packet was ever dropped below a full buffer."""
+    out, _ = quick
+    early = ports(out, "eecn.table3", "th0.5-0.7-short").filter(pl.col("port") == "rl->rr")["dropped_early"]
+    assert early.sum() > 0
+
+
 def test_vcp_load_codes_are_not_set_against_congestion_marks(quick):
     """VCP's "marks" under marks = all are its load codes (the high-load code on every packet
     above 80 % load): the claims setting them against ECN's or EECN's congestion marks are

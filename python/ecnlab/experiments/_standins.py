@@ -61,3 +61,24 @@ def stalls_unchecked(comps: Sequence[Comparison]) -> list[str]:
     plain dict: their runs' stalls and starved flows are not known), with which arm."""
     return [f"{c.metric}: {'; '.join(w for w in c.stall_unchecked if 'not taken by RunSet.per_seed' in w)}" for c in comps if c.kind is not None and any("not taken by RunSet.per_seed" in w for w in c.stall_unchecked)]
 
+
+
+def rivals_untagged(comps: Sequence[Comparison]) -> list[str]:
+    """The claims among ``comps`` with an arm measured on a reconstructed rival's runs (its
+    name a part of the arm's configuration) that do not say so (``rival=``): they would be
+    counted with the claims against rivals built from their own papers."""
+    import re
+
+    from .base import RECONSTRUCTED_RIVALS, SeedValues
+
+    out = []
+    for c in comps:
+        if c.kind is None or c.rival_reconstructed:
+            continue
+        for arm, v in (("a", c.a), ("b", c.b)):
+            parts = set(re.split(r"[-/_+]", v.config.lower())) if isinstance(v, SeedValues) else set()
+            hit = sorted(parts & set(RECONSTRUCTED_RIVALS))
+            if hit:
+                out.append(f"{c.metric}: {arm} ({v.config}) runs {hit[0]}, rival={c.rival!r}")
+                break
+    return out

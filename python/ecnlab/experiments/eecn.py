@@ -78,8 +78,14 @@ constants below.
   about 3 million packets, while two 1 Gb transfers are 0.25 million data packets. So absolute
   counts are compared through the drop percentage and through ratios between schemes.
 - Routers per scheme: NewReno — RED dropping; NewReno+ECN — RED marking CE (RFC 3168);
-  EECN — the EECN marker (eq. 1, thresholds 0.3/0.5) owns the marking of ECT packets over the
-  same RED buffer ("EECN over RED", ``schemes/eecn`` docs); VCP — its load-factor marker over
+  EECN — the EECN marker (eq. 1, thresholds 0.3/0.5) over the same RED buffer ("EECN over
+  RED", ``schemes/eecn`` docs), reading ``eecn_router``: ``red_drops`` (default) — RED without
+  ECN drops ECT packets early as it drops New Reno's, the marker writes its level into those
+  RED keeps (ns-3's RedQueueDisc drops unless UseEcn is set, the paper sets it for ECN only;
+  §4.3 speaks of EECN's "packet dropping when there is still ample space in the queue", which
+  only drops below a full buffer can do); ``marker_owns`` — the marker takes over RED's
+  decision for ECT packets, dropped then only when the buffer is full (EECN's drops are its
+  overflow, and "EECN drops fewer than ECN / New Reno" holds by that construction); VCP — its load-factor marker over
   a 100-packet DropTail buffer (``VCP_QUEUE``: the VCP paper's routers; RED beneath it would
   CE-mark or early-drop VCP's ECT packets, which VCP reads as overload).
 - "Packets marked": packets whose ECN codepoint the bottleneck changed. For EECN this counts
@@ -237,10 +243,23 @@ AXES = {
         ReadingAxis("marks", ("all", "cl2"), "every codepoint the router changed, as ECN's count is every CE", affects="analysis"),
         ReadingAxis("baseline_iw", (10, 1), "ns-3's initial window since 3.31, and EECN's own"),
         ReadingAxis("multihop_order", ("eecn_first", "ecn_first"), "the EECN router holds the queue in Fig. 6b"),
+        ReadingAxis(
+            "eecn_router",
+            ("red_drops", "marker_owns"),
+            "what the EECN router's RED does to ECT packets, which the paper does not say: RED drops them as it drops "
+            "New Reno's (early and forced; ns-3's RedQueueDisc with its UseEcn default false) and the marker writes its "
+            "level into those RED keeps — §4.3 says lower thresholds bring 'packet dropping when there is still ample "
+            "space in the queue' (Table 3), which only drops below a full buffer can do, and Tables 3–4 count 425–614 "
+            "EECN drops where its queue stays low (Fig. 7a); or the marker takes over RED's decision for ECT packets "
+            "(marked, dropped only when the buffer is full: EECN then cannot drop fewer than its overflow, and 'EECN "
+            "drops fewer than ECN/New Reno' holds by construction)",
+        ),
     )
 }
 SENDER_PARAMS = ("crtt", "rtt_compare", "rtt_resolution_s", "beta_unit", "avg_rtt", "decay_floor_segments")
-SENDER_AXES = (AXES["delays"], AXES["tcp"]) + tuple(AXES[k] for k in SENDER_PARAMS)
+#: The axes every experiment's runs depend on: the delays, the hosts' TCP, the EECN router
+#: and the sender's readings.
+SENDER_AXES = (AXES["delays"], AXES["tcp"], AXES["eecn_router"]) + tuple(AXES[k] for k in SENDER_PARAMS)
 
 
 def eecn_params(reading: Reading) -> dict[str, Any]:
@@ -279,9 +298,11 @@ BY_KEY = {s.key: s for s in SCHEMES}
 COLORS = {"newreno": "#8c8c8c", "ecn": "#d08c2c", "vcp": "#5a9e4b", "eecn": "#3b6ea8"}
 
 
-def router(scheme: str, thresholds: tuple[float, float] = THRESHOLDS) -> tuple[dict, dict | None]:
+def router(scheme: str, thresholds: tuple[float, float] = THRESHOLDS, eecn_router: str = "red_drops") -> tuple[dict, dict | None]:
     """(queue, marker) of a port run by ``scheme``'s router ("ecn_router" is the classic RED
-    router an EECN path crosses)."""
+    router an EECN path crosses). ``eecn_router`` (the reading): "red_drops" — RED without
+    ECN drops every packet as New Reno's RED does and the EECN marker marks what it keeps;
+    "marker_owns" — the marker takes over RED's decision for ECT packets (``owns_ect``)."""
     if scheme == "newreno":
         return dict(RED, ecn=False), None
     if scheme in ("ecn", "ecn_router"):
@@ -289,7 +310,8 @@ def router(scheme: str, thresholds: tuple[float, float] = THRESHOLDS) -> tuple[d
     if scheme == "vcp":
         return dict(VCP_QUEUE), {"kind": "vcp"}
     if scheme == "eecn":
-        return dict(RED, ecn=True), {"kind": "eecn", "th1": thresholds[0], "th2": thresholds[1]}
+        owns = {"red_drops": False, "marker_owns": True}[eecn_router]
+        return dict(RED, ecn=owns), {"kind": "eecn", "th1": thresholds[0], "th2": thresholds[1], "owns_ect": owns}
     raise ValueError(f"unknown scheme {scheme!r}")
 
 
@@ -316,6 +338,8 @@ class Setup:
     baseline_iw: int | None = None
     #: The hosts' [tcp] table (``TCP_TABLES``).
     tcp: str = "bench"
+    #: What the EECN router's RED does to ECT packets (the ``eecn_router`` reading).
+    eecn_router: str = "red_drops"
 
     def form(self) -> str:
         return "quick" if self.quick else "full"
@@ -331,7 +355,7 @@ def _links(delays: str) -> tuple[dict, dict]:
 
 def _dumbbell_topology(setup: Setup, router_of: str) -> tuple[dict, list[dict]]:
     access, bottleneck = _links(setup.delays)
-    queue, marker = router(router_of, setup.thresholds)
+    queue, marker = router(router_of, setup.thresholds, setup.eecn_router)
     topo = {
         "kind": "dumbbell",
         "left": 3,
@@ -363,7 +387,7 @@ def _multihop_topology(setup: Setup) -> tuple[dict, list[dict]]:
         links.append({"a": "rc", "b": f"r{i}", **access})
     ports = []
     for (a, b), who in zip([("ra", "rb"), ("rb", "rc")], hops):
-        queue, marker = router(who, setup.thresholds)
+        queue, marker = router(who, setup.thresholds, setup.eecn_router)
         links.append({"a": a, "b": b, **bottleneck, "queue": queue, "queue_ba": {"kind": "droptail", "limit": 1000}})
         if marker:
             ports.append({"port": f"{a}->{b}", "marker": marker})
@@ -803,7 +827,7 @@ def eecn_sources(reading: Reading, quick: bool) -> list[Source]:
         paper("topology.bottleneck_queue.max_th", 60.0, "§6.1: maximum threshold 60"),
         paper("topology.bottleneck_queue.byte_mode", False, "§6.1: RED in packet mode"),
         paper("topology.bottleneck_queue.bytes", False, "§6.1: a queue size in packets"),
-        paper("topology.bottleneck_queue.ecn", "per scheme", "§6.1: New Reno with ECN disabled (RED drops) and enabled (RED marks)"),
+        paper("topology.bottleneck_queue.ecn", "per scheme", "§6.1: New Reno with ECN disabled (RED drops) and enabled (RED marks); EECN's RED: off under eecn_router = red_drops (ns-3's RedQueueDisc UseEcn default false: RED drops, the EECN marker marks), on under marker_owns (unused: the marker decides every ECT packet)"),
         default("topology.bottleneck_queue.max_p", 0.02, f"{_RED}: LInterm 50 (max_p = 1/50)"),
         default("topology.bottleneck_queue.w_q", 0.002, f"{_RED}: QW 0.002"),
         default("topology.bottleneck_queue.gentle", True, f"{_RED}: Gentle true"),
@@ -818,6 +842,7 @@ def eecn_sources(reading: Reading, quick: bool) -> list[Source]:
         assumption("topology.bottleneck_marker.rate_window_s", 0.1, "eq. (1)'s γ and α, packets per second, measured over the last 100 ms (the paper's horizon)"),
         assumption("topology.bottleneck_marker.rate_buckets", 100, "the 100 ms window kept in 1 ms counters (≤ 1 % error on a steady rate)"),
         assumption("topology.bottleneck_marker.mean_pkt_size", 1000, "unused: the buffer is in packets"),
+        assumption("topology.bottleneck_marker.owns_ect", rd["eecn_router"] == "marker_owns", f"reading eecn_router = {rd['eecn_router']}: " + AXES["eecn_router"].why),
         paper("topology.bottleneck_marker.*", "VCP's own", _VCP),
         assumption("topology.reverse_queue.*", "droptail, 1000 packets", "the reverse path carries ACKs only and never queues"),
         assumption("topology.access_queue.*", "droptail, 1000 packets", "the hosts' queues never fill at 1 Gbit/s"),
@@ -874,6 +899,7 @@ def setup(scheme: str, reading: Reading, quick: bool, **kw: Any) -> Setup:
         baseline_iw=None if iw == AXES["baseline_iw"].default else iw,
         multihop_order=reading.get("multihop_order", AXES["multihop_order"].default),
         tcp=reading.get("tcp", AXES["tcp"].default),
+        eecn_router=reading.get("eecn_router", AXES["eecn_router"].default),
         **kw,
     )
 
@@ -990,8 +1016,15 @@ class Table4(_EecnExperiment):
         ctx.table(pl.DataFrame(rows), f"Bottleneck counters, {DELAY_LABEL[d]}, mean [min – max] over seeds")
         ctx.note(
             "Drops: RED's early and forced drops act on Not-ECT packets (and on ECT packets when RED "
-            "does not mark); the EECN marker owns the decision for ECT packets, which are then "
-            "dropped only when the 100-packet buffer is full. VCP runs over a DropTail buffer."
+            "does not mark). "
+            + (
+                "Under eecn_router = marker_owns the EECN marker owns the decision for ECT packets, which are then "
+                "dropped only when the 100-packet buffer is full: EECN's drops cannot exceed its overflow, and the "
+                "drop claims against ECN and New Reno are decided by that construction."
+                if ctx.reading.get("eecn_router") == "marker_owns"
+                else "EECN's router is RED without ECN (it drops as New Reno's does) with the EECN marker writing its level into the packets RED keeps (eecn_router = red_drops)."
+            )
+            + " VCP runs over a DropTail buffer."
         )
         self._findings(runs, ctx)
         return comps

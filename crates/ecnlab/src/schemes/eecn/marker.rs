@@ -183,7 +183,7 @@ impl crate::marker::Marker for Marker {
             self.congestion_ratio(v);
             return;
         }
-        pkt.meta.marker_owned = true;
+        pkt.meta.marker_owned = self.cfg.owns_ect;
         if self.cfg.mark_on == MarkOn::Arrival {
             self.mark(v, pkt);
         } else {
@@ -452,6 +452,15 @@ mod tests {
     /// A 20 Mbps ECT(1) UDP flow into a 10 Mbps port (RED 100/30/60, marking off, as the
     /// paper's RED) for 2 s, with or without the EECN marker. Returns the port counters.
     fn overload(with_eecn: bool, red: bool, ecn: Ecn) -> crate::net::port::PortCounters {
+        overload_with(with_eecn.then(MarkerConfig::default), red, ecn)
+    }
+
+    /// `overload` with the marker's configuration (None: no marker).
+    fn overload_with(
+        eecn_cfg: Option<MarkerConfig>,
+        red: bool,
+        ecn: Ecn,
+    ) -> crate::net::port::PortCounters {
         use crate::app::{UdpPattern, UdpSink, UdpSource, UdpSourceConfig};
         use crate::aqm::{DropTail, Qdisc, Red, RedConfig};
         use crate::net::{LinkSpec, Sim};
@@ -470,8 +479,8 @@ mod tests {
         let big = || Box::new(DropTail::new(Limit::Packets(10_000)));
         sim.connect(a, r, &LinkSpec::new(1_000_000_000, MS), big(), big());
         let (bottleneck, _) = sim.connect(r, b, &LinkSpec::new(10_000_000, MS), q(red, 0), big());
-        if with_eecn {
-            sim.set_marker(bottleneck, Box::new(marker()));
+        if let Some(cfg) = eecn_cfg {
+            sim.set_marker(bottleneck, Box::new(Marker::new(cfg).unwrap()));
         }
         sim.compute_routes();
         let cfg = UdpSourceConfig {
@@ -514,6 +523,31 @@ mod tests {
         let dt = overload(true, false, Ecn::ECT1);
         assert!(dt.marked[Ecn::CE.bits() as usize] > 1000);
         assert_eq!(dt.dropped(), dt.drop(DropReason::Overflow));
+    }
+
+    #[test]
+    fn eecn_over_red_leaving_ect_to_red_drops_early_and_still_marks() {
+        use crate::aqm::DropReason;
+        // owns_ect = false: RED (marking off, as for New Reno) early-drops the ECT flow as it
+        // would without the marker, and the marker writes its level into what RED keeps.
+        let cfg = MarkerConfig {
+            owns_ect: false,
+            ..Default::default()
+        };
+        let red_drops = overload_with(Some(cfg.clone()), true, Ecn::ECT1);
+        let plain = overload(false, true, Ecn::ECT1);
+        assert!(red_drops.drop(DropReason::Early) > 0);
+        assert_eq!(
+            red_drops.drop(DropReason::Early),
+            plain.drop(DropReason::Early)
+        );
+        assert!(red_drops.marked[Ecn::CE.bits() as usize] > 1000);
+        let p = || pkt(Ecn::ECT1);
+        let mut m = Marker::new(cfg).unwrap();
+        let mut q = p();
+        m.on_arrival(&view(0, 60), &mut q);
+        assert!(!q.meta.marker_owned, "RED keeps its decision");
+        assert_eq!(q.ip.ecn, Ecn::CE);
     }
 
     #[test]

@@ -45,10 +45,15 @@
 //!   level 2 and stays CL(1) otherwise; ECT(1) takes the router's level; Not-ECT is untouched.
 //!   A classic ECN packet (ECT(0) = `10`) is thus treated as CL(1): it becomes CE at level 2
 //!   and stays ECT(0) otherwise, which is what a classic receiver understands (Fig. 5).
-//! - "EECN over RED" (the paper's setup): the marker takes over the marking decision of every
-//!   ECT packet (`marker_owned`), RED keeps its buffer limit for them and its early/forced
-//!   drops for Not-ECT packets. "EECN over DropTail": the same marker on a DropTail queue.
-//!   Which one is the scenario's choice of queue under the `eecn` marker; nothing here differs.
+//! - "EECN over RED" (the paper's setup): with `owns_ect = true` (default) the marker takes
+//!   over the marking decision of every ECT packet (`marker_owned`), RED keeps its buffer
+//!   limit for them and its early/forced drops for Not-ECT packets, so an ECT packet is
+//!   dropped only by overflow. With `owns_ect = false` RED decides every packet as it would
+//!   without the marker (early and forced drops of ECT packets too, and its own CE marks if
+//!   it marks) and the marker writes its level into the packets RED keeps: §4.3's "packet
+//!   dropping when there is still ample space in the queue" (Table 3) is then possible. "EECN
+//!   over DropTail": the same marker on a DropTail queue. Which queue is the scenario's choice
+//!   under the `eecn` marker.
 //!
 //! Handshake and echo ([`CodecConfig`]):
 //! - SYN and SYN-ACK leave with IP ECT(1) and are markable; the passive side echoes the level
@@ -368,6 +373,11 @@ pub struct MarkerConfig {
     pub mark_on: MarkOn,
     /// Bytes per packet when the buffer limit is in bytes.
     pub mean_pkt_size: u32,
+    /// Whether the marker takes over the queue's early/forced decision for ECT packets
+    /// ("EECN over RED" with RED enforcing only its buffer for them: an ECT packet is dropped
+    /// only by overflow), or leaves the queue beneath to drop (and mark) ECT packets as it
+    /// does any other, the level written on those it keeps.
+    pub owns_ect: bool,
 }
 
 impl Default for MarkerConfig {
@@ -380,6 +390,7 @@ impl Default for MarkerConfig {
             rate_buckets: 100,
             mark_on: MarkOn::Arrival,
             mean_pkt_size: 1000,
+            owns_ect: true,
         }
     }
 }
