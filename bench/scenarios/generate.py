@@ -121,6 +121,23 @@ start = "{j}ms"
     return head + "\n" + "\n".join(flows)
 
 
+def dt1g_1m() -> str:
+    """ecnlab only, memory: 1,000,000 bulk flows, 1000 per host pair on 1000 hosts per side;
+    the flows of a pair start 1 ms apart over the first second. Far more flows than the
+    bottleneck can carry in 5 s (most wait in SYN back-off): it measures what a flow costs,
+    idle or active."""
+    head = dt1g(0, 1000, "ecnlab only, memory: 1,000,000 bulk flows, 1000 per host pair, on 1000 hosts per side.")
+    head = head.replace('name = "dt1g-0"', 'name = "dt1g-1m"')
+    flows = [f"""[[flows]]
+name = "f{j}.{{k}}"
+src = "l{{k}}"
+dst = "r{{k}}"
+count = 1000
+start = "{j}ms"
+{NEWRENO}""" for j in range(1000)]
+    return head + "\n" + "\n".join(flows)
+
+
 def files() -> dict[str, str]:
     """Every benchmark scenario file by name, as this script writes it."""
     return {
@@ -129,6 +146,7 @@ def files() -> dict[str, str]:
         "dt1g.toml": dt1g(10, 10, "1 Gbps / 20 ms dumbbell, 10 bulk flows (SCENARIOS.md, scenario B)."),
         "dt1g-1000.toml": dt1g(1000, 1000, "dt1g with 1000 flows on 1000 sender hosts (SCENARIOS.md, scenario C)."),
         "dt1g-10000.toml": dt1g_10000(),
+        "dt1g-1m.toml": dt1g_1m(),
     }
 
 

@@ -69,6 +69,10 @@ class BenchScenario:
     smoke_duration: str = "0.2s"
     #: What a reader comparing the two simulations must know (from SCENARIOS.md).
     note: str | None = None
+    #: False: ecnlab-run prints the flows' totals, not one row per flow (a million rows).
+    flow_rows: bool = True
+    #: False: run only when named with --only (minutes and gigabytes).
+    by_default: bool = True
 
 
 #: Memory goal: ecnlab's peak RSS at most 1/MEMORY_GOAL of ns-3's.
@@ -126,6 +130,16 @@ SCENARIOS: tuple[BenchScenario, ...] = (
         None,
         None,
         smoke_duration="0.1s",
+    ),
+    BenchScenario(
+        "dt1g-1m",
+        "dt1g-1m.toml",
+        "as (c) with 1,000,000 flows (1000 per host pair), ecnlab only: memory",
+        None,
+        None,
+        smoke_duration="0.05s",
+        flow_rows=False,
+        by_default=False,
     ),
 )
 
@@ -337,6 +351,28 @@ def ecnlab_results(doc: dict[str, Any]) -> dict[str, Any]:
         raise BenchError(f"ecnlab output has no port {BOTTLENECK_PORT!r}")
     flows = doc["flows"]
     dur = doc["duration_s"]
+    others = sum(p["dropped_pkts"] for name, p in ports.items() if name != BOTTLENECK_PORT)
+    bottleneck = {
+        "bottleneck_drops": b["dropped_pkts"],
+        "bottleneck_early_drops": b.get("dropped_early", 0) + b.get("dropped_forced", 0),
+        "bottleneck_overflow_drops": b.get("dropped_overflow", 0),
+        "bottleneck_marks": b["marked_pkts"],
+        "bottleneck_tx_pkts": b["dequeued_pkts"],
+        "mean_queue_pkts": b["mean_queue_pkts"],
+        "utilisation": b["utilization"],
+        "other_queue_drops": others,
+    }
+    if flows is None:
+        # ecnlab-run --flow-totals: no per-flow distribution.
+        t = doc["flow_totals"]
+        return {
+            "goodput_bps": t["bytes_delivered"] * 8 / dur,
+            "flows": t["flows"],
+            "finished_flows": t["finished_flows"],
+            "fct_mean_s": None,
+            "retransmissions": t["retransmissions"],
+            **bottleneck,
+        }
     delivered = sum(f.get("bytes_delivered") or 0 for f in flows)
     tputs = [f["goodput_bps"] for f in flows if f.get("goodput_bps") is not None]
     fcts = [f["fct_s"] for f in flows if f.get("fct_s") is not None]
@@ -386,8 +422,8 @@ def with_duration(toml_text: str, duration: str) -> str:
     return new
 
 
-def run_ecnlab(exe: Path, scenario_file: Path, timeout: float | None) -> Measured:
-    c = run_child([str(exe), str(scenario_file)], timeout)
+def run_ecnlab(exe: Path, scenario_file: Path, timeout: float | None, flow_rows: bool = True) -> Measured:
+    c = run_child([str(exe), str(scenario_file)] + ([] if flow_rows else ["--flow-totals"]), timeout)
     if c.returncode != 0:
         raise BenchError(f"ecnlab-run {scenario_file.name} failed (exit {c.returncode}): {c.stderr.strip()}")
     try:
@@ -620,6 +656,14 @@ def render_markdown(doc: dict[str, Any]) -> str:
             f"(peak RSS of {bpf['large']} minus {bpf['small']}, over {bpf['extra_flows']} more flows; "
             "both endpoints, their timers and their share of packets in flight).",
         ]
+    if doc.get("million_flows"):
+        m = doc["million_flows"]
+        lines += [
+            "",
+            f"{m['flows']:,} flows ({m['scenario']}): peak RSS {m['peak_rss_kb'] / 2**20:.2f} GB, "
+            f"{m['bytes_per_flow_all_in']:.0f} bytes per flow with everything the process held; "
+            f"loop {_fmt(m['loop_cpu_s'], '.1f')} s CPU, {m['events']} events.",
+        ]
     for s in doc["scenarios"]:
         if "comparison" not in s:
             continue
@@ -691,7 +735,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="runs of ns-3 per scenario (default: --repeat, but 1 for dt1g-1000, which takes minutes)",
     )
-    p.add_argument("--only", action="append", metavar="NAME", help=f"run only this scenario (repeatable): {names}")
+    p.add_argument("--only", action="append", metavar="NAME", help=f"run only this scenario (repeatable): {names}; dt1g-1m (a million flows, minutes and gigabytes) runs only when named")
     p.add_argument("--smoke", action="store_true", help="tiny versions (short durations, ecnlab only), seconds in all")
     p.add_argument("--vs-ns3", action="store_true", help="require ns-3 (fail if the ns3 wheel is missing)")
     p.add_argument("--no-ns3", action="store_true", help="benchmark ecnlab alone")
@@ -709,7 +753,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         print("error: --repeat must be at least 1 and --ns3-repeat non-negative", file=sys.stderr)
         return 2
     known = {s.name: s for s in SCENARIOS}
-    chosen = list(SCENARIOS)
+    chosen = [s for s in SCENARIOS if s.by_default]
     if args.only:
         bad = [n for n in args.only if n not in known]
         if bad:
@@ -773,7 +817,7 @@ def run_from_args(args: argparse.Namespace) -> int:
                         if sim == "ecnlab" and i < args.repeat:
                             ms = []
                             while len(ms) < batch:
-                                ms.append(run_ecnlab(exe, path, args.timeout))
+                                ms.append(run_ecnlab(exe, path, args.timeout, sc.flow_rows))
                                 if i == 0 and len(ms) == 1 and not args.smoke:
                                     t = ms[0].time_s(args.clock)
                                     batch = max(1, min(MAX_BATCH, math.ceil(MIN_ROUND_CPU_S / max(t, 1e-3))))
@@ -826,6 +870,20 @@ def make_document(args, repo, exe, ns3, ns3_status, started, load0, results) -> 
             "extra_flows": 9000,
             "bytes_per_flow": (rss["dt1g-10000"] - rss["dt1g-1000"]) * 1024 / 9000,
         }
+    million = None
+    for sm in summaries:
+        if sm["scenario"] == "dt1g-1m" and sm.get("ecnlab"):
+            e = sm["ecnlab"]
+            flows = e["results"]["flows"]
+            million = {
+                "scenario": "dt1g-1m",
+                "flows": flows,
+                "peak_rss_kb": e["peak_rss_kb"],
+                # Everything the process held (topology, packets, event list) over all flows.
+                "bytes_per_flow_all_in": e["peak_rss_kb"] * 1024 / flows,
+                "loop_cpu_s": e.get("run_cpu_s"),
+                "events": e["events"],
+            }
     ns3_version = None
     if ns3_status == "ok":
         inst = ns3.locate()
@@ -847,6 +905,7 @@ def make_document(args, repo, exe, ns3, ns3_status, started, load0, results) -> 
         "ecnlab": {"commit": _git_commit(repo), "binary": str(exe)},
         "ns3": {"status": ns3_status, "version": ns3_version},
         "bytes_per_flow": bpf,
+        "million_flows": million,
         "notes": notes,
         "scenarios": summaries,
     }

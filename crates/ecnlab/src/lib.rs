@@ -23,6 +23,7 @@ pub mod packet;
 pub mod scenario;
 pub mod schemes;
 pub mod stats;
+pub mod sysmem;
 pub mod tcp;
 pub mod time;
 pub mod units;

@@ -109,7 +109,7 @@ fn run(seed: u64, sack: bool, timestamps: bool, size: u64, impair: (f64, f64, f6
     // The two endpoints as `add_tcp_flow` builds them, with the receiver wrapped.
     let ci = seed.is_multiple_of(3);
     let params = |snd: bool| ConnParams {
-        cfg: cfg.clone(),
+        cfg: std::sync::Arc::new(cfg.clone()),
         local_addr: node_addr(if snd { a } else { b }),
         remote_addr: node_addr(if snd { b } else { a }),
         local_port: if snd { 5001 } else { 49152 },

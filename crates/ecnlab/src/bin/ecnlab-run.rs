@@ -1,11 +1,14 @@
 //! Runs one scenario file and prints a JSON summary (run metadata, port counters, flow rows)
 //! on stdout. No Python involved: this is what speed and memory benchmarks measure.
 //!
-//! Usage: `ecnlab-run SCENARIO.toml [--seed N] [--pcap-dir DIR] [--timeseries FILE.csv]`
+//! Usage: `ecnlab-run SCENARIO.toml [--seed N] [--pcap-dir DIR] [--timeseries FILE.csv]
+//! [--flow-totals]`
 //!
 //! `--pcap-dir` is where the ports a scenario captures (`[[ports]] pcap = true`) write their
 //! pcap files; `--timeseries` writes the sampled time series (queue, cwnd, ...) as CSV with
-//! the columns `time_s,kind,entity,value`.
+//! the columns `time_s,kind,entity,value`. `--flow-totals` prints the flows' totals
+//! (`flow_totals`: flows, bytes delivered, finished flows, retransmissions) instead of one row
+//! per flow (`flows` is then null): a million rows would be most of the output's size.
 
 use ecnlab::scenario::{self, RunOptions, RunOutput};
 use ecnlab::stats::{ColumnData, Table};
@@ -42,7 +45,28 @@ fn write_table(w: &mut impl Write, t: &Table) -> std::io::Result<()> {
     w.write_all(b"]")
 }
 
-fn write_summary(w: &mut impl Write, out: &RunOutput) -> std::io::Result<()> {
+/// The flows' totals: how many, data bytes delivered, how many finished, retransmissions.
+fn write_flow_totals(w: &mut impl Write, t: &Table) -> std::io::Result<()> {
+    let col = |name: &str| t.columns.iter().find(|c| c.name == name).map(|c| &c.data);
+    let sum = |name: &str| match col(name) {
+        Some(ColumnData::I64(v)) => v.iter().flatten().sum::<i64>(),
+        _ => 0,
+    };
+    let finished = match col("fct_s") {
+        Some(ColumnData::F64(v)) => v.iter().flatten().count(),
+        _ => 0,
+    };
+    let totals = serde_json::json!({
+        "flows": t.rows(),
+        "bytes_delivered": sum("bytes_delivered"),
+        "finished_flows": finished,
+        "retransmissions": sum("retransmissions"),
+    });
+    serde_json::to_writer(&mut *w, &totals)?;
+    Ok(())
+}
+
+fn write_summary(w: &mut impl Write, out: &RunOutput, flow_totals: bool) -> std::io::Result<()> {
     let m = &out.meta;
     let head = serde_json::json!({
         "seed": m.seed,
@@ -62,8 +86,13 @@ fn write_summary(w: &mut impl Write, out: &RunOutput) -> std::io::Result<()> {
     w.write_all(head[..head.len() - 1].as_bytes())?;
     w.write_all(b",\"ports\":")?;
     write_table(w, &out.ports)?;
-    w.write_all(b",\"flows\":")?;
-    write_table(w, &out.flows)?;
+    if flow_totals {
+        w.write_all(b",\"flows\":null,\"flow_totals\":")?;
+        write_flow_totals(w, &out.flows)?;
+    } else {
+        w.write_all(b",\"flows\":")?;
+        write_table(w, &out.flows)?;
+    }
     w.write_all(b",\"peak_rss_kb\":")?;
     serde_json::to_writer(&mut *w, &peak_rss_kb())?;
     w.write_all(b"}\n")?;
@@ -79,7 +108,7 @@ fn peak_rss_kb() -> Option<u64> {
 }
 
 const USAGE: &str =
-    "usage: ecnlab-run SCENARIO.toml [--seed N] [--pcap-dir DIR] [--timeseries FILE.csv]";
+    "usage: ecnlab-run SCENARIO.toml [--seed N] [--pcap-dir DIR] [--timeseries FILE.csv] [--flow-totals]";
 
 /// The time series table as CSV (`time_s,kind,entity,value`).
 fn write_timeseries_csv(t: &Table, path: &str) -> std::io::Result<()> {
@@ -121,6 +150,7 @@ fn main() -> ExitCode {
     let mut seed = None;
     let mut pcap_dir = None;
     let mut timeseries = None;
+    let mut flow_totals = false;
     let mut i = 1;
     while i < args.len() {
         match args[i].as_str() {
@@ -147,6 +177,7 @@ fn main() -> ExitCode {
                     timeseries = Some(v.clone());
                 }
             }
+            "--flow-totals" => flow_totals = true,
             "-h" | "--help" => {
                 println!("{USAGE}\nRuns the scenario and prints a JSON summary.");
                 return ExitCode::SUCCESS;
@@ -207,7 +238,7 @@ fn main() -> ExitCode {
     }
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::new(stdout.lock());
-    if let Err(e) = write_summary(&mut w, &out) {
+    if let Err(e) = write_summary(&mut w, &out, flow_totals) {
         eprintln!("error: writing the summary: {e}");
         return ExitCode::from(1);
     }

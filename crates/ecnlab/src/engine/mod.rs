@@ -175,6 +175,7 @@ impl EventQueue {
             }
             self.last = e.time;
             self.buckets[b].clear();
+            trim_bucket(&mut self.buckets[b], 1);
             self.clear_occupied(b);
             self.now_bucket.push(e);
             return true;
@@ -195,8 +196,10 @@ impl EventQueue {
         for &e in moving.iter() {
             self.put(e);
         }
+        let moved = moving.len();
         moving.clear();
         // Give the bucket its allocation back, so steady state allocates nothing.
+        trim_bucket(&mut moving, moved);
         self.buckets[b] = moving;
         if self.now_bucket.len() > 1 {
             self.now_bucket.sort_unstable_by_key(|e| e.seq);
@@ -234,6 +237,18 @@ impl EventQueue {
         }
         let b = self.first_bucket()?;
         self.buckets[b].iter().map(|e| e.time).min()
+    }
+}
+
+/// Cuts the allocation of a bucket that just held `held` events to twice that when it is more
+/// than four times larger: each bucket would otherwise keep the most it ever held, and over a
+/// run with many flows the buckets' high-water marks add up to many times the events pending
+/// at once. A bucket is cut only after it held few events, and grows again by doubling, so the
+/// reallocations cost less than moving the events that passed through.
+#[inline]
+fn trim_bucket(v: &mut Vec<Entry>, held: usize) {
+    if v.capacity() >= 32 && held < v.capacity() / 4 {
+        v.shrink_to(2 * held);
     }
 }
 

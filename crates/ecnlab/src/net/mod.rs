@@ -114,6 +114,19 @@ pub struct FlowInfo {
     pub dst_ep: EpId,
 }
 
+/// What stands in for an endpoint freed after the run ([`Sim::take_flow_records`]); it
+/// takes no memory.
+struct Released;
+
+impl Endpoint for Released {
+    fn on_packet(&mut self, _: &mut Ctx, _: &Packet) {}
+    fn on_timer(&mut self, _: &mut Ctx) {}
+    fn deadline(&self) -> Time {
+        NEVER
+    }
+    fn record(&self, _: Time, _: &mut FlowRecord) {}
+}
+
 /// The simulation: topology, components, event list.
 pub struct Sim {
     pub events: EventQueue,
@@ -1030,27 +1043,54 @@ impl Sim {
 
     /// One row per flow.
     pub fn flow_records(&self) -> Vec<FlowRecord> {
+        (0..self.flows.len()).map(|i| self.flow_record(i)).collect()
+    }
+
+    fn flow_record(&self, i: usize) -> FlowRecord {
+        let f = &self.flows[i];
         let now = self.now();
-        self.flows
-            .iter()
-            .enumerate()
-            .map(|(i, f)| {
-                let mut r = FlowRecord {
-                    id: i as u32,
-                    name: f.name.clone(),
-                    src: self.nodes[self.ep_node[f.src_ep as usize] as usize]
-                        .name
-                        .clone(),
-                    dst: self.nodes[self.ep_node[f.dst_ep as usize] as usize]
-                        .name
-                        .clone(),
-                    ..Default::default()
-                };
-                self.endpoints[f.src_ep as usize].record(now, &mut r);
-                self.endpoints[f.dst_ep as usize].record(now, &mut r);
-                r
-            })
-            .collect()
+        let mut r = FlowRecord {
+            id: i as u32,
+            name: f.name.clone(),
+            src: self.nodes[self.ep_node[f.src_ep as usize] as usize]
+                .name
+                .clone(),
+            dst: self.nodes[self.ep_node[f.dst_ep as usize] as usize]
+                .name
+                .clone(),
+            ..Default::default()
+        };
+        self.endpoints[f.src_ep as usize].record(now, &mut r);
+        self.endpoints[f.dst_ep as usize].record(now, &mut r);
+        r
+    }
+
+    /// One row per flow, as [`Sim::flow_records`], freeing each endpoint once the last flow
+    /// it belongs to is recorded: the rows take the connections' place (their pages go back
+    /// to the system after every sixty-fourth of the flows), so the end of a run holds no more than its
+    /// simulation did. Nothing may run or read an endpoint after this.
+    pub fn take_flow_records(&mut self) -> Vec<FlowRecord> {
+        // Often enough that the rows never outgrow what was freed, rarely enough that
+        // walking the allocator's heap stays cheap with a million flows.
+        let every = (self.flows.len() / 64).max(256);
+        let mut last_use = vec![usize::MAX; self.endpoints.len()];
+        for (i, f) in self.flows.iter().enumerate() {
+            last_use[f.src_ep as usize] = i;
+            last_use[f.dst_ep as usize] = i;
+        }
+        let mut rows = Vec::with_capacity(self.flows.len());
+        for i in 0..self.flows.len() {
+            rows.push(self.flow_record(i));
+            for ep in [self.flows[i].src_ep, self.flows[i].dst_ep] {
+                if last_use[ep as usize] == i {
+                    self.endpoints[ep as usize] = Box::new(Released);
+                }
+            }
+            if (i + 1) % every == 0 || i + 1 == self.flows.len() {
+                crate::sysmem::return_free_memory();
+            }
+        }
+        rows
     }
 
     /// Flushes pcap files; returns the first write error if any occurred.

@@ -437,7 +437,7 @@ fn run_inner(
         .map_err(|e| RunError::Io(format!("writing pcap: {e}")))?;
     let mut resolved = s.clone();
     resolved.seed = seed;
-    let rows = sim.flow_records();
+    let rows = sim.take_flow_records();
     let mut warnings = std::mem::take(&mut built.warnings);
     warnings.extend(idle.warnings(sim, &rows));
     let elements: Vec<(String, Vec<(&'static str, u64)>)> = sim
@@ -446,27 +446,34 @@ fn run_inner(
         .filter_map(|n| n.element.as_ref().map(|e| (n.name.clone(), e.counters())))
         .collect();
     warnings.extend(health::idle_elements(s, &elements));
+    let ports = sim.ports_table();
+    let timeseries = if timeseries_table {
+        sim.ts.to_table()
+    } else {
+        Table::new("timeseries")
+    };
+    let meta = RunMeta {
+        seed,
+        duration_s: s.duration.secs(),
+        wall_s,
+        cpu_s,
+        events: sim.events.executed,
+        packets_created: sim.pool.allocated,
+        packets_delivered: sim.delivered,
+        packets_dropped: sim.dropped,
+        peak_packets: sim.pool.capacity_used() as u64,
+        warnings,
+        elements,
+    };
+    // The simulation is read: its memory goes back to the system before the flows' table
+    // is built, so the results do not add to the run's peak.
+    drop(built);
+    crate::sysmem::return_free_memory();
     Ok(RunOutput {
         flows: crate::stats::FlowRecord::table(&rows),
-        ports: sim.ports_table(),
-        timeseries: if timeseries_table {
-            sim.ts.to_table()
-        } else {
-            Table::new("timeseries")
-        },
-        meta: RunMeta {
-            seed,
-            duration_s: s.duration.secs(),
-            wall_s,
-            cpu_s,
-            events: sim.events.executed,
-            packets_created: sim.pool.allocated,
-            packets_delivered: sim.delivered,
-            packets_dropped: sim.dropped,
-            peak_packets: sim.pool.capacity_used() as u64,
-            warnings,
-            elements,
-        },
+        ports,
+        timeseries,
+        meta,
         scenario_toml: render_resolved(&resolved, &resolved_params),
     })
 }

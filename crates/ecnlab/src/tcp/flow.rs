@@ -27,6 +27,8 @@ use crate::engine::rng;
 use crate::net::{node_addr, NodeId, Sim};
 use crate::time::Time;
 use rand::Rng as _;
+use std::cell::RefCell;
+use std::sync::Arc;
 
 /// What a TCP flow is.
 #[derive(Clone, Debug)]
@@ -60,6 +62,28 @@ pub fn add_tcp_flow(
     receiver_codec: Box<dyn Codec>,
 ) -> Result<u32, String> {
     add_tcp_flow_until(sim, spec, None, cc, sender_codec, receiver_codec)
+}
+
+thread_local! {
+    /// The configuration of the flow added last: the flows of a scenario mostly share one, and
+    /// a connection keeps only a reference to it.
+    static LAST_CONFIG: RefCell<Option<Arc<TcpConfig>>> = const { RefCell::new(None) };
+}
+
+/// One copy of a configuration for both sides of a flow, and for consecutive flows built
+/// alike.
+fn shared_config(cfg: &TcpConfig) -> Arc<TcpConfig> {
+    LAST_CONFIG.with(|last| {
+        let mut last = last.borrow_mut();
+        match last.as_ref() {
+            Some(c) if **c == *cfg => c.clone(),
+            _ => {
+                let c = Arc::new(cfg.clone());
+                *last = Some(c.clone());
+                c
+            }
+        }
+    })
 }
 
 /// As [`add_tcp_flow`]; with `stop`, the application of an unlimited (bulk) transfer stops
@@ -104,8 +128,9 @@ pub fn add_tcp_flow_until(
         (ephemeral, SERVER_PORT)
     };
     let isn = |ep: u32| rng::stream(sim.seed, rng::kind::ENDPOINT, ep as u64).gen::<u32>();
+    let cfg = shared_config(&spec.config);
     let mut sender = TcpConn::new(ConnParams {
-        cfg: spec.config.clone(),
+        cfg: cfg.clone(),
         local_addr: node_addr(spec.src),
         remote_addr: node_addr(spec.dst),
         local_port: s_port,
@@ -123,7 +148,7 @@ pub fn add_tcp_flow_until(
         sender.stop_writing_at(t);
     }
     let receiver = TcpConn::new(ConnParams {
-        cfg: spec.config.clone(),
+        cfg,
         local_addr: node_addr(spec.dst),
         remote_addr: node_addr(spec.src),
         local_port: r_port,

@@ -29,7 +29,9 @@ pub struct Receiver {
     /// Next expected sequence number (relative to the peer's ISN; the SYN is 0).
     pub rcv_nxt: u64,
     ooo: IntervalSet,
-    recent: [u64; RECENT],
+    /// A sequence number inside each recently reported block, newest first; made at the first
+    /// out-of-order segment (a receiver that never sees one does not pay for it).
+    recent: Option<Box<[u64; RECENT]>>,
     n_recent: usize,
     /// Relative sequence number of the peer's FIN, once seen.
     pub fin_seq: Option<u64>,
@@ -65,7 +67,7 @@ impl Default for Receiver {
         Receiver {
             rcv_nxt: 0,
             ooo: IntervalSet::new(),
-            recent: [0; RECENT],
+            recent: None,
             n_recent: 0,
             fin_seq: None,
             unacked_segs: 0,
@@ -104,17 +106,18 @@ impl Receiver {
             let (bs, be) = self.ooo.insert(s, e);
             // The block holding the newest segment goes first (RFC 2018 §4); entries that now
             // point into the same block are dropped so older blocks keep their slots.
+            let recent = self.recent.get_or_insert_with(|| Box::new([0; RECENT]));
             let mut w = 0;
             for r in 0..self.n_recent {
-                let x = self.recent[r];
+                let x = recent[r];
                 if !(bs <= x && x < be) {
-                    self.recent[w] = x;
+                    recent[w] = x;
                     w += 1;
                 }
             }
             self.n_recent = w.min(RECENT - 1);
-            self.recent.copy_within(0..self.n_recent, 1);
-            self.recent[0] = s;
+            recent.copy_within(0..self.n_recent, 1);
+            recent[0] = s;
             self.n_recent += 1;
             return Arrival::OutOfOrder;
         }
@@ -134,7 +137,11 @@ impl Receiver {
     pub fn sack_blocks(&self, max: usize, out: &mut [(u64, u64)]) -> usize {
         let max = max.min(out.len());
         let mut n = 0;
-        for &x in &self.recent[..self.n_recent] {
+        let recent = self
+            .recent
+            .as_deref()
+            .map_or(&[][..], |r| &r[..self.n_recent]);
+        for &x in recent {
             if n == max {
                 return n;
             }

@@ -194,6 +194,20 @@ impl Scoreboard {
         Some(s)
     }
 
+    /// Gives back memory a window that has shrunk no longer needs: a table or queue that
+    /// holds less than an eighth of its allocation is cut to twice what it holds, so a flow
+    /// pays for its present window, not for the largest it ever had, and the few
+    /// reallocations are paid for by the segments the window lost in between.
+    pub fn trim(&mut self) {
+        fn trim<T>(q: &mut VecDeque<T>) {
+            if q.capacity() >= 16 && q.len() < q.capacity() / 8 {
+                q.shrink_to(2 * q.len());
+            }
+        }
+        trim(&mut self.segs);
+        trim(&mut self.resend);
+    }
+
     /// Marks the segments in `[lo, hi)` SACKed; calls `f(k, &seg)` for each newly SACKed one.
     pub fn sack_range(&mut self, lo: u64, hi: u64, mut f: impl FnMut(u64, &Seg)) {
         let lo = lo.max(self.base);

@@ -333,6 +333,7 @@ impl Harness {
         delay: Time,
         client_initiated: bool,
     ) -> Self {
+        let cfg = std::sync::Arc::new(cfg);
         let a = TcpConn::new(ConnParams {
             cfg: cfg.clone(),
             local_addr: ADDR_A,

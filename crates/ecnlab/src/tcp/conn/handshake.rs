@@ -168,13 +168,14 @@ impl TcpConn {
     fn establish(&mut self, now: Time) {
         self.state = State::Established;
         if self.cfg.rcv_autotune {
-            self.autotune = Some(RcvAutotune::new(
+            // Boxed: only connections with autotuning pay for its state.
+            self.autotune = Some(Box::new(RcvAutotune::new(
                 self.cfg.rcv_buf_initial,
                 self.cfg.rcv_buf,
                 self.cfg.rcv_space_ratio,
                 self.mss,
                 now,
-            ));
+            )));
         }
         self.opening.deadline = NEVER;
         if self.opening.retx > 0 && !self.rtt.has_sample() {

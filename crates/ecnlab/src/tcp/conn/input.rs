@@ -134,7 +134,7 @@ impl TcpConn {
             return None;
         }
         self.rtt.on_sample(r);
-        if let Some(h) = self.stats.rtt_ns.as_mut() {
+        if let Some(h) = self.stats.rtt_ns() {
             h.record(r / NS);
         }
         Some(r)
@@ -267,6 +267,7 @@ impl TcpConn {
             d.first_acked_sent = None;
             d.last_acked_sent = None;
         }
+        self.sb.trim();
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(self.sb.base());
         self.recovery.on_una_advanced(self.sb.base());

@@ -54,6 +54,7 @@ use handshake::Opening;
 use output::{CwndUse, Pacing};
 use recovery::LossRecovery;
 use stats::Stats;
+use std::sync::Arc;
 use timer::Timers;
 use tlp::LossProbe;
 
@@ -72,7 +73,8 @@ pub enum State {
 
 /// Everything needed to build one endpoint of a connection.
 pub struct ConnParams {
-    pub cfg: TcpConfig,
+    /// Shared by the connection's two sides (and any other connection built alike).
+    pub cfg: Arc<TcpConfig>,
     pub local_addr: u32,
     pub remote_addr: u32,
     pub local_port: u16,
@@ -97,7 +99,7 @@ pub struct ConnParams {
 }
 
 pub struct TcpConn {
-    cfg: TcpConfig,
+    cfg: Arc<TcpConfig>,
     local_addr: u32,
     remote_addr: u32,
     local_port: u16,
@@ -146,7 +148,7 @@ pub struct TcpConn {
     // Receiving half.
     rcv: Receiver,
     /// The advertised window under Linux's autotuning (`rcv_autotune`), from the handshake.
-    autotune: Option<RcvAutotune>,
+    autotune: Option<Box<RcvAutotune>>,
     /// With autotuning: the right edge of the window last advertised (relative sequence).
     rcv_right_edge: u64,
 

@@ -39,7 +39,7 @@ impl TcpConn {
             self.send_ack(ctx);
         }
         if pkt.payload_len > 0 {
-            if let Some(h) = self.stats.owd_ns.as_mut() {
+            if let Some(h) = self.stats.owd_ns() {
                 h.record(now.saturating_sub(pkt.meta.sent_at) / NS);
             }
         }

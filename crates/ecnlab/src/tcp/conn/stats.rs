@@ -24,11 +24,11 @@ pub(super) struct Stats {
     pub loss_probes: u64,
     pub signals_l1: u64,
     pub signals_l2: u64,
-    /// Every RTT sample taken (the sending side only), ns.
-    pub rtt_ns: Option<Histogram>,
+    /// The sending side's distribution of every RTT sample taken, or the receiving side's of
+    /// the one-way delay of every data segment that arrived, ns (one field: a side keeps one).
+    delays_ns: Histogram,
+    sends: bool,
     pub init_cwnd: Option<u64>,
-    /// One-way delay of every data segment that arrived (the receiving side only), ns.
-    pub owd_ns: Option<Histogram>,
     /// When data was last delivered in order to the application.
     pub last_delivery: Time,
     /// The delivery counter and time at the previous sample (the receiving side's rate).
@@ -40,10 +40,24 @@ impl Stats {
     /// The counters of a sending side (`sends`: it has a controller) or a receiving one.
     pub(super) fn new(sends: bool) -> Self {
         Stats {
-            rtt_ns: sends.then(Histogram::default),
-            owd_ns: (!sends).then(Histogram::default),
+            sends,
             ..Default::default()
         }
+    }
+
+    /// The RTT samples' distribution (the sending side only).
+    pub(super) fn rtt_ns(&mut self) -> Option<&mut Histogram> {
+        self.sends.then_some(&mut self.delays_ns)
+    }
+
+    /// This side's distribution (RTT or one-way delay), if it holds a sample.
+    fn delays_seen(&self) -> Option<&Histogram> {
+        Some(&self.delays_ns).filter(|h| h.count > 0)
+    }
+
+    /// The one-way delays' distribution (the receiving side only).
+    pub(super) fn owd_ns(&mut self) -> Option<&mut Histogram> {
+        (!self.sends).then_some(&mut self.delays_ns)
     }
 
     /// A congestion signal that asked for a reduction: level 1 (ECN, incipient, overload, a
@@ -77,7 +91,7 @@ impl TcpConn {
             r.loss_probes = Some(self.stats.loss_probes);
             r.signals_l1 = Some(self.stats.signals_l1);
             r.signals_l2 = Some(self.stats.signals_l2);
-            if let Some(h) = self.stats.rtt_ns.as_ref().filter(|h| h.count > 0) {
+            if let Some(h) = self.stats.delays_seen() {
                 r.rtt_min_s = Some(h.min as f64 * 1e-9);
                 r.rtt_mean_s = h.mean().map(|ns| ns * 1e-9);
                 r.rtt_p95_s = h.quantile(0.95).map(|ns| ns as f64 * 1e-9);
@@ -102,7 +116,7 @@ impl TcpConn {
             if span > 0 {
                 r.goodput_bps = Some(delivered as f64 * 8.0 / to_secs(span));
             }
-            if let Some(h) = self.stats.owd_ns.as_ref().filter(|h| h.count > 0) {
+            if let Some(h) = self.stats.delays_seen() {
                 r.owd_mean_s = h.mean().map(|ns| ns * 1e-9);
                 r.owd_p95_s = h.quantile(0.95).map(|ns| ns as f64 * 1e-9);
                 r.owd_max_s = Some(h.max as f64 * 1e-9);
