@@ -386,7 +386,10 @@ def markdown(data: dict[str, Any]) -> str:
     totals = []
     for paper in PAPERS:
         d, a = forms.get(f"{paper}/default"), forms.get(f"{paper}/all")
-        if d and a and d["status"] == a["status"] == "done":
+        if a and a["status"] == "done" and not a.get("runs_reused"):
+            # Nothing read from the default form (none, or another build's): the form is whole.
+            totals.append(f"| {paper} | (in the form) | – | {_hms(a['wall_s'])} | {_hms(a['cpu_s'])} | {a['runs_run']} |")
+        elif d and a and d["status"] == a["status"] == "done":
             totals.append(f"| {paper} | {_hms(d['wall_s'])} | {_hms(a['wall_s'])} | {_hms(d['wall_s'] + a['wall_s'])} | {_hms(d['cpu_s'] + a['cpu_s'])} | {d['runs_run'] + a['runs_run']} |")
     if totals:
         out += ["", "## Every reading, in all (the default form plus what the other readings add)", "", "| paper | default form | other readings | every reading: wall | CPU | simulations run |", "| --- | ---: | ---: | ---: | ---: | ---: |", *totals]
@@ -533,6 +536,8 @@ def write_doc(paper: str, summary_dir: Path, entry: dict[str, Any] | None, judge
     runs = f"{sum(len(s['runs']) for s in summary['experiments'])} runs"
     if reuse:
         runs += f", {reuse['reused']} of them read from {Path(reuse['from']).name}/ (same scenario, same build), {reuse['run']} run"
+        if entry and entry.get("attempts", 1) > 1 and not entry.get("rejudged"):
+            runs += f" in the last of {entry['attempts']} attempts (the others' runs kept for it)"
     source = f"{'quick' if summary.get('quick') else 'full'} form, {'/'.join(map(str, seeds))} seeds, " + (f"the default and {len(summary['readings']) - 1} other readings" if len(summary["readings"]) > 1 else "the default reading alone")
     header = (
         f"written by `bench/reproductions.py --write-docs {paper}` from the summary.json of `{cmd}` ({source}; {runs}) "
