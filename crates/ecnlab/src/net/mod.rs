@@ -1046,7 +1046,8 @@ impl Sim {
         (0..self.flows.len()).map(|i| self.flow_record(i)).collect()
     }
 
-    fn flow_record(&self, i: usize) -> FlowRecord {
+    /// The row of flow `i`.
+    pub fn flow_record(&self, i: usize) -> FlowRecord {
         let f = &self.flows[i];
         let now = self.now();
         let mut r = FlowRecord {

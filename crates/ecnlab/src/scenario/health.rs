@@ -62,10 +62,12 @@ impl IdleWatch {
     pub fn plan(sim: &Sim, end: Time) -> Self {
         let mut paths: HashMap<(u32, u32), Option<Vec<PortId>>> = HashMap::new();
         let mut watched = Vec::new();
-        for (i, (f, r)) in sim.flows.iter().zip(sim.flow_records()).enumerate() {
+        // One record at a time: a million flows' records at once would be half a gigabyte.
+        for (i, f) in sim.flows.iter().enumerate() {
             if watched.len() == MAX_WATCHED {
                 break;
             }
+            let r = sim.flow_record(i);
             let bulk = r.size_bytes.map_or(true, |s| s >= BULK_BYTES);
             if r.transport != "tcp" || !bulk {
                 continue;
