@@ -16,9 +16,9 @@
 #define TCP_ECN_OK 1
 #define TCP_ECN_DEMAND_CWR 4
 #define TCP_CONG_NEEDS_ECN 0x2
-/* include/net/inet_connection_sock.h: enum inet_csk_ack_state_t */
-#define ICSK_ACK_TIMER 2
-#define ICSK_ACK_NOW 8
+/* include/net/inet_connection_sock.h's enum inet_csk_ack_state_t is in BTF: its values are
+ * read from the running kernel's (CO-RE enum relocations), never written here by hand. */
+#define ICSK_ACK(name) bpf_core_enum_value(enum inet_csk_ack_state_t, name)
 
 /* One array of counters per controller object, pinned by the loader beside the controller's
  * link so the emulation can read it when the run ends. */

@@ -11,9 +11,11 @@ enum ecnlab_counter {
 	/* ACKs the controller saw (in_ack_event), and those with ECE set. */
 	C_ACKS,
 	C_ACKS_ECE,
-	/* Window reductions asked of it (ssthresh): one per round with a congestion signal. */
+	/* Window reductions for ECN (the connection entered the kernel's CWR state): one per
+	 * round with a congestion signal; losses are not among them. */
 	C_REDUCTIONS,
-	/* Losses it reacted to (entering recovery, or a timeout). */
+	/* Losses it reduced the window for (entering recovery outside a reduction round, or a
+	 * timeout the kernel reduced for). */
 	C_LOSSES,
 	/* Estimator updates (DCTCP: once per window of data), their sum (to average) and the
 	 * packets delivered and delivered with a mark over those windows. */
@@ -25,7 +27,7 @@ enum ecnlab_counter {
 	 * delayed ACKs DCTCP sent early for them. */
 	C_CE_CHANGES,
 	C_EARLY_ACKS,
-	/* Multilevel schemes: window reductions by congestion level (1, 2). */
+	/* Multilevel schemes: the ECN reductions (C_REDUCTIONS) by congestion level (1, 2). */
 	C_CUTS_L1,
 	C_CUTS_L2,
 	/* Header work on the hosts' interfaces (tc): data packets given the scheme's codepoint
@@ -40,6 +42,16 @@ enum ecnlab_counter {
 	C_HANDSHAKE_L1,
 	C_HANDSHAKE_L2,
 	C_CONGESTED_ACKS,
+	/* Losses found inside a reduction round (CWR -> Recovery): the kernel asks no new
+	 * reduction for them (tcp_enter_recovery), and neither do the controllers. */
+	C_LOSSES_IN_ROUND,
+	/* DCTCP's receiver: CE changes that found no delayed ACK pending (so no early ACK), and
+	 * of them those whose own immediate ACK (RFC 8257 §3.2) had not been sent when the
+	 * next data segment arrived (rcv_wup still before it). */
+	C_CHANGES_ACK_CHECKED,
+	C_CHANGES_ACK_LATE,
+	/* MECN's receivers: data packets read at the moderate level (11), of C_DATA_IN_MARKED. */
+	C_DATA_IN_MODERATE,
 	ECNLAB_COUNTERS,
 };
 

@@ -12,6 +12,38 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 
+def netns_unavailable() -> str | None:
+    """Why network namespaces cannot be made here (tried with a name of this process's own,
+    so concurrent test runs never meet), or None."""
+    name = f"ecnlab-probe-{os.getpid()}"
+    r = subprocess.run(["ip", "netns", "add", name], capture_output=True)
+    subprocess.run(["ip", "netns", "del", name], capture_output=True)
+    return None if r.returncode == 0 else "network namespaces cannot be made here (ip netns add failed)"
+
+
+def bpf_run_unavailable(cc: str) -> str | None:
+    """Why a run with BPF controller ``cc`` cannot be made here, or None."""
+    from ecnlab.emulate import bpf
+
+    if os.geteuid() != 0:
+        return "BPF controller runs need root"
+    return netns_unavailable() or bpf.unavailable(cc)
+
+
+def kernel_c_compiler() -> str:
+    """A C compiler that finds the kernel's UAPI headers (<linux/types.h>, which the BPF
+    programs' arithmetic headers are written against); skips the test without one."""
+    import shutil
+
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if cc is None:
+        pytest.skip("the BPF arithmetic tests need a C compiler (cc)")
+    r = subprocess.run([cc, "-E", "-x", "c", "-"], input="#include <linux/types.h>\n", capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip("the BPF arithmetic tests need <linux/types.h> (Debian: linux-libc-dev)")
+    return cc
+
+
 #: Cases the scenario fuzz tests tried, by outcome: printed at the end of the session.
 FUZZ_TALLY: dict[str, int] = {}
 

@@ -13,11 +13,11 @@ import ctypes
 import math
 import os
 import random
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import bpf_run_unavailable, kernel_c_compiler
 
 import ecnlab
 from ecnlab.emulate import bpf, emulate
@@ -38,9 +38,7 @@ class Window(ctypes.Structure):
 
 @pytest.fixture(scope="module")
 def eecn(tmp_path_factory):
-    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
-    if cc is None:
-        pytest.skip("the BPF arithmetic tests need a C compiler (cc)")
+    cc = kernel_c_compiler()
     d = tmp_path_factory.mktemp("eecn_math")
     src = d / "m.c"
     src.write_text(
@@ -177,16 +175,8 @@ def test_flows_their_receiver_opens_are_refused_by_key(monkeypatch):
 # ----------------------------------------------------------------------- runs (root)
 
 
-def _can_run() -> str | None:
-    if os.geteuid() != 0:
-        return "BPF controller runs need root"
-    if subprocess.run(["ip", "netns", "add", "ecnlab-probe"], capture_output=True).returncode != 0:
-        return "BPF controller runs need network namespaces"
-    subprocess.run(["ip", "netns", "del", "ecnlab-probe"], capture_output=True)
-    return bpf.unavailable("eecn")
-
-
-needs_bpf = pytest.mark.skipif(_can_run() is not None, reason=_can_run() or "")
+_WHY_NOT = bpf_run_unavailable("eecn")
+needs_bpf = pytest.mark.skipif(_WHY_NOT is not None, reason=_WHY_NOT or "")
 
 
 @needs_bpf

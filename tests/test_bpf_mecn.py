@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import ctypes
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import polars as pl
 import pytest
+from conftest import bpf_run_unavailable, kernel_c_compiler
 
 import ecnlab
 from ecnlab.emulate import bpf, emulate
@@ -30,9 +30,7 @@ class Echo(ctypes.Structure):
 
 @pytest.fixture(scope="module")
 def mecn(tmp_path_factory):
-    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
-    if cc is None:
-        pytest.skip("the BPF arithmetic tests need a C compiler (cc)")
+    cc = kernel_c_compiler()
     d = tmp_path_factory.mktemp("mecn_math")
     src = d / "m.c"
     src.write_text(
@@ -42,6 +40,7 @@ def mecn(tmp_path_factory):
         "__u8 level_of_echo(int c, int e) { return mecn_level_of_echo(c, e); }\n"
         "void on_data(struct mecn_echo *s, __u8 seen, int cwr) { mecn_on_data(s, seen, cwr); }\n"
         "__u32 ssthresh_of(__u32 c, __u8 l) { return mecn_ssthresh_of(c, l); }\n"
+        "__u32 after_loss(__u32 t, __u32 c, int r) { return mecn_ssthresh_after_loss(t, c, r); }\n"
     )
     lib = d / "m.so"
     subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(lib), str(src)], check=True)
@@ -52,6 +51,8 @@ def mecn(tmp_path_factory):
     so.on_data.argtypes = [ctypes.POINTER(Echo), ctypes.c_uint8, ctypes.c_int]
     so.ssthresh_of.restype = ctypes.c_uint32
     so.ssthresh_of.argtypes = [ctypes.c_uint32, ctypes.c_uint8]
+    so.after_loss.restype = ctypes.c_uint32
+    so.after_loss.argtypes = [ctypes.c_uint32, ctypes.c_uint32, ctypes.c_int]
     return so
 
 
@@ -116,19 +117,47 @@ def test_echo_is_the_simulators_rule(mecn):
         assert got == want, pkts
 
 
+OPEN, DISORDER, CWR, RECOVERY = 0, 1, 2, 3
+
+
+def kernel_round(mecn, cwnd: int, events: list[tuple[str, int]]) -> int:
+    """ssthresh after ``events`` as the kernel drives the controller (net/ipv4/tcp_input.c):
+    ("ece", level) enters CWR through tcp_enter_cwr, which asks ssthresh only from Open or
+    Disorder; ("loss", _) enters Recovery through tcp_enter_recovery, which asks ssthresh only
+    outside a reduction (tcp_in_cwnd_reduction: CWR or Recovery), then set_state(Recovery)
+    with the old state still in place; ("shrink", n) is PRR taking the window down to n."""
+    state, ssthresh = OPEN, 0
+    for what, arg in events:
+        if what == "shrink":
+            cwnd = arg
+        elif what == "ece" and state < CWR:
+            ssthresh, state = mecn.ssthresh_of(cwnd, arg), CWR
+        elif what == "loss" and state != RECOVERY:
+            if state not in (CWR, RECOVERY):
+                ssthresh = mecn.ssthresh_of(cwnd, NONE)
+            ssthresh = mecn.after_loss(ssthresh, cwnd, state == CWR)
+            state = RECOVERY
+    return ssthresh
+
+
+def test_a_loss_inside_an_ecn_round_does_not_cut_again(mecn):
+    # RFC 3168 §6.1.2 and the simulator's MECN (one reduction per round): an incipient cut
+    # of a 100-segment window to 80, PRR bringing the window down to 90, then a loss in the
+    # same round: ssthresh stays 80 (halving again, as every entry into Recovery did before,
+    # gave 45).
+    assert kernel_round(mecn, 100, [("ece", INCIPIENT), ("shrink", 90), ("loss", 0)]) == 80
+    assert kernel_round(mecn, 100, [("ece", MODERATE), ("shrink", 70), ("loss", 0)]) == 60
+    # A loss outside a round halves (Table 3), whatever the ACKs echoed before.
+    assert kernel_round(mecn, 100, [("loss", 0)]) == 50
+    assert kernel_round(mecn, 3, [("loss", 0)]) == 2
+    assert mecn.after_loss(80, 90, 0) == 45 and mecn.after_loss(80, 90, 1) == 80
+
+
 # ----------------------------------------------------------------------- runs (root)
 
 
-def _can_run() -> str | None:
-    if os.geteuid() != 0:
-        return "BPF controller runs need root"
-    if subprocess.run(["ip", "netns", "add", "ecnlab-probe"], capture_output=True).returncode != 0:
-        return "BPF controller runs need network namespaces"
-    subprocess.run(["ip", "netns", "del", "ecnlab-probe"], capture_output=True)
-    return bpf.unavailable("mecn")
-
-
-needs_bpf = pytest.mark.skipif(_can_run() is not None, reason=_can_run() or "")
+_WHY_NOT = bpf_run_unavailable("mecn")
+needs_bpf = pytest.mark.skipif(_WHY_NOT is not None, reason=_WHY_NOT or "")
 
 
 @needs_bpf
@@ -150,7 +179,12 @@ def test_bpf_mecn_reads_both_levels_and_cuts_by_them():
     port = r.port("rl->rr")
     assert port["marked_pkts"] > 0 and c["data_in_marked"] > 0
     assert c["echoes_written"] > 0 and c["acks_ece"] > 0
-    assert c["cuts_level1"] > 0
+    # Both levels: the receivers read moderate marks (11) as the port made them, and the
+    # senders made ECN cuts of both levels (losses are counted apart, in "losses").
+    assert c["data_in_moderate"] > 0 and c["data_in_moderate"] <= port["marked_ce"]
+    assert c["data_in_marked"] - c["data_in_moderate"] > 0
+    assert c["cuts_level1"] > 0 and c["cuts_level2"] > 0
+    assert c["reductions"] == c["cuts_level1"] + c["cuts_level2"]
     # It filled the link; the receivers' kernels found nothing malformed in the rewritten
     # headers (an IP or TCP checksum left wrong would show here and stall the flows).
     def carried(res) -> float:

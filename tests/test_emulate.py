@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import netns_unavailable
 
 import ecnlab
 from ecnlab.emulate import emulate, netns, plan
@@ -28,9 +29,7 @@ def can_emulate() -> str | None:
         return "emulation tests need iproute2's ip command"
     if not os.path.exists("/dev/net/tun"):
         return "emulation tests need /dev/net/tun"
-    r = subprocess.run(["ip", "netns", "add", "ecnlab-probe"], capture_output=True)
-    subprocess.run(["ip", "netns", "del", "ecnlab-probe"], capture_output=True)
-    if r.returncode != 0:
+    if netns_unavailable():
         return "emulation tests need network namespaces (ip netns add failed)"
     return None
 

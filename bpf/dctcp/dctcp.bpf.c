@@ -7,7 +7,7 @@
  * machine of RFC 8257 §3.2 that echoes every change of CE at once (ECE set while the last
  * data packet was CE). One difference: a connection that did not negotiate ECN keeps DCTCP's
  * rules here, where Linux hands it to Reno (a BPF controller cannot swap itself); it is
- * counted (C_INIT_NO_ECN) and the emulation refuses a run where one happened. */
+ * counted (C_INIT_NO_ECN) and the emulation warns of a run where one happened. */
 #include "../common.bpf.h"
 #include "dctcp_math.h"
 
@@ -29,6 +29,10 @@ struct dctcp_state {
 	/* Receiver: whether the last data packet carried CE, and rcv_nxt before it. */
 	__u32 ce_state;
 	__u32 rcv_nxt_before;
+	/* Receiver: after a CE change that found no delayed ACK pending, what its immediate ACK
+	 * must acknowledge (rcv_nxt after the changing segment); 0 once checked. */
+	__u32 change_ack_due;
+	__u32 change_pending;
 };
 
 static __always_inline void begin_window(const struct tcp_sock *tp, struct dctcp_state *s)
@@ -52,6 +56,7 @@ void BPF_PROG(dctcp_init, struct sock *sk)
 	s->cwnd_before_cut = 0;
 	s->ce_state = 0;
 	s->rcv_nxt_before = tp->rcv_nxt;
+	s->change_pending = 0;
 	begin_window(tp, s);
 }
 
@@ -61,7 +66,6 @@ __u32 BPF_PROG(dctcp_ssthresh, struct sock *sk)
 	struct dctcp_state *s = inet_csk_ca(sk);
 	const struct tcp_sock *tp = tcp_sk(sk);
 
-	count(C_REDUCTIONS, 1);
 	s->cwnd_before_cut = tp->snd_cwnd;
 	return dctcp_ssthresh_of(tp->snd_cwnd, s->alpha);
 }
@@ -110,10 +114,15 @@ static __always_inline void react_to_loss(struct sock *sk)
 SEC("struct_ops/dctcp_set_state")
 void BPF_PROG(dctcp_set_state, struct sock *sk, __u8 new_state)
 {
-	/* A loss halves the window once, on entering recovery; a timeout is handled through
-	 * CA_EVENT_LOSS below (as Linux does, so one loss round cuts once). */
-	if (new_state == TCP_CA_Recovery &&
-	    new_state != BPF_CORE_READ_BITFIELD(inet_csk(sk), icsk_ca_state))
+	__u8 old_state = BPF_CORE_READ_BITFIELD(inet_csk(sk), icsk_ca_state);
+
+	/* An ECN reduction: tcp_enter_cwr has just asked ssthresh (counted here, where the
+	 * kernel says what it was for, so losses are not among them). */
+	if (new_state == TCP_CA_CWR && old_state != TCP_CA_CWR)
+		count(C_REDUCTIONS, 1);
+	/* A loss halves the window on entering recovery, inside an ECN round too (as
+	 * tcp_dctcp.c's dctcp_state); a timeout is handled through CA_EVENT_LOSS below. */
+	if (new_state == TCP_CA_Recovery && new_state != old_state)
 		react_to_loss(sk);
 }
 
@@ -135,15 +144,28 @@ static __always_inline void echo(struct sock *sk, __u32 ce)
 static __always_inline void on_data_ce(struct sock *sk, __u32 ce)
 {
 	struct dctcp_state *s = inet_csk_ca(sk);
+	const struct tcp_sock *tp = tcp_sk(sk);
 
+	/* Was the last change's immediate ACK sent before this segment came? (The kernel sets
+	 * rcv_wup to rcv_nxt on every ACK it sends.) */
+	if (s->change_pending) {
+		count(C_CHANGES_ACK_CHECKED, 1);
+		if (seq_before(tp->rcv_wup, s->change_ack_due))
+			count(C_CHANGES_ACK_LATE, 1);
+		s->change_pending = 0;
+	}
 	if (s->ce_state != ce) {
 		count(C_CE_CHANGES, 1);
-		if (inet_csk(sk)->icsk_ack.pending & ICSK_ACK_TIMER) {
+		if (inet_csk(sk)->icsk_ack.pending & ICSK_ACK(ICSK_ACK_TIMER)) {
 			echo(sk, s->ce_state);
 			bpf_tcp_send_ack(sk, s->rcv_nxt_before);
 			count(C_EARLY_ACKS, 1);
+		} else {
+			/* (An early ACK sets rcv_wup to rcv_nxt itself, so only these are checked.) */
+			s->change_pending = 1;
+			s->change_ack_due = tp->rcv_nxt;
 		}
-		inet_csk(sk)->icsk_ack.pending |= ICSK_ACK_NOW;
+		inet_csk(sk)->icsk_ack.pending |= ICSK_ACK(ICSK_ACK_NOW);
 	}
 	s->rcv_nxt_before = tcp_sk(sk)->rcv_nxt;
 	s->ce_state = ce;

@@ -6,8 +6,9 @@
  * - the controller (tcp_congestion_ops): Reno growth, never on an ACK with ECE (the paper's
  *   sender is ns-2's Reno, which opens its window only on ACKs without ECN-Echo); the window
  *   cut by 20 % for incipient and 40 % for moderate congestion, once per round (the kernel's
- *   CWR state, entered on ECE, calls ssthresh once), and halved on a loss. It enters each
- *   connection that negotiated ECN in the map when the connection starts;
+ *   CWR state, entered on ECE, calls ssthresh once), and halved on a loss outside that round
+ *   (one reduction per round, RFC 3168 §6.1.2). It enters each connection that negotiated
+ *   ECN in the map when the connection starts, and removes it when the connection goes;
  * - on every host's interface, tc egress: an MECN sender's data leaves ECT(1) (01) where the
  *   kernel wrote ECT(0); an MECN receiver's ACKs carry its echo in (CWR, ECE) in place of the
  *   kernel's RFC 3168 ECE;
@@ -59,30 +60,49 @@ struct {
 
 struct mecn_state {
 	__u32 last_ack_ece;
-	__u32 loss_cwnd;
+	/* The level of the latest reduction asked for (ssthresh), counted once the kernel says
+	 * what it was for (set_state). */
+	__u8 asked_level;
 };
+
+static __always_inline struct flow_key key_of(const struct sock *sk)
+{
+	struct flow_key key = {
+		.saddr = sk->__sk_common.skc_rcv_saddr,
+		.daddr = sk->__sk_common.skc_daddr,
+		.sport = bpf_htons(sk->__sk_common.skc_num),
+		.dport = sk->__sk_common.skc_dport,
+	};
+
+	return key;
+}
 
 SEC("struct_ops/mecn_init")
 void BPF_PROG(mecn_init, struct sock *sk)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 	struct mecn_state *s = inet_csk_ca(sk);
-	struct flow_key key = {};
+	struct flow_key key = key_of(sk);
 	struct flow f = {};
 
 	s->last_ack_ece = 0;
-	s->loss_cwnd = 0;
+	s->asked_level = MECN_NONE;
 	count(C_INIT, 1);
 	if (!(tp->ecn_flags & TCP_ECN_OK)) {
 		if (sk->__sk_common.skc_state != TCP_LISTEN && sk->__sk_common.skc_state != TCP_CLOSE)
 			count(C_INIT_NO_ECN, 1);
 		return;
 	}
-	key.saddr = sk->__sk_common.skc_rcv_saddr;
-	key.daddr = sk->__sk_common.skc_daddr;
-	key.sport = bpf_htons(sk->__sk_common.skc_num);
-	key.dport = sk->__sk_common.skc_dport;
 	bpf_map_update_elem(&flows, &key, &f, BPF_NOEXIST);
+}
+
+/* The connection is gone: its entry goes with it (the map holds 4096). */
+SEC("struct_ops/mecn_release")
+void BPF_PROG(mecn_release, struct sock *sk)
+{
+	struct flow_key key = key_of(sk);
+
+	bpf_map_delete_elem(&flows, &key);
 }
 
 SEC("struct_ops/mecn_in_ack_event")
@@ -98,53 +118,55 @@ void BPF_PROG(mecn_in_ack_event, struct sock *sk, __u32 flags)
 
 static __always_inline __u8 acked_level(const struct sock *sk)
 {
-	struct flow_key key = {
-		.saddr = sk->__sk_common.skc_rcv_saddr,
-		.daddr = sk->__sk_common.skc_daddr,
-		.sport = bpf_htons(sk->__sk_common.skc_num),
-		.dport = sk->__sk_common.skc_dport,
-	};
+	struct flow_key key = key_of(sk);
 	struct flow *f = bpf_map_lookup_elem(&flows, &key);
 
 	return f ? f->acked_level : MECN_NONE;
 }
 
-/* Asked for a reduction: on ECE (the kernel enters CWR) or a loss (then set_state or
- * CA_EVENT_LOSS below halve instead). */
+/* Asked for a reduction: on ECE (the kernel enters CWR), on a loss outside a reduction round
+ * (it enters Recovery) or on a timeout. The cut is by the level the latest ACK echoed; for a
+ * loss, set_state or CA_EVENT_LOSS below halve instead. */
 SEC("struct_ops/mecn_ssthresh")
 __u32 BPF_PROG(mecn_ssthresh, struct sock *sk)
 {
 	struct mecn_state *s = inet_csk_ca(sk);
-	__u32 cwnd = tcp_sk(sk)->snd_cwnd;
-	__u8 level = acked_level(sk);
 
-	s->loss_cwnd = cwnd;
-	count(C_REDUCTIONS, 1);
-	count(level == MECN_MODERATE ? C_CUTS_L2 : C_CUTS_L1, 1);
-	return mecn_ssthresh_of(cwnd, level);
-}
-
-static __always_inline void halve(struct sock *sk)
-{
-	struct tcp_sock *tp = tcp_sk(sk);
-
-	count(C_LOSSES, 1);
-	tp->snd_ssthresh = tp->snd_cwnd >> 1 > 2U ? tp->snd_cwnd >> 1 : 2U;
+	s->asked_level = acked_level(sk);
+	return mecn_ssthresh_of(tcp_sk(sk)->snd_cwnd, s->asked_level);
 }
 
 SEC("struct_ops/mecn_set_state")
 void BPF_PROG(mecn_set_state, struct sock *sk, __u8 new_state)
 {
-	if (new_state == TCP_CA_Recovery &&
-	    new_state != BPF_CORE_READ_BITFIELD(inet_csk(sk), icsk_ca_state))
-		halve(sk);
+	const struct mecn_state *s = inet_csk_ca(sk);
+	__u8 old_state = BPF_CORE_READ_BITFIELD(inet_csk(sk), icsk_ca_state);
+
+	if (new_state == TCP_CA_CWR && old_state != TCP_CA_CWR) {
+		/* tcp_enter_cwr: the ECN reduction ssthresh just made. */
+		count(C_REDUCTIONS, 1);
+		count(s->asked_level == MECN_MODERATE ? C_CUTS_L2 : C_CUTS_L1, 1);
+	} else if (new_state == TCP_CA_Recovery && old_state != TCP_CA_Recovery) {
+		/* A loss reduces once per round, as the simulator's MECN (RFC 3168 §6.1.2) and the
+		 * kernel (tcp_enter_recovery asks no ssthresh inside CWR) do. */
+		struct tcp_sock *tp = tcp_sk(sk);
+		int in_round = old_state == TCP_CA_CWR;
+
+		tp->snd_ssthresh = mecn_ssthresh_after_loss(tp->snd_ssthresh, tp->snd_cwnd, in_round);
+		count(in_round ? C_LOSSES_IN_ROUND : C_LOSSES, 1);
+	}
 }
 
 SEC("struct_ops/mecn_cwnd_event")
 void BPF_PROG(mecn_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
 {
-	if (ev == CA_EVENT_LOSS)
-		halve(sk);
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	/* Sent only when the kernel reduces for the timeout (tcp_enter_loss). */
+	if (ev == CA_EVENT_LOSS) {
+		tp->snd_ssthresh = mecn_ssthresh_after_loss(tp->snd_ssthresh, tp->snd_cwnd, 0);
+		count(C_LOSSES, 1);
+	}
 }
 
 SEC("struct_ops/mecn_cong_avoid")
@@ -172,6 +194,7 @@ struct tcp_congestion_ops ecnlab_mecn = {
 	.cong_avoid = (void *)mecn_cong_avoid,
 	.undo_cwnd = (void *)mecn_undo_cwnd,
 	.set_state = (void *)mecn_set_state,
+	.release = (void *)mecn_release,
 	/* No TCP_CONG_NEEDS_ECN: it would send the SYN ECT(0), which a classic receiver refuses
 	 * to negotiate ECN on (RFC 3168 §6.1.1); MECN keeps RFC 3168's handshake (§3), asked
 	 * for by the route's ecn feature as for any ECN host. */
@@ -293,6 +316,8 @@ int mecn_ingress(struct __sk_buff *skb)
 		count(C_DATA_IN, 1);
 		if (s.tos & 2)
 			count(C_DATA_IN_MARKED, 1);
+		if ((s.tos & 3) == 3)
+			count(C_DATA_IN_MODERATE, 1);
 		return TC_ACT_OK;
 	}
 	f = reverse_flow(&s);

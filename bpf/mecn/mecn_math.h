@@ -61,4 +61,16 @@ static inline __u32 mecn_ssthresh_of(__u32 cwnd, __u8 level)
 	return w > 2U ? w : 2U;
 }
 
+/* ssthresh after a loss, in segments: half the window (Table 3), unless the loss falls
+ * inside the round of an ECN reduction (the connection in the kernel's CWR state), which
+ * keeps the reduction already made. One reduction per round (RFC 3168 §6.1.2), as the
+ * simulator's MECN; the kernel's own Reno does the same, since tcp_enter_recovery asks for
+ * no new ssthresh while tcp_in_cwnd_reduction(). */
+static inline __u32 mecn_ssthresh_after_loss(__u32 ssthresh, __u32 cwnd, int in_ecn_round)
+{
+	if (in_ecn_round)
+		return ssthresh;
+	return cwnd >> 1 > 2U ? cwnd >> 1 : 2U;
+}
+
 #endif

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -56,6 +57,10 @@ COUNTERS = (
     "handshake_level1",
     "handshake_level2",
     "congested_acks",
+    "losses_in_round",
+    "ce_changes_ack_checked",
+    "ce_changes_ack_late",
+    "data_in_moderate",
 )
 BPFFS = Path("/sys/fs/bpf")
 PIN_ROOT = BPFFS / "ecnlab"
@@ -74,6 +79,30 @@ def unavailable(cc: str) -> str | None:
         return f"its BPF controller is not built ({d}: run `make -C bpf`, which needs clang, bpftool and libbpf-dev)"
     if not Path("/sys/kernel/btf/vmlinux").is_file():
         return "this kernel has no BTF (/sys/kernel/btf/vmlinux), which BPF controllers need"
+    return kernel_unfit()
+
+
+#: The first kernel with struct_ops links (BPF_LINK_CREATE on a struct_ops map), which the
+#: loader registers every controller through.
+STRUCT_OPS_LINKS = (6, 4)
+
+
+def kernel_unfit(release: str | None = None, jit: Path = Path("/proc/sys/net/core/bpf_jit_enable")) -> str | None:
+    """Why this kernel cannot register the controllers (too old for struct_ops links, or no
+    BPF JIT, without which struct_ops programs do not load), or None."""
+    release = release or os.uname().release
+    m = re.match(r"(\d+)\.(\d+)", release)
+    if m and (int(m[1]), int(m[2])) < STRUCT_OPS_LINKS:
+        return (
+            f"this kernel ({release}) predates struct_ops links (Linux "
+            f"{STRUCT_OPS_LINKS[0]}.{STRUCT_OPS_LINKS[1]}), which BPF controllers are registered through"
+        )
+    try:
+        enabled = jit.read_text().strip()
+    except OSError:
+        return f"this kernel has no BPF JIT ({jit} is missing), which BPF controllers need"
+    if enabled == "0":
+        return f"the BPF JIT is off ({jit} = 0: sysctl net.core.bpf_jit_enable=1), which BPF controllers need"
     return None
 
 
