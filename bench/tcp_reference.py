@@ -127,7 +127,51 @@ def metrics_from_run(directory: Path, ports: list[str]) -> dict[str, Any]:
             "mean_queue": p.get("mean_queue_pkts"),
             "p95_queue": p95_queue(r, port),
         }
-    return {"flows": flows, "ports": out_ports}
+    return {"flows": flows, "ports": out_ports, "senders": _senders(r, directory), "run": _run_facts(directory)}
+
+
+#: The senders' window reductions by cause, summed over the run's flows: the simulator's from
+#: its controllers' running totals (the last sample of each flow's series), the emulation's
+#: from its BPF controllers' counters (bpf/counters.h). ECN cuts are counted apart from loss
+#: cuts on both sides, so the two compare like for like.
+SENDER_METRICS = (
+    ("ecn_cuts_l1", "ECN cuts, level 1 (incipient)"),
+    ("ecn_cuts_l2", "ECN cuts, level 2 (moderate)"),
+    ("loss_cuts", "loss cuts"),
+)
+SIM_SERIES = {"ecn_cuts_l1": "mecn_ecn_cuts_l1", "ecn_cuts_l2": "mecn_ecn_cuts_l2", "loss_cuts": "mecn_loss_cuts"}
+BPF_COUNTERS = {"ecn_cuts_l1": "cuts_level1", "ecn_cuts_l2": "cuts_level2", "loss_cuts": "losses"}
+
+
+def _senders(r: Any, directory: Path) -> dict[str, Any]:
+    info = _results.read_run_json(directory)
+    bpf = (info.get("emulation") or {}).get("bpf_controllers") or {}
+    mecn = bpf.get("mecn")
+    if mecn is not None:
+        return {"all": {k: mecn.get(c) for k, c in BPF_COUNTERS.items()}}
+    ts = r.timeseries
+    if ts is None or ts.height == 0:
+        return {}
+    out: dict[str, Any] = {}
+    for metric, kind in SIM_SERIES.items():
+        last = ts.filter(pl.col("kind") == kind).group_by("entity").agg(pl.col("value").sort_by("time_s").last())
+        if last.height:
+            out[metric] = float(last["value"].sum())
+    return {"all": out} if out else {}
+
+
+def _run_facts(directory: Path) -> dict[str, Any]:
+    """An emulated run's conditions: how late its forwarder was, the machine's load average
+    when it ended (read by the bench after the run) and its BPF controllers' counters."""
+    info = _results.read_run_json(directory)
+    e = info.get("emulation") or {}
+    facts = {k: e.get(k) for k in ("lateness_p99_s", "lateness_max_s") if k in e}
+    load = directory / "loadavg"
+    if load.is_file():
+        facts["load1"] = float(load.read_text().split()[0])
+    if e.get("bpf_controllers"):
+        facts["bpf"] = e["bpf_controllers"]
+    return facts
 
 
 def metrics_from_ns3(report: dict[str, Any], flow_names: list[str], port: str) -> dict[str, Any]:
@@ -184,6 +228,7 @@ def run_scenario(stem: str, path: Path, refs: list[Any], runs: int, sim_runs: in
                 if not (reuse and (d / "run.json").exists()):
                     cmd, env = _python(None)
                     _run(cmd + ["emulate", str(path), "--seed", str(k), "--quiet", "--out", str(d)], env)
+                    (d / "loadavg").write_text(Path("/proc/loadavg").read_text())
                 got["Linux"].append(metrics_from_run(d, ports))
             else:
                 f = out / stem / f"ns3-{k}.json"
@@ -202,7 +247,7 @@ def run_scenario(stem: str, path: Path, refs: list[Any], runs: int, sim_runs: in
 def _values(runs: list[dict], kind: str, entity: str, metric: str) -> list[float]:
     vals = []
     for r in runs:
-        v = r[kind].get(entity, {}).get(metric)
+        v = r.get(kind, {}).get(entity, {}).get(metric)
         if v is not None:
             vals.append(float(v))
     return vals
@@ -282,6 +327,9 @@ def table(stem: str, refs: list[Any], got: dict[str, list]) -> str:
         for metric, label in PORT_METRICS:
             row(f"port {port}", label, "ports", port, metric)
 
+    for metric, label in SENDER_METRICS:
+        row("senders", label, "senders", "all", metric)
+
     def totals(runs: list[dict]) -> list[float]:
         out = []
         for r in runs:
@@ -296,6 +344,31 @@ def table(stem: str, refs: list[Any], got: dict[str, list]) -> str:
     for r in rs:
         cells += [_diff(e, r), _p_cell(e, r)]
     lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def per_run_table(got: dict[str, list]) -> str:
+    """Each Linux run's conditions beside its figures: a run's numbers follow how long its
+    forwarder was held off the CPU on a loaded machine."""
+    runs = got.get("Linux") or []
+    if not runs or not runs[0].get("run"):
+        return ""
+    port = next(iter(runs[0]["ports"]))
+    head = ["Linux run", "utilisation", "marks, every level", "mean queue", "p95 queue", "forwarder late, p99 / max", "load average (1 min)"]
+    bpf_keys = ("reductions", "cuts_level1", "cuts_level2", "losses", "losses_in_round")
+    has_bpf = any(r["run"].get("bpf") for r in runs)
+    if has_bpf:
+        head += ["BPF " + k for k in bpf_keys] + ["mean α"]
+    lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+    for k, r in enumerate(runs, 1):
+        p, f = r["ports"][port], r["run"]
+        late = f"{(f.get('lateness_p99_s') or 0) * 1e6:.0f} µs / {(f.get('lateness_max_s') or 0) * 1e3:.0f} ms"
+        cells = [str(k), f"{p['utilization']:.3f}", str(p["all_marks"]), f"{p['mean_queue']:.1f}", f"{p['p95_queue']}", late, str(f.get("load1", "–"))]
+        if has_bpf:
+            c = next(iter(f.get("bpf", {}).values()), {})
+            cells += [str(c.get(key, "–")) for key in bpf_keys]
+            cells.append(f"{c['estimate_sum'] / c['estimates'] / 1024:.3f}" if c.get("estimates") else "–")
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -332,6 +405,8 @@ def main(argv: list[str] | None = None) -> int:
         got = everything[stem] = run_scenario(stem, path, ref, a.runs, sim_runs, a.out, a.before, a.reuse)
         runs = f"{a.runs} runs per side" if sim_runs == a.runs else f"{sim_runs} simulated seeds, {a.runs} reference runs"
         doc += [f"## {stem} ({runs})", "", table(stem, ref, got)]
+        if per_run_table(got):
+            doc += [per_run_table(got)]
     (a.out / "summary.json").write_text(json.dumps(everything, indent=1) + "\n", encoding="utf-8")
     text = "\n".join(doc)
     (a.out / "tables.md").write_text(text, encoding="utf-8")

@@ -87,3 +87,17 @@ def test_ns3_report_maps_to_the_scenario_flows():
     m = ref.metrics_from_ns3(report, ["dctcp.0", "dctcp.1"], "rl->rr")
     assert m["flows"]["dctcp.1"] == {"goodput": 1.0, "retransmissions": 9, "rtos": 9, "recoveries": None, "loss_probes": None, "rtt_mean": None}
     assert m["ports"]["rl->rr"]["marks"] == 100
+
+
+def test_a_simulated_mecn_run_counts_its_ecn_cuts_apart_from_its_losses(tmp_path: Path):
+    s = ecnlab.Scenario.from_file(REPO / "scenarios" / "emulate_mecn.toml").to_dict()
+    s["duration"] = "5s"
+    ecnlab.run(ecnlab.Scenario(s)).to_parquet(tmp_path / "r")
+    m = ref.metrics_from_run(tmp_path / "r", ["rl->rr"])
+    cuts = m["senders"]["all"]
+    # The first flow's slow start overshoots into RED's drops: loss cuts, and ECN cuts of the
+    # incipient level, counted apart (a simulated run has no emulation facts).
+    assert cuts["loss_cuts"] >= 1 and cuts["ecn_cuts_l1"] > 10 and "ecn_cuts_l2" in cuts
+    assert m["run"] == {}
+    text = ref.table("emulate_mecn", ["linux"], {"before": [], "ecnlab": [m, m], "Linux": [m, m]})
+    assert "| senders | loss cuts |" in text and "| senders | ECN cuts, level 1 (incipient) |" in text

@@ -260,6 +260,14 @@ impl Controller for MecnReno {
     fn ssthresh(&self) -> u64 {
         self.w.ssthresh
     }
+
+    /// Reductions made so far, by cause (running totals): ECN's by level apart from losses',
+    /// so they compare with what a real MECN sender counts (bpf/mecn's cuts by level).
+    fn sample(&self, out: &mut crate::net::Samples) {
+        out.push(("mecn_ecn_cuts_l1", self.reductions[INCIPIENT] as f64));
+        out.push(("mecn_ecn_cuts_l2", self.reductions[MODERATE] as f64));
+        out.push(("mecn_loss_cuts", self.reductions[LOSS] as f64));
+    }
 }
 
 #[cfg(test)]
@@ -320,6 +328,12 @@ mod tests {
         ack(&mut c, 140_000, 135_000, Some(2));
         assert_eq!(c.window(), 2 * MSS);
         assert_eq!(c.reductions, [0, 1, 2, 2]);
+        let mut out = crate::net::Samples::default();
+        c.sample(&mut out);
+        assert_eq!(
+            out.iter().map(|&(k, v)| (k, v as u64)).collect::<Vec<_>>(),
+            [("mecn_ecn_cuts_l1", 1), ("mecn_ecn_cuts_l2", 2), ("mecn_loss_cuts", 2)]
+        );
         // Timeout: one segment, ssthresh from the halved window (at least 2 segments).
         c.on_rto(0, 4 * MSS);
         assert_eq!((c.window(), c.ssthresh()), (MSS, 2 * MSS));
