@@ -357,8 +357,9 @@ def per_run_table(got: dict[str, list]) -> str:
     head = ["Linux run", "utilisation", "marks, every level", "mean queue", "p95 queue", "forwarder late, p99 / max", "load average (1 min)"]
     bpf_keys = ("reductions", "cuts_level1", "cuts_level2", "losses", "losses_in_round")
     has_bpf = any(r["run"].get("bpf") for r in runs)
+    has_alpha = any(c.get("estimates") for r in runs for c in r["run"].get("bpf", {}).values())
     if has_bpf:
-        head += ["BPF " + k for k in bpf_keys] + ["mean α"]
+        head += ["BPF " + k for k in bpf_keys] + (["mean α"] if has_alpha else [])
     lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
     for k, r in enumerate(runs, 1):
         p, f = r["ports"][port], r["run"]
@@ -367,7 +368,8 @@ def per_run_table(got: dict[str, list]) -> str:
         if has_bpf:
             c = next(iter(f.get("bpf", {}).values()), {})
             cells += [str(c.get(key, "–")) for key in bpf_keys]
-            cells.append(f"{c['estimate_sum'] / c['estimates'] / 1024:.3f}" if c.get("estimates") else "–")
+            if has_alpha:
+                cells.append(f"{c['estimate_sum'] / c['estimates'] / 1024:.3f}" if c.get("estimates") else "–")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
