@@ -194,10 +194,13 @@ def test_bpf_dctcp_fills_the_link_and_holds_the_queue_at_k():
     assert abs(echoed - port["marked_ce"] / port["arrived_pkts"]) < 0.15 * echoed
     # RFC 8257 §3.2: a change of CE is acknowledged at once. Checked at the receiver at the
     # next data segment, for the changes that found no delayed ACK to send first: 6 of 978
-    # were not yet acknowledged in a run, 27 of 697 when the controller asked the kernel for
-    # ICSK_ACK_PUSHED2 (8, a hand-written ICSK_ACK_NOW) in place of ICSK_ACK_NOW (16).
+    # and 17 of 482 were not yet acknowledged in two runs on a loaded machine, 27 of 697 in
+    # one when the controller asked for ICSK_ACK_PUSHED2 (8, the hand-written value it had)
+    # in place of ICSK_ACK_NOW (16) — the receiving application's prompt reads acknowledge
+    # most of them anyway, so this bound catches a receiver that stops acknowledging
+    # changes, not that constant; test_kernel_constants_come_from_btf catches that.
     assert c["ce_changes_ack_checked"] > 100
-    assert c["ce_changes_ack_late"] * 50 < c["ce_changes_ack_checked"]
+    assert c["ce_changes_ack_late"] * 10 < c["ce_changes_ack_checked"]
     # Over the whole run, both slow starts included (the bandwidth-delay product is 25
     # packets, below K): most of what the simulated DCTCP gets on the same network (0.99);
     # on a loaded machine the emulated link idles while the forwarder is held off (0.66 was
@@ -243,3 +246,19 @@ def test_kernels_that_cannot_register_controllers_are_named(tmp_path):
     jit.write_text("0\n")
     assert "JIT is off" in bpf.kernel_unfit("6.18.0", jit)
     assert "no BPF JIT" in bpf.kernel_unfit("6.18.0", tmp_path / "missing")
+
+
+def test_kernel_constants_come_from_btf():
+    # A hand-written #define of an enumerator silently overrides vmlinux.h's value (8 was
+    # written for ICSK_ACK_NOW, which is 16): the programs read inet_csk_ack_state_t's values
+    # from the running kernel's BTF (CO-RE enum relocations), and define none themselves.
+    import re
+
+    sources = [*ROOT.glob("bpf/*.h"), *ROOT.glob("bpf/*/*.c"), *ROOT.glob("bpf/*/*.h")]
+    assert sources
+    for f in sources:
+        assert not re.search(r"#define\s+ICSK_ACK_[A-Z]", f.read_text()), f
+    common = (ROOT / "bpf" / "common.bpf.h").read_text()
+    assert "bpf_core_enum_value(enum inet_csk_ack_state_t" in common
+    dctcp = (ROOT / "bpf" / "dctcp" / "dctcp.bpf.c").read_text()
+    assert "ICSK_ACK(ICSK_ACK_NOW)" in dctcp and "ICSK_ACK(ICSK_ACK_TIMER)" in dctcp
