@@ -271,8 +271,15 @@ def test_apcc_rewrites_real_acks_and_a_linux_sender_obeys():
     port = r.port("ap->wlan")
     assert port["mean_queue_pkts"] < 40
     assert r.flow("down")["goodput_bps"] > 0.7 * 20e6
-    plain = emulate(campus(apcc=False)).port("ap->wlan")
-    assert plain["mean_queue_pkts"] > 150
+    without = emulate(campus(apcc=False))
+    plain = without.port("ap->wlan")
+    # Hundreds when the forwarder keeps time; a forwarder held off the CPU on a loaded machine
+    # (129 was seen at a load average of 16 on 2 cores) still leaves several times APCC's.
+    punctual = without.meta["lateness_max_s"] < 0.010
+    assert plain["mean_queue_pkts"] > (150 if punctual else max(100, 3 * port["mean_queue_pkts"])), (
+        plain["mean_queue_pkts"],
+        without.meta["lateness_max_s"],
+    )
     assert ns_left() == []
 
 
