@@ -57,8 +57,15 @@ def mecn(tmp_path_factory):
 
 
 def test_codepoints_are_tables_1_and_2(mecn):
-    # Table 1, (CE, ECT) = RFC 3168's field bits: 01 none, 10 incipient, 11 moderate; 00 not MECN.
-    assert [mecn.level_of_ecn(e) for e in (0b00, 0b01, 0b10, 0b11)] == [NONE, NONE, INCIPIENT, MODERATE]
+    # Table 1 as printed, (CE bit, ECT bit) -> state, with §2's bit numbers: ECT is bit 6 and
+    # CE bit 7 of the TOS octet, i.e. the ECN field's high and low bit (RFC 3168 §5).
+    table_1 = {(0, 1): NONE, (1, 0): INCIPIENT, (1, 1): MODERATE}
+    for (ce, ect), level in table_1.items():
+        assert mecn.level_of_ecn(ect << 1 | ce) == level, (ce, ect)
+    # 00 is not MECN-capable and carries no level.
+    assert mecn.level_of_ecn(0) == NONE
+    # In RFC 3168's names: Linux's ECT(0) is "no congestion", ECT(1) incipient, CE moderate.
+    assert [mecn.level_of_ecn(e) for e in (0b10, 0b01, 0b11)] == [NONE, INCIPIENT, MODERATE]
     # Table 2, (CWR, ECE): 00 none, 01 incipient, 11 moderate; CWR alone is no echo.
     assert mecn.level_of_echo(0, 0) == NONE
     assert mecn.level_of_echo(0, 1) == INCIPIENT
@@ -172,17 +179,19 @@ def test_bpf_mecn_reads_both_levels_and_cuts_by_them():
     r = emulate(ecnlab.Scenario(s))
     sim = ecnlab.run(ecnlab.Scenario(s))
     c = r.meta["bpf_controllers"]["mecn"]
-    # It ran: the senders' data left ECT(1) (01), the receivers read the routers' levels
-    # and wrote their echo, and the controllers cut by the level they got back.
+    # It ran: the senders' data left as the kernel wrote it (ECT(0), Table 1's "no
+    # congestion": nothing recoded), the receivers read the routers' levels and wrote their
+    # echo, and the controllers cut by the level they got back.
     assert c["connections"] >= 2 and c["connections_without_ecn"] == 0
-    assert c["data_recoded"] > 1000 and c["data_in"] > 5000
+    assert c["data_recoded"] == 0 and c["data_in"] > 5000
     port = r.port("rl->rr")
     assert port["marked_pkts"] > 0 and c["data_in_marked"] > 0
     assert c["echoes_written"] > 0 and c["acks_ece"] > 0
-    # Both levels: the receivers read moderate marks (11) as the port made them, and the
-    # senders made ECN cuts of both levels (losses are counted apart, in "losses").
+    # Both levels: the receivers read incipient (01, ECT(1)) and moderate (11) marks as the
+    # port made them, and the senders made ECN cuts of both levels (losses are counted
+    # apart, in "losses").
     assert c["data_in_moderate"] > 0 and c["data_in_moderate"] <= port["marked_ce"]
-    assert c["data_in_marked"] - c["data_in_moderate"] > 0
+    assert 0 < c["data_in_marked"] - c["data_in_moderate"] <= port["marked_ect1"]
     assert c["cuts_level1"] > 0 and c["cuts_level2"] > 0
     assert c["reductions"] == c["cuts_level1"] + c["cuts_level2"]
     # It filled the link; the receivers' kernels found nothing malformed in the rewritten

@@ -9,9 +9,9 @@
  *   CWR state, entered on ECE, calls ssthresh once), and halved on a loss outside that round
  *   (one reduction per round, RFC 3168 §6.1.2). It enters each connection that negotiated
  *   ECN in the map when the connection starts, and removes it when the connection goes;
- * - on every host's interface, tc egress: an MECN sender's data leaves ECT(1) (01) where the
- *   kernel wrote ECT(0); an MECN receiver's ACKs carry its echo in (CWR, ECE) in place of the
- *   kernel's RFC 3168 ECE;
+ * - on every host's interface, tc egress: an MECN receiver's ACKs carry its echo in
+ *   (CWR, ECE) in place of the kernel's RFC 3168 ECE. The sender's data needs no rewriting:
+ *   the ECT(0) the kernel writes is Table 1's "no congestion" (ECT bit set, CE bit clear);
  * - tc ingress: a receiver follows the levels of the data it gets (§3's echo rules); a sender
  *   notes the level of each ACK's echo, which the controller reads when the kernel asks it
  *   for a reduction.
@@ -29,7 +29,6 @@ extern __u32 tcp_reno_undo_cwnd(struct sock *sk) __ksym;
 
 #define ETH_P_IP 0x0800
 #define TC_ACT_OK 0
-#define IP_CSUM_OFF 10
 #define TCP_FLAG_CWR 0x80
 #define TCP_FLAG_ECE 0x40
 
@@ -261,20 +260,6 @@ int mecn_egress(struct __sk_buff *skb)
 
 	if (!parse(skb, &s))
 		return TC_ACT_OK;
-	f = bpf_map_lookup_elem(&flows, &s.key);
-	if (f && s.data && (s.tos & 3) == 2) {
-		/* An MECN sender's new data: ECT(0) -> ECT(1). */
-		__u16 old = 0, new;
-		__u8 tos = (s.tos & ~3) | 1;
-
-		bpf_skb_load_bytes(skb, 0, &old, 2);
-		new = old;
-		((__u8 *)&new)[1] = tos;
-		bpf_l3_csum_replace(skb, IP_CSUM_OFF, old, new, 2);
-		bpf_skb_store_bytes(skb, 1, &tos, 1, 0);
-		count(C_DATA_RECODED, 1);
-		return TC_ACT_OK;
-	}
 	f = reverse_flow(&s);
 	if (f && !(s.flags & 0x02)) {
 		/* An MECN receiver's segment towards the sender: its echo in (CWR, ECE). */
@@ -309,14 +294,15 @@ int mecn_ingress(struct __sk_buff *skb)
 	if (f && s.data) {
 		/* At the receiver: the data's level. */
 		__u8 before = f->rx.echo;
+		__u8 level = mecn_level_of_ecn(s.tos & 3);
 
-		mecn_on_data(&f->rx, mecn_level_of_ecn(s.tos & 3), s.flags & TCP_FLAG_CWR);
+		mecn_on_data(&f->rx, level, s.flags & TCP_FLAG_CWR);
 		if (f->rx.echo != before)
 			count(C_CE_CHANGES, 1);
 		count(C_DATA_IN, 1);
-		if (s.tos & 2)
+		if (level != MECN_NONE)
 			count(C_DATA_IN_MARKED, 1);
-		if ((s.tos & 3) == 3)
+		if (level == MECN_MODERATE)
 			count(C_DATA_IN_MODERATE, 1);
 		return TC_ACT_OK;
 	}

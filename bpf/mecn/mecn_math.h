@@ -2,9 +2,12 @@
  * the unit tests (tests/test_bpf_mecn.py). The includer provides __u8 and __u32.
  *
  * Levels: 0 none, 1 incipient, 2 moderate (Durresi et al., "Traffic Management using
- * Multilevel ECN", §2 Tables 1-3). On the wire (RFC 3168 numbering of the IP ECN field):
- * an MECN sender's data carries 01 (ECT(1)); a router writes 10 (incipient) or 11
- * (moderate). The receiver echoes in (CWR, ECE): 01 incipient, 11 moderate. */
+ * Multilevel ECN", §2 Tables 1-3). On the wire, Table 1 as the paper writes it, (CE bit,
+ * ECT bit) with ECT bit 6 and CE bit 7 of the TOS octet (RFC 2481's names): 01 no
+ * congestion, 10 incipient, 11 moderate. In RFC 3168's values of the 2-bit field (bit 6 the
+ * high one) that is: the sender's ECT(0) (10, what Linux writes) no congestion, ECT(1) (01)
+ * incipient, CE (11) moderate. The receiver echoes in (CWR, ECE) (Table 2): 01 incipient,
+ * 11 moderate. */
 #ifndef ECNLAB_MECN_MATH_H
 #define ECNLAB_MECN_MATH_H
 
@@ -12,10 +15,18 @@
 #define MECN_INCIPIENT 1
 #define MECN_MODERATE 2
 
-/* The level a data packet's IP ECN field says (Table 1). */
+/* Table 1's bits in the 2-bit ECN field (the TOS octet's low two bits). */
+#define MECN_ECT_BIT 2 /* bit 6 */
+#define MECN_CE_BIT 1  /* bit 7 */
+/* The field's value at each level of an MECN-capable packet. */
+#define MECN_ECN_NO_CONGESTION MECN_ECT_BIT
+#define MECN_ECN_INCIPIENT MECN_CE_BIT
+#define MECN_ECN_MODERATE (MECN_CE_BIT | MECN_ECT_BIT)
+
+/* The level a data packet's IP ECN field says (Table 1); Not-ECT (00) carries none. */
 static inline __u8 mecn_level_of_ecn(__u8 ecn)
 {
-	return ecn == 2 ? MECN_INCIPIENT : ecn == 3 ? MECN_MODERATE : MECN_NONE;
+	return ecn == MECN_ECN_INCIPIENT ? MECN_INCIPIENT : ecn == MECN_ECN_MODERATE ? MECN_MODERATE : MECN_NONE;
 }
 
 /* The level an ACK's (CWR, ECE) echo says (Table 2): ECE alone incipient, both moderate. */

@@ -5,8 +5,8 @@
 //! As the classic-ECN codec (RFC 3168 §6.1.2), the window of a loss reduction counts too: no
 //! signal is delivered during loss recovery or before the data outstanding at the last loss
 //! reduction is acknowledged, and the first new segment after any reduction (level or loss)
-//! carries CWR. New data segments are MECN-capable (`01`); retransmissions and segments
-//! without payload are Not-ECT.
+//! carries CWR. New data segments are MECN-capable ([`codepoint::NO_CONGESTION`], ECT(0));
+//! retransmissions and segments without payload are Not-ECT.
 
 use super::{codepoint, Escalation, Level};
 use crate::cc::Signal;

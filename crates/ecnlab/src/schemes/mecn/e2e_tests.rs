@@ -95,7 +95,10 @@ fn run(n: usize, min_th: f64, secs: u64) -> (Sim, PortId, Vec<FlowRecord>) {
 fn two_flows_both_levels_marked_echoed_and_acted_on() {
     let (sim, bottleneck, flows) = run(2, 5.0, 20);
     let c = &sim.ports[bottleneck as usize].counters;
-    let (incipient, moderate) = (c.marked[0b10], c.marked[0b11]);
+    let (incipient, moderate) = (
+        c.marked[codepoint::INCIPIENT.bits() as usize],
+        c.marked[codepoint::MODERATE.bits() as usize],
+    );
     let l1: u64 = flows.iter().map(|f| f.signals_l1.unwrap_or(0)).sum();
     let l2: u64 = flows.iter().map(|f| f.signals_l2.unwrap_or(0)).sum();
     let goodput: f64 = flows.iter().map(|f| f.goodput_bps.unwrap_or(0.0)).sum();

@@ -9,13 +9,15 @@
 //!
 //! # Codepoints
 //!
-//! The paper writes the IP bits as (CE, ECT): `01` no congestion, `10` incipient, `11`
-//! moderate, `00` not MECN-capable. In RFC 3168 numbering ([`Ecn`]) these are: sender
-//! [`codepoint::NO_CONGESTION`] = ECT(1), [`codepoint::INCIPIENT`] = ECT(0) value,
-//! [`codepoint::MODERATE`] = CE value. A classic ECN sender's ECT(0) therefore reads as
-//! incipient and a classic router's CE as moderate. Receiver echo in (CWR, ECE) (Table 2):
-//! `00` none, `01` incipient, `11` moderate; `10` is not defined by the paper and decodes as
-//! none.
+//! §2 and Table 1 name the IP bits as RFC 2481 did: bit 6 of the TOS octet is ECT, bit 7 is
+//! CE, and Table 1 lists (CE bit, ECT bit): `01` no congestion, `10` incipient, `11`
+//! moderate; `00` is not MECN-capable. In the 2-bit field of RFC 3168 ([`Ecn`], bit 6 the
+//! high bit) these are: [`codepoint::NO_CONGESTION`] = ECT(0) (`10`, what the sender
+//! writes), [`codepoint::INCIPIENT`] = ECT(1) (`01`), [`codepoint::MODERATE`] = CE (`11`).
+//! A classic ECN sender's ECT(0) therefore reads as no congestion, a classic router's CE as
+//! moderate, and a classic receiver ignores the incipient level (ECT(1) is no CE). Receiver
+//! echo in (CWR, ECE) (Table 2): `00` none, `01` incipient, `11` moderate; `10` is not
+//! defined by the paper and decodes as none.
 //!
 //! CWR is used both ways (§2): on a pure ACK it is the high bit of the echo; on a segment
 //! carrying data it is the sender's "congestion window reduced". The echo is therefore read
@@ -89,17 +91,21 @@ pub use qdisc::{MecnRed, MecnRedConfig, ModerateRamp};
 use crate::wire::{Ecn, TcpFlags};
 use serde::{Deserialize, Serialize};
 
-/// MECN's meaning of the IP ECN field, in RFC 3168 numbering.
+/// MECN's meaning of the IP ECN field (Table 1), as values of RFC 3168's 2-bit field.
 pub mod codepoint {
     use crate::wire::Ecn;
-    /// `00`: the transport is not MECN-capable.
+    /// Table 1's ECT bit: bit 6 of the TOS octet, the field's high bit.
+    pub const ECT_BIT: u8 = 0b10;
+    /// Table 1's CE bit: bit 7 of the TOS octet, the field's low bit.
+    pub const CE_BIT: u8 = 0b01;
+    /// Neither bit: the transport is not MECN-capable.
     pub const NOT_MECN: Ecn = Ecn::NOT_ECT;
-    /// `01`: MECN-capable, no congestion seen (what the sender writes).
-    pub const NO_CONGESTION: Ecn = Ecn(0b01);
-    /// `10`: incipient congestion.
-    pub const INCIPIENT: Ecn = Ecn(0b10);
-    /// `11`: moderate congestion.
-    pub const MODERATE: Ecn = Ecn(0b11);
+    /// (CE, ECT) = (0, 1): MECN-capable, no congestion seen (what the sender writes); ECT(0).
+    pub const NO_CONGESTION: Ecn = Ecn(ECT_BIT);
+    /// (CE, ECT) = (1, 0): incipient congestion; ECT(1).
+    pub const INCIPIENT: Ecn = Ecn(CE_BIT);
+    /// (CE, ECT) = (1, 1): moderate congestion; CE.
+    pub const MODERATE: Ecn = Ecn(CE_BIT | ECT_BIT);
 }
 
 /// A congestion level as routers write it and receivers echo it. Ordered: a router only
@@ -116,9 +122,9 @@ impl Level {
     /// The level a packet carries (Not-ECT and `01` carry none).
     #[inline]
     pub fn from_ecn(e: Ecn) -> Level {
-        match e.bits() {
-            0b10 => Level::Incipient,
-            0b11 => Level::Moderate,
+        match e {
+            codepoint::INCIPIENT => Level::Incipient,
+            codepoint::MODERATE => Level::Moderate,
             _ => Level::None,
         }
     }
@@ -183,13 +189,48 @@ mod tests {
             assert!(f.has(TcpFlags::ACK));
         }
         assert_eq!(Level::from_ecn(Ecn::NOT_ECT), Level::None);
-        // RFC 3168 values: ECT(1) is "no congestion", ECT(0) reads as incipient, CE moderate.
-        assert_eq!(codepoint::NO_CONGESTION, Ecn::ECT1);
-        assert_eq!(Level::from_ecn(Ecn::ECT0), Level::Incipient);
+        // RFC 3168 values: ECT(0) is "no congestion", ECT(1) incipient, CE moderate.
+        assert_eq!(codepoint::NO_CONGESTION, Ecn::ECT0);
+        assert_eq!(Level::from_ecn(Ecn::ECT0), Level::None);
+        assert_eq!(Level::from_ecn(Ecn::ECT1), Level::Incipient);
         assert_eq!(Level::from_ecn(Ecn::CE), Level::Moderate);
         // (CWR, ECE) = 10 is undefined in Table 2.
         assert_eq!(Level::from_echo(TcpFlags(TcpFlags::CWR)), Level::None);
         assert!(Level::None < Level::Incipient && Level::Incipient < Level::Moderate);
+    }
+
+    /// The field of a packet at each level, read as §2 numbers the bits (ECT = bit 6, CE =
+    /// bit 7 of the TOS octet, i.e. the octet's `0x02` and `0x01`), against Table 1 as
+    /// printed: (CE bit, ECT bit) = (0, 1) no congestion, (1, 0) incipient, (1, 1) moderate.
+    #[test]
+    fn ip_field_is_table_1() {
+        let table_1 = [
+            (Level::None, 0, 1),
+            (Level::Incipient, 1, 0),
+            (Level::Moderate, 1, 1),
+        ];
+        for (level, ce, ect) in table_1 {
+            // The TOS octet with the field in place (DSCP zero).
+            let tos = level.ecn().bits();
+            assert_eq!(tos & 1, ce, "{level:?}: CE bit (bit 7)");
+            assert_eq!((tos >> 1) & 1, ect, "{level:?}: ECT bit (bit 6)");
+            assert_eq!(Level::from_ecn(Ecn(tos)), level);
+        }
+        // Neither bit: not MECN-capable, no level.
+        assert_eq!(Level::from_ecn(Ecn(0b00)), Level::None);
+        // Table 2, (CWR, ECE): incipient 01, moderate 11.
+        for (level, cwr, ece) in [
+            (Level::Incipient, false, true),
+            (Level::Moderate, true, true),
+        ] {
+            let mut f = TcpFlags(TcpFlags::ACK);
+            level.write_echo(&mut f);
+            assert_eq!(
+                (f.has(TcpFlags::CWR), f.has(TcpFlags::ECE)),
+                (cwr, ece),
+                "{level:?}"
+            );
+        }
     }
 }
 
