@@ -65,6 +65,11 @@ def ns_left() -> list[str]:
     return [n for n in netns.namespaces() if n.startswith(own) or (n.startswith(netns.PREFIX) and not netns._owner_alive(n))]
 
 
+def ns_of(pid: int) -> list[str]:
+    """The namespaces of one emulation process (a CLI run the test started)."""
+    return [n for n in netns.namespaces() if n.startswith(f"{netns.PREFIX}{pid}-")]
+
+
 # ----------------------------------------------------------------------- plans (anywhere)
 
 
@@ -192,15 +197,15 @@ def test_ctrl_c_leaves_no_namespace_and_no_result(tmp_path: Path):
     out = tmp_path / "out"
     p = subprocess.Popen(_cli("emulate", str(scen), "--out", str(out), "-q"), stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 20
-    while not ns_left() and time.monotonic() < deadline:
+    while not ns_of(p.pid) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert ns_left(), "the emulation never built its namespaces"
+    assert ns_of(p.pid), "the emulation never built its namespaces"
     time.sleep(1.0)
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=20)
     assert p.returncode != 0
     assert "interrupted" in err
-    assert ns_left() == []
+    assert ns_of(p.pid) == [] and ns_left() == []
     assert not out.exists()
 
 
@@ -210,16 +215,16 @@ def test_a_killed_run_is_cleaned_up_by_the_next(tmp_path: Path):
     scen.write_text(dumbbell([{"name": "a", "src": "l0", "dst": "r0", "cc": "cubic"}], duration="30s").to_toml())
     p = subprocess.Popen(_cli("emulate", str(scen), "--out", str(tmp_path / "out"), "-q"))
     deadline = time.monotonic() + 20
-    while len(ns_left()) < 4 and time.monotonic() < deadline:
+    while len(ns_of(p.pid)) < 4 and time.monotonic() < deadline:
         time.sleep(0.1)
     time.sleep(0.5)
     p.kill()
     p.wait()
-    left = ns_left()
-    assert left, "a killed run leaves its namespaces behind"
+    left = ns_of(p.pid)
+    assert left and set(left) <= set(ns_left()), "a killed run leaves its namespaces behind"
     r = subprocess.run(_cli("emulate", "--cleanup"), capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    assert ns_left() == []
+    assert ns_of(p.pid) == [] and ns_left() == []
 
 
 @needs_root
