@@ -155,12 +155,13 @@ def test_linux_cubic_through_red_ecn_sees_marks_and_fills_the_link():
     # receiving kernel would have dropped them and nothing would be delivered.
     assert port["marked_ce"] > 0
     assert f["ce_acked_pkts"] > 0
-    assert f["bytes_delivered"] > 0.7 * 20e6 / 8 * 4
     # The link is full when the forwarder keeps time; on a loaded machine it idles while the
     # forwarder is held off the CPU (0.74 was seen at a load average of 16 on 2 cores), so the
     # strict figure is asked only of a run whose forwarder was never more than 10 ms late.
     late = r.meta["lateness_max_s"]
-    assert port["utilization"] > (0.85 if late < 0.010 else 0.6), (port["utilization"], late)
+    punctual = late < 0.010
+    assert port["utilization"] > (0.85 if punctual else 0.6), (port["utilization"], late)
+    assert f["bytes_delivered"] > (0.7 if punctual else 0.5) * 20e6 / 8 * 4, (f["bytes_delivered"], late)
     # No packet was refused, malformed or lost between the taps.
     m = r.meta
     assert m["tx_refused"] == 0 and m["tx_failed"] == 0 and m["rx_dropped_checksum"] == 0
