@@ -23,7 +23,7 @@
  * Only connections whose data sender opens them: the emulation refuses client-initiated
  * EECN flows. */
 #include "../common.bpf.h"
-#include <bpf/bpf_endian.h>
+#include "../tcp_segment.bpf.h"
 #include "eecn_math.h"
 
 /* GPL-compatible, as the kernel asks of a congestion control. */
@@ -31,8 +31,6 @@ char _license[] SEC("license") = "Dual MIT/GPL";
 
 extern __u32 tcp_reno_undo_cwnd(struct sock *sk) __ksym;
 
-#define ETH_P_IP 0x0800
-#define TC_ACT_OK 0
 #define IP_CSUM_OFF 10
 #define F_FIN 0x01
 #define F_SYN 0x02
@@ -41,14 +39,6 @@ extern __u32 tcp_reno_undo_cwnd(struct sock *sk) __ksym;
 #define F_CWR 0x80
 #define TCP_INFINITE_SSTHRESH 0x7fffffffU
 #define LEVEL_UNKNOWN 3
-
-/* A connection in its data direction, as on the wire (network byte order). */
-struct flow_key {
-	__u32 saddr;
-	__u32 daddr;
-	__u16 sport;
-	__u16 dport;
-};
 
 struct flow {
 	/* Receiver: its echo state. */
@@ -258,39 +248,6 @@ struct tcp_congestion_ops ecnlab_eecn = {
 };
 
 /* ------------------------------------------------------------------ the interfaces */
-
-struct seg {
-	struct flow_key key;
-	__u32 tcp_off;
-	__u8 tos;
-	__u8 flags;
-	int data;
-};
-
-static __always_inline int parse(struct __sk_buff *skb, struct seg *s)
-{
-	struct iphdr ip;
-	struct tcphdr tcp;
-	__u32 ihl, total;
-
-	if (skb->protocol != bpf_htons(ETH_P_IP))
-		return 0;
-	if (bpf_skb_load_bytes(skb, 0, &ip, sizeof(ip)) || ip.version != 4 || ip.protocol != IPPROTO_TCP)
-		return 0;
-	ihl = ip.ihl * 4;
-	if (ihl < sizeof(ip) || bpf_skb_load_bytes(skb, ihl, &tcp, sizeof(tcp)))
-		return 0;
-	total = bpf_ntohs(ip.tot_len);
-	s->key.saddr = ip.saddr;
-	s->key.daddr = ip.daddr;
-	s->key.sport = tcp.source;
-	s->key.dport = tcp.dest;
-	s->tcp_off = ihl;
-	s->tos = ip.tos;
-	bpf_skb_load_bytes(skb, ihl + 13, &s->flags, 1);
-	s->data = total > ihl + tcp.doff * 4;
-	return 1;
-}
 
 static __always_inline struct flow *backward(const struct seg *s)
 {

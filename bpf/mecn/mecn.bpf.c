@@ -18,7 +18,7 @@
  *
  * The handshake is RFC 3168's, unchanged (§3), so the receiver may be any ECN host. */
 #include "../common.bpf.h"
-#include <bpf/bpf_endian.h>
+#include "../tcp_segment.bpf.h"
 #include "mecn_math.h"
 
 /* GPL-compatible, as the kernel asks of a congestion control. */
@@ -27,19 +27,8 @@ char _license[] SEC("license") = "Dual MIT/GPL";
 extern void tcp_reno_cong_avoid(struct sock *sk, __u32 ack, __u32 acked) __ksym;
 extern __u32 tcp_reno_undo_cwnd(struct sock *sk) __ksym;
 
-#define ETH_P_IP 0x0800
-#define TC_ACT_OK 0
 #define TCP_FLAG_CWR 0x80
 #define TCP_FLAG_ECE 0x40
-
-/* A connection in its data direction: sender's address and port, then the receiver's, as
- * on the wire (network byte order). */
-struct flow_key {
-	__u32 saddr;
-	__u32 daddr;
-	__u16 sport;
-	__u16 dport;
-};
 
 struct flow {
 	/* Receiver: its echo state. */
@@ -201,44 +190,6 @@ struct tcp_congestion_ops ecnlab_mecn = {
 };
 
 /* ------------------------------------------------------------------ the interfaces */
-
-/* The IPv4 TCP segment in skb (an L3 device: the packet starts at its IP header): its key
- * in the direction it travels, the offset of its TCP header, its ECN field, flags and
- * whether it carries data. Returns 0 for anything else. */
-struct seg {
-	struct flow_key key;
-	__u32 tcp_off;
-	__u8 tos;
-	__u8 flags;
-	int data;
-};
-
-static __always_inline int parse(struct __sk_buff *skb, struct seg *s)
-{
-	struct iphdr ip;
-	struct tcphdr tcp;
-	__u32 ihl, doff, total;
-
-	if (skb->protocol != bpf_htons(ETH_P_IP))
-		return 0;
-	if (bpf_skb_load_bytes(skb, 0, &ip, sizeof(ip)) || ip.version != 4 || ip.protocol != IPPROTO_TCP)
-		return 0;
-	ihl = ip.ihl * 4;
-	if (ihl < sizeof(ip) || bpf_skb_load_bytes(skb, ihl, &tcp, sizeof(tcp)))
-		return 0;
-	doff = tcp.doff * 4;
-	total = bpf_ntohs(ip.tot_len);
-	s->key.saddr = ip.saddr;
-	s->key.daddr = ip.daddr;
-	s->key.sport = tcp.source;
-	s->key.dport = tcp.dest;
-	s->tcp_off = ihl;
-	s->tos = ip.tos;
-	/* The byte after the data offset: CWR ECE URG ACK PSH RST SYN FIN. */
-	bpf_skb_load_bytes(skb, ihl + 13, &s->flags, 1);
-	s->data = total > ihl + doff;
-	return 1;
-}
 
 static __always_inline struct flow *reverse_flow(const struct seg *s)
 {
