@@ -760,13 +760,13 @@ class BandwidthDrop(_CapacityDrop):
             *reduction("peak delay: APCC vs NewReno", runs, "apcc", "newreno", peak_delay, 0.42, "Fig. 4", "−58 %", "s"),
             claim(
                 "utilisation: APCC vs P-Scheduler", Claim("greater"), runs.per_seed("apcc", utilization), runs.per_seed("psched", utilization),
-                paper=from_text("Fig. 4", "APCC has no under-utilisation, P-Scheduler has"), text="APCC above P-Scheduler",
+                unit="fraction", paper=from_text("Fig. 4", "APCC has no under-utilisation, P-Scheduler has"), text="APCC above P-Scheduler",
                 ours=runs.stat("apcc", utilization), note=f"P-Scheduler {runs.stat('psched', utilization)}; {PSCHED_STALL}",
                 rival="p-scheduler", about_stall=True,
             ),
             claim(
                 "utilisation: APCC", Claim("at_least", 0.9), runs.per_seed("apcc", utilization),
-                paper=from_text("Fig. 4; §7", "APCC has no bandwidth under-utilisation"), text="≥ 90 %, the bar of \"nearly full\"",
+                unit="fraction", paper=from_text("Fig. 4; §7", "APCC has no bandwidth under-utilisation"), text="≥ 90 %, the bar of \"nearly full\"",
                 ours=runs.stat("apcc", utilization),
             ),
             claim(
@@ -935,7 +935,7 @@ class Mobility(_AtTheAp):
             *(
                 claim(
                     f"utilisation: {SCHEMES[k].label}", Claim("at_least", 0.9), runs.per_seed(k, utilization),
-                    paper=from_text("Fig. 6c", "nearly 100 %"), text="near full (≥ 90 %)", ours=runs.stat(k, utilization),
+                    unit="fraction", paper=from_text("Fig. 6c", "nearly 100 %"), text="near full (≥ 90 %)", ours=runs.stat(k, utilization),
                 )
                 for k in self.KEYS
             ),
@@ -1002,11 +1002,11 @@ class Parameters(_AtTheAp):
             ),
             claim(
                 "utilisation: δ = 80 vs 20 ms (K = 20)", Claim("greater"), runs.per_seed("k20-d80", utilization), runs.per_seed("k20-d20", utilization),
-                paper=from_text("Fig. 8", "utilisation rises with δ"), text="δ = 80 ms above δ = 20 ms", ours=runs.stat("k20-d80", utilization),
+                unit="fraction", paper=from_text("Fig. 8", "utilisation rises with δ"), text="δ = 80 ms above δ = 20 ms", ours=runs.stat("k20-d80", utilization),
             ),
             claim(
                 "utilisation: δ = 320 vs 160 ms (K = 20)", Claim("less"), runs.per_seed("k20-d320", utilization), runs.per_seed("k20-d160", utilization),
-                paper=from_text("Fig. 8", "utilisation rises with δ to a certain extent, then decreases slightly"), text="δ = 320 ms below δ = 160 ms",
+                unit="fraction", paper=from_text("Fig. 8", "utilisation rises with δ to a certain extent, then decreases slightly"), text="δ = 320 ms below δ = 160 ms",
                 ours=runs.stat("k20-d320", utilization),
             ),
             claim(
@@ -1102,7 +1102,7 @@ class Fairness(_AtTheAp):
         comps.append(
             claim(
                 f"utilisation: APCC (0–{self.FLOWS * self.GAP_S:.0f} s, flows joining)", Claim("at_least", 0.9), runs.per_seed("apcc", utilization),
-                paper=from_text("Fig. 9, §4.2.5", "fair and efficient among all connections"), text="≥ 90 %, the bar of \"nearly full\"",
+                unit="fraction", paper=from_text("Fig. 9, §4.2.5", "fair and efficient among all connections"), text="≥ 90 %, the bar of \"nearly full\"",
                 ours=runs.stat("apcc", utilization), note=f"CUBIC {runs.stat('cubic', utilization)}",
             )
         )
@@ -1193,12 +1193,12 @@ class Motivation(_CapacityDrop):
             ),
             claim(
                 "utilisation: CUBIC+ECN vs CUBIC", Claim("less"), runs.per_seed("cubic_ecn", utilization), runs.per_seed("cubic", utilization),
-                paper=from_text("Fig. 2", "ECN: insufficient bandwidth utilisation"), text="CUBIC+ECN below CUBIC", ours=runs.stat("cubic_ecn", utilization),
+                unit="fraction", paper=from_text("Fig. 2", "ECN: insufficient bandwidth utilisation"), text="CUBIC+ECN below CUBIC", ours=runs.stat("cubic_ecn", utilization),
                 note=self.STALL, about_stall=True,
             ),
             claim(
                 "utilisation: CUBIC", Claim("at_least", 0.9), runs.per_seed("cubic", utilization),
-                paper=from_text("Fig. 2", "CUBIC nearly full utilisation"), text="≥ 90 %", ours=runs.stat("cubic", utilization),
+                unit="fraction", paper=from_text("Fig. 2", "CUBIC nearly full utilisation"), text="≥ 90 %", ours=runs.stat("cubic", utilization),
             ),
             claim(
                 "mean RTT: NewReno+ECN vs NewReno", Claim("less"), runs.per_seed("newreno_ecn", rtt_mean), runs.per_seed("newreno", rtt_mean),
@@ -1207,7 +1207,7 @@ class Motivation(_CapacityDrop):
             ),
             claim(
                 "utilisation: NewReno+ECN vs NewReno", Claim("less"), runs.per_seed("newreno_ecn", utilization), runs.per_seed("newreno", utilization),
-                paper=from_text("Fig. 2", "ECN: insufficient bandwidth utilisation"), text="NewReno+ECN below NewReno", ours=runs.stat("newreno_ecn", utilization),
+                unit="fraction", paper=from_text("Fig. 2", "ECN: insufficient bandwidth utilisation"), text="NewReno+ECN below NewReno", ours=runs.stat("newreno_ecn", utilization),
                 note=self.STALL, about_stall=True,
             ),
             claim(
