@@ -336,7 +336,7 @@ def test_ctrl_c_leaves_a_store_the_same_command_resumes(tmp_path):
     # As a terminal does: to the whole process group (the workers too).
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 1 and "interrupted" in err and "the same command resumes" in err, err
+    assert proc.returncode == 130 and "interrupted" in err and "the same command resumes" in err, err
     assert "Traceback" not in err, err
     done = len(list((out / "runs").glob("*.parquet")))
     assert 1 <= done < 8 and not (out / ".staging").exists()

@@ -22,6 +22,9 @@ from .errors import EmulationError, ExperimentError, InternalError, OutputError,
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
+# Stopped by a signal: 128 + its number, as a shell reports it (130 for Ctrl-C), so a script
+# running ecnlab tells an interruption from a failure.
+EXIT_SIGNAL_BASE = 128
 EXIT_INVALID = 2
 
 
@@ -277,7 +280,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         done = len([k for k, v in sweeps.Store(args.out).statuses().items() if v == "ok"])
         why = f"stopped by {e}" if isinstance(e, _Terminated) else "interrupted"
         print(f"error: {why}; {done} finished runs are in {args.out}; the same command resumes", file=sys.stderr)
-        return EXIT_FAILURE
+        return _interrupted(e)
     for point, err in summary.failures:
         print(f"failed: {point}: {err}", file=sys.stderr)
     # Every warning is in the runs table's `warnings` column; the terminal gets a few.
@@ -345,7 +348,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             + (f"; {n} finished runs are kept in {kept} and the same command resumes" if n else ""),
             file=sys.stderr,
         )
-        return EXIT_FAILURE
+        return _interrupted(e)
     if not args.quiet:
         counts = ", ".join(f"{n} {k}" for k, n in summary["verdicts"].items())
         rec = summary.get("verdicts_vs_reconstructed") or {}
@@ -545,6 +548,13 @@ class _Terminated(KeyboardInterrupt):
     """SIGTERM or SIGHUP, handled as Ctrl-C is: runs stop, nothing half-written stays."""
 
 
+def _interrupted(e: KeyboardInterrupt) -> int:
+    """The exit status of a run stopped by Ctrl-C (SIGINT) or by a _Terminated signal."""
+    if isinstance(e, _Terminated) and e.args:
+        return EXIT_SIGNAL_BASE + signal.Signals[e.args[0]].value
+    return EXIT_SIGNAL_BASE + signal.SIGINT.value
+
+
 def _on_signal(signum: int, _frame: Any) -> None:
     raise _Terminated(signal.Signals(signum).name)
 
@@ -591,10 +601,10 @@ def _dispatch(args: argparse.Namespace, debug: bool) -> int:
         return EXIT_INVALID
     except _Terminated as e:
         print(f"error: stopped by {e}; no results were written", file=sys.stderr)
-        return EXIT_FAILURE
-    except KeyboardInterrupt:
+        return _interrupted(e)
+    except KeyboardInterrupt as e:
         print("error: interrupted; no results were written", file=sys.stderr)
-        return EXIT_FAILURE
+        return _interrupted(e)
     except EmulationError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_FAILURE
