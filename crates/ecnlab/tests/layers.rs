@@ -78,7 +78,11 @@ fn library_lines(file: &Path, text: &str) -> Vec<(usize, String)> {
 /// Every module named by a `crate::` path in some code, with the byte offset where it is
 /// named; `use crate::{a, b::{C, D}}` names `a` and `b`, over as many lines as it takes.
 fn named_modules(code: &str) -> Vec<(usize, String)> {
-    let ident = |s: &str| -> String { s.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect() };
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
     let mut out = Vec::new();
     for (at, _) in code.match_indices("crate::") {
         let after = &code[at + "crate::".len()..];
@@ -123,7 +127,10 @@ fn every_module_has_a_floor() {
             }
         }
     }
-    assert!(missing.is_empty(), "modules without a floor in tests/layers.rs: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "modules without a floor in tests/layers.rs: {missing:?}"
+    );
 }
 
 #[test]
@@ -134,8 +141,12 @@ fn imports_run_downward_only() {
     let mut upward: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut checked = 0;
     for file in &files {
-        let Some(module) = module_of(file) else { continue };
-        let Some(own) = floor_of(&module) else { continue };
+        let Some(module) = module_of(file) else {
+            continue;
+        };
+        let Some(own) = floor_of(&module) else {
+            continue;
+        };
         let text = fs::read_to_string(file).expect("read source");
         let lines = library_lines(file, &text);
         let code: String = lines.iter().map(|(_, l)| format!("{l}\n")).collect();
@@ -149,10 +160,16 @@ fn imports_run_downward_only() {
             if named == module {
                 continue;
             }
-            let Some(theirs) = floor_of(&named) else { continue };
+            let Some(theirs) = floor_of(&named) else {
+                continue;
+            };
             checked += 1;
             if theirs >= own {
-                let n = line_at.iter().rev().find(|(o, _)| *o <= at).map_or(0, |(_, n)| *n);
+                let n = line_at
+                    .iter()
+                    .rev()
+                    .find(|(o, _)| *o <= at)
+                    .map_or(0, |(_, n)| *n);
                 let rel = file.strip_prefix(src_dir()).unwrap().display().to_string();
                 upward
                     .entry(format!("{module} (floor {own}) → {named} (floor {theirs})"))
@@ -161,17 +178,37 @@ fn imports_run_downward_only() {
             }
         }
     }
-    assert!(checked > 100, "only {checked} crate:: paths found: the scan is broken");
-    assert!(upward.is_empty(), "imports that do not run downward:\n{upward:#?}");
+    assert!(
+        checked > 100,
+        "only {checked} crate:: paths found: the scan is broken"
+    );
+    assert!(
+        upward.is_empty(),
+        "imports that do not run downward:\n{upward:#?}"
+    );
 }
 
 #[test]
 fn the_scan_sees_what_it_checks() {
-    let names = |code: &str| named_modules(code).into_iter().map(|(_, n)| n).collect::<Vec<_>>();
-    assert_eq!(names("use crate::{net::Sim, time::Time};"), vec!["net", "time"]);
-    assert_eq!(names("use crate::{\n    aqm::{Limit, DropReason},\n    wire,\n};"), vec!["aqm", "wire"]);
+    let names = |code: &str| {
+        named_modules(code)
+            .into_iter()
+            .map(|(_, n)| n)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        names("use crate::{net::Sim, time::Time};"),
+        vec!["net", "time"]
+    );
+    assert_eq!(
+        names("use crate::{\n    aqm::{Limit, DropReason},\n    wire,\n};"),
+        vec!["aqm", "wire"]
+    );
     assert_eq!(names("fn f(x: &mut crate::net::Samples) {}"), vec!["net"]);
-    let lines = library_lines(Path::new("a.rs"), "use crate::x;\n/// [`crate::y`]\n#[cfg(test)]\nuse crate::z;\n");
+    let lines = library_lines(
+        Path::new("a.rs"),
+        "use crate::x;\n/// [`crate::y`]\n#[cfg(test)]\nuse crate::z;\n",
+    );
     assert_eq!(lines.len(), 1);
     assert!(floor_of("tcp") > floor_of("cc") && floor_of("scenario") > floor_of("schemes"));
 }

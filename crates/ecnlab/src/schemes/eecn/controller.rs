@@ -457,10 +457,7 @@ mod tests {
             c.cwnd_exact()
         };
         // At 1 ms every sample reads 24 ms: flat, so the window grows by σ_ca·SZ per ACK.
-        assert!(close(
-            run(per_sample()),
-            16_000.0 + 3000.0 * 20.0
-        ));
+        assert!(close(run(per_sample()), 16_000.0 + 3000.0 * 20.0));
         // Exact samples: 29 ACKs in 30 are "above the average" and decay; the window barely moves.
         let exact = run(ControllerConfig {
             rtt_resolution_s: 0.0,
@@ -558,7 +555,10 @@ mod tests {
         c.on_ack(&at(2, Some(84), 49));
         let avg: f64 = (0.044 + 0.049) / 2.0;
         assert!(close(c.avg_rtt().unwrap(), avg));
-        assert!(close(c.cwnd_exact(), (20_000.0 + 20.0) * (-(0.049 - avg)).exp()));
+        assert!(close(
+            c.cwnd_exact(),
+            (20_000.0 + 20.0) * (-(0.049 - avg)).exp()
+        ));
         // An ACK without a sample leaves cRTT and the average as they were: the decay left
         // cwnd below ssthresh, and slow start with cRTT above the average adds σ_ss·SZ.
         let w = c.cwnd_exact();

@@ -332,7 +332,11 @@ mod tests {
         c.sample(&mut out);
         assert_eq!(
             out.iter().map(|&(k, v)| (k, v as u64)).collect::<Vec<_>>(),
-            [("mecn_ecn_cuts_l1", 1), ("mecn_ecn_cuts_l2", 2), ("mecn_loss_cuts", 2)]
+            [
+                ("mecn_ecn_cuts_l1", 1),
+                ("mecn_ecn_cuts_l2", 2),
+                ("mecn_loss_cuts", 2)
+            ]
         );
         // Timeout: one segment, ssthresh from the halved window (at least 2 segments).
         c.on_rto(0, 4 * MSS);
