@@ -424,13 +424,10 @@ def doc_block(summary: dict[str, Any], source: str, header: str) -> str:
     experiment, the claims whose verdict depends on the reading, every claim under the
     default reading, stalled runs and starved flows by configuration, parameters without a
     source."""
-    from ecnlab.experiments import VERDICT_CLASSES, _why
+    from ecnlab.experiments import VERDICT_CLASSES, claims_table
 
     def cell(x: Any) -> str:
         return str(x).replace("|", "\\|").replace("\n", " ")
-
-    def g(x: Any) -> str:
-        return f"{x:.4g}" if isinstance(x, (int, float)) else str(x)
 
     readings = list(summary["readings"])
     exps = summary["experiments"]
@@ -473,19 +470,7 @@ def doc_block(summary: dict[str, Any], source: str, header: str) -> str:
             lines.append(f"| {d['experiment']} | {cell(d['metric'])} | {base} | {cell(other)} |")
     else:
         lines.append("None: every claim has the same verdict under every reading run.")
-    lines += ["", "#### Every claim under the default reading", "", "| experiment | claim | tests | paper | ours (mean [min – max]) | verdict | why | note |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for c in summary["comparisons"]:
-        if c.get("verdict") is None:
-            continue
-        o = c.get("ours") or {}
-        ours = "" if o.get("mean") is None else f"{g(o['mean'])} [{g(o['min'])} – {g(o['max'])}] (n = {o['n']})"
-        d = c.get("decision") or {}
-        unchecked = c.get("stall_check") if c.get("stall_check") not in (None, "checked") else ""
-        why = _why(d, bool(c.get("rival_reconstructed")), c.get("rival"), unchecked)
-        if c.get("duplicate_of") is not None:
-            why += f"; counted once: the same claim on the same values as {c['duplicate_of']!r}"
-        verdict = c["verdict"] + (f" (family: {d['family_verdict']})" if d.get("family_verdict") else "")
-        lines.append(f"| {c['experiment']} | {cell(c['metric'])} | {c.get('tests', '')} | {cell(c.get('paper'))} | {ours} | {verdict} | {cell(why)} | {cell(c.get('note') or '')} |")
+    lines += ["", "#### Every claim under the default reading", "", *claims_table(summary)]
     for title, rows, value in (("Stalled runs", summary.get("stalls") or [], "utilisation"), ("Starved flows", summary.get("starved") or [], "of_share")):
         if not rows:
             continue

@@ -862,19 +862,7 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
             f"| {d['experiment']} | {cell(d['metric'])} | " + " | ".join(d["verdicts"].get(r, "–") for r in readings) + " |"
             for d in dep
         ]
-    out += ["", "## Every claim under the default reading", "", "| experiment | claim | tests | paper | ours: mean [min – max] over seeds | unit | verdict | why |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for c in summary.get("comparisons", []):
-        if c.get("verdict") is None:
-            continue
-        o = c.get("ours") or {}
-        ours = _ours_text(o)
-        d = c.get("decision") or {}
-        unchecked = c.get("stall_check") if c.get("stall_check") not in (None, "checked") else ""
-        why = _why(d, bool(c.get("rival_reconstructed")), c.get("rival"), unchecked)
-        if c.get("duplicate_of") is not None:
-            why += f"; counted once: the same claim on the same values as {c['duplicate_of']!r}"
-        verdict = c["verdict"] + (f" (family: {d['family_verdict']})" if d.get("family_verdict") else "")
-        out.append(f"| {c['experiment']} | {cell(c['metric'])} | {c.get('tests', '')} | {cell(c.get('paper'))} | {ours} | {cell(c.get('unit') or '')} | {verdict} | {cell(why)} |")
+    out += ["", "## Every claim under the default reading", "", *claims_table(summary)]
     stalls = summary.get("stalls") or []
     if stalls:
         out += ["", f"## Stalled runs ({len(stalls)})", "", "| run | reading | port | utilisation |", "| --- | --- | --- | --- |"]
@@ -899,6 +887,34 @@ def _g(x: Any, digits: int = 4) -> str:
     if x in ("inf", "-inf"):
         return "∞" if x == "inf" else "−∞"
     return f"{x:.{digits}g}" if isinstance(x, (int, float)) else str(x)
+
+
+def claims_table(summary: Mapping[str, Any]) -> list[str]:
+    """Every decided claim of a summary as the lines of a Markdown table: what it tests, the
+    paper's statement, ours (mean [min – max] over seeds), its unit, the verdict (and its
+    family's) and why, and its note. summary.md and the papers' docs both print it."""
+
+    def cell(x: Any) -> str:
+        return str(x).replace("|", "\\|").replace("\n", " ")
+
+    lines = [
+        "| experiment | claim | tests | paper | ours: mean [min – max] over seeds | unit | verdict | why | note |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for c in summary.get("comparisons", []):
+        if c.get("verdict") is None:
+            continue
+        d = c.get("decision") or {}
+        unchecked = c.get("stall_check") if c.get("stall_check") not in (None, "checked") else ""
+        why = _why(d, bool(c.get("rival_reconstructed")), c.get("rival"), unchecked)
+        if c.get("duplicate_of") is not None:
+            why += f"; counted once: the same claim on the same values as {c['duplicate_of']!r}"
+        verdict = c["verdict"] + (f" (family: {d['family_verdict']})" if d.get("family_verdict") else "")
+        lines.append(
+            f"| {c['experiment']} | {cell(c['metric'])} | {c.get('tests', '')} | {cell(c.get('paper'))} | {_ours_text(c.get('ours') or {})} "
+            f"| {cell(c.get('unit') or '')} | {verdict} | {cell(why)} | {cell(c.get('note') or '')} |"
+        )
+    return lines
 
 
 def _ours_text(o: Mapping[str, Any]) -> str:
