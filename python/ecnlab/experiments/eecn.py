@@ -827,7 +827,7 @@ def eecn_sources(reading: Reading, quick: bool) -> list[Source]:
         paper("topology.bottleneck_queue.max_th", 60.0, "§6.1: maximum threshold 60"),
         paper("topology.bottleneck_queue.byte_mode", False, "§6.1: RED in packet mode"),
         paper("topology.bottleneck_queue.bytes", False, "§6.1: a queue size in packets"),
-        paper("topology.bottleneck_queue.ecn", "per scheme", "§6.1: New Reno with ECN disabled (RED drops) and enabled (RED marks); EECN's RED: off under eecn_router = red_drops (ns-3's RedQueueDisc UseEcn default false: RED drops, the EECN marker marks), on under marker_owns (unused: the marker decides every ECT packet)"),
+        assumption("topology.bottleneck_queue.ecn", "per scheme", "§6.1 names New Reno with ECN disabled (RED drops) and enabled (RED marks) and says nothing of EECN's RED: off under the reading eecn_router = red_drops (ns-3's RedQueueDisc UseEcn default false: RED drops, the EECN marker marks), on under marker_owns (unused: the marker decides every ECT packet)"),
         default("topology.bottleneck_queue.max_p", 0.02, f"{_RED}: LInterm 50 (max_p = 1/50)"),
         default("topology.bottleneck_queue.w_q", 0.002, f"{_RED}: QW 0.002"),
         default("topology.bottleneck_queue.gentle", True, f"{_RED}: Gentle true"),
@@ -1204,8 +1204,8 @@ class Table3(_EecnExperiment):
         if drops and max(drops) == 0:
             ctx.note(
                 "No threshold pair dropped a packet, so the paper's rising drops (425 → 462 → 614) "
-                "cannot be reproduced: our EECN router drops only on a full buffer, which EECN's "
-                "senders never reach (see eecn.table4)."
+                "cannot be reproduced: no EECN queue reached RED's thresholds or a full buffer "
+                "under this router reading (see eecn.table4)."
             )
         ctx.note(
             "End-to-end delay is the mean one-way delay of the data packets. With RTT₀ 24 ms it is "
