@@ -52,6 +52,25 @@ enum ecnlab_counter {
 	C_CHANGES_ACK_LATE,
 	/* MECN's receivers: data packets read at the moderate level (11), of C_DATA_IN_MARKED. */
 	C_DATA_IN_MODERATE,
+	/* UNO: blocks decided by level (0-5 the low bands, 6 high, 7 overload, 8 no UNO router),
+	 * blocks skipped (complete but silent on a path whose router was heard), data frames
+	 * the sender's ring had no room for, data read with CE at the receiver, and the
+	 * controller's ACKs by action (multiplicative increase, additive increase, hold). */
+	C_UNO_LEVEL0,
+	C_UNO_LEVEL1,
+	C_UNO_LEVEL2,
+	C_UNO_LEVEL3,
+	C_UNO_LEVEL4,
+	C_UNO_LEVEL5,
+	C_UNO_LEVEL6,
+	C_UNO_LEVEL7,
+	C_UNO_LEVEL8,
+	C_UNO_BLOCKS_SKIPPED,
+	C_UNO_RING_FULL,
+	C_DATA_IN_CE,
+	C_UNO_ACKS_MI,
+	C_UNO_ACKS_AI,
+	C_UNO_ACKS_HOLD,
 	ECNLAB_COUNTERS,
 };
 

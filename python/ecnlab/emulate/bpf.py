@@ -23,13 +23,13 @@ from ..errors import EmulationError
 from ..fsutil import pid_alive
 
 #: Our controller → the BPF object that implements it in bpf/build/.
-OBJECTS = {"dctcp": "dctcp.bpf.o", "mecn": "mecn.bpf.o", "eecn": "eecn.bpf.o"}
+OBJECTS = {"dctcp": "dctcp.bpf.o", "mecn": "mecn.bpf.o", "eecn": "eecn.bpf.o", "ucp1": "uno.bpf.o"}
 #: The feedback codec each BPF controller speaks on Linux. DCTCP's echo (RFC 8257 §3.2) is
 #: its receiver's controller's, so both ends of a flow run it; MECN's and EECN's codepoints,
 #: handshake and echo are written by tc programs on every host's interface (the object's
 #: *_ingress / *_egress). EECN's tc programs take the connections to the listening ports they
 #: are given (its handshake passes before any controller runs).
-CODECS = {"dctcp": "dctcp", "mecn": "mecn", "eecn": "eecn"}
+CODECS = {"dctcp": "dctcp", "mecn": "mecn", "eecn": "eecn", "ucp1": "uno"}
 RECEIVER_RUNS_IT = {"dctcp"}
 NEEDS_PORTS = {"eecn"}
 #: Controllers whose data sender must open the connection.
@@ -61,6 +61,13 @@ COUNTERS = (
     "ce_changes_ack_checked",
     "ce_changes_ack_late",
     "data_in_moderate",
+    *(f"uno_level{n}" for n in range(9)),
+    "uno_blocks_skipped",
+    "uno_ring_full",
+    "data_in_ce",
+    "uno_acks_mi",
+    "uno_acks_ai",
+    "uno_acks_hold",
 )
 BPFFS = Path("/sys/fs/bpf")
 PIN_ROOT = BPFFS / "ecnlab"

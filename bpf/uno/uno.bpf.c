@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/* UNO's one-bit feedback and its UCP1 sender (seeds/001: Vasić, Kuntimaddi, Kostić) on Linux
+ * hosts, with the simulator's readings (crates/ecnlab/src/schemes/uno/mod.rs names each). The
+ * router is the emulation's forwarder itself (the simulator's UNO marker on the real
+ * packets: it writes ECT(0) into an ECT(1) packet whose IP-ID residue equals its level). The
+ * kernel's TCP carries neither UNO's codepoint nor its echo, so as for MECN and EECN the
+ * scheme is a controller and tc programs on every host's interface sharing a map of UNO
+ * connections (entered by the controller when a connection that negotiated ECN starts):
+ *
+ * - the sender's egress: every data frame leaves ECT(1) (UNO's one codepoint; the kernel
+ *   writes ECT(0), or Not-ECT on a retransmission) and is noted in the connection's ring
+ *   (sequence range, first IP-ID, segments: Linux numbers a connection's packets one by one,
+ *   and a GSO frame's segments count up from its IP-ID);
+ * - the receiver's ingress keeps the report its next ACK carries (uno_rx_data) and its
+ *   egress writes it into each pure ACK: the reported packet's IP-ID into the ACK's IP-ID,
+ *   its UNO bit into ECE, a CE since the last ACK into AE (codec.rs ack_out), CWR cleared;
+ * - the sender's ingress adds each ACK's report to the block being collected, marks the
+ *   residues of the segments the ACK newly covers, and on a complete block hands its level
+ *   to the controller through the map; it clears ECE, CWR and AE, so the kernel's RFC 3168
+ *   reaction never runs;
+ * - the controller is UCP1's (uno_math.h) on a window kept in 1/65536 segments; a loss is
+ *   Linux's recovery with ssthresh = half the flight (RFC 5681, as the simulator's VCP
+ *   NewReno) and discards the block in collection and the frames in flight before it. */
+#include "../common.bpf.h"
+#include "../tcp_segment.bpf.h"
+#include "uno_math.h"
+
+/* GPL-compatible, as the kernel asks of a congestion control. */
+char _license[] SEC("license") = "Dual MIT/GPL";
+
+extern __u32 tcp_reno_undo_cwnd(struct sock *sk) __ksym;
+
+#define IP_ID_OFF 4
+#define IP_CSUM_OFF 10
+#define F_SYN 0x02
+#define F_RST 0x04
+#define F_ECE 0x40
+#define F_CWR 0x80
+/* The AE flag (RFC 9768; RFC 3540's NS) is the low bit of the TCP header's 13th byte. */
+#define F_AE 0x01
+/* Frames a sender may have in flight before one finds no room (a window of 512 GSO frames). */
+#define UNO_RING 512
+/* Frames one ACK may cover in one pass (the rest are covered by the next ACK). */
+#define UNO_COVER_MAX 64
+
+struct flow {
+	/* Receiver: the report its next ACK carries. */
+	struct uno_rx rx;
+	/* Sender: the block in collection, the last decision and how many there were. */
+	struct uno_decider d;
+	__u8 level;
+	__u8 una_valid;
+	__u32 decisions;
+	__u32 una;
+	/* A loss (the controller's ssthresh): the frames before `forget_to` and the block are
+	 * discarded by the next ACK's ingress. */
+	__u32 loss_gen;
+	__u32 loss_seen;
+	__u32 forget_to;
+	/* The ring of frames in flight: written at head by the sender's egress, taken at tail
+	 * by its ingress. */
+	__u32 head;
+	__u32 tail;
+	struct uno_frame ring[UNO_RING];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct flow_key);
+	__type(value, struct flow);
+} flows SEC(".maps");
+
+/* A zeroed flow to enter new connections with (too large for the BPF stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct flow);
+} blank SEC(".maps");
+
+/* ------------------------------------------------------------------ the controller */
+
+struct uno_state {
+	struct uno_ctl c;
+	__u32 written_cwnd;
+	__u32 decisions_seen;
+};
+
+static __always_inline struct flow_key key_of(const struct sock *sk)
+{
+	struct flow_key key = {
+		.saddr = sk->__sk_common.skc_rcv_saddr,
+		.daddr = sk->__sk_common.skc_daddr,
+		.sport = bpf_htons(sk->__sk_common.skc_num),
+		.dport = sk->__sk_common.skc_dport,
+	};
+
+	return key;
+}
+
+static __always_inline struct flow *flow_of(const struct sock *sk)
+{
+	struct flow_key key = key_of(sk);
+
+	return bpf_map_lookup_elem(&flows, &key);
+}
+
+SEC("struct_ops/uno_init")
+void BPF_PROG(uno_init, struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	struct uno_state *s = inet_csk_ca(sk);
+	struct flow_key key = key_of(sk);
+	__u32 zero = 0;
+	struct flow *b;
+
+	__builtin_memset(s, 0, sizeof(*s));
+	s->c.level = UNO_INITIAL_LEVEL;
+	s->c.cwnd = (__u64)tp->snd_cwnd * UNO_SEG;
+	s->written_cwnd = tp->snd_cwnd;
+	if (sk->__sk_common.skc_state == TCP_LISTEN || sk->__sk_common.skc_state == TCP_CLOSE)
+		return;
+	count(C_INIT, 1);
+	if (!(tp->ecn_flags & TCP_ECN_OK)) {
+		count(C_INIT_NO_ECN, 1);
+		return;
+	}
+	b = bpf_map_lookup_elem(&blank, &zero);
+	if (b)
+		bpf_map_update_elem(&flows, &key, b, BPF_ANY);
+}
+
+/* The connection is gone: its entry goes with it. */
+SEC("struct_ops/uno_release")
+void BPF_PROG(uno_release, struct sock *sk)
+{
+	struct flow_key key = key_of(sk);
+
+	bpf_map_delete_elem(&flows, &key);
+}
+
+static __always_inline __u64 rtt_us_of(const struct tcp_sock *tp)
+{
+	__u64 srtt = tp->srtt_us >> 3;
+
+	/* controller.rs initial_rtt_s: 100 ms before the first sample. */
+	return srtt ? srtt : 100000;
+}
+
+/* A decision that arrives while the kernel is in recovery (or reducing) only changes the
+ * level (Vcp::on_signal returns before acting in fast recovery); the kernel calls cong_avoid
+ * only in the Open and Disorder states, so it is taken here. */
+SEC("struct_ops/uno_in_ack_event")
+void BPF_PROG(uno_in_ack_event, struct sock *sk, __u32 flags)
+{
+	struct uno_state *s = inet_csk_ca(sk);
+	__u8 state = BPF_CORE_READ_BITFIELD(inet_csk(sk), icsk_ca_state);
+	struct flow *f;
+
+	if (state == TCP_CA_Open || state == TCP_CA_Disorder)
+		return;
+	f = flow_of(sk);
+	if (f && f->decisions != s->decisions_seen) {
+		s->decisions_seen = f->decisions;
+		s->c.level = f->level;
+	}
+}
+
+SEC("struct_ops/uno_cong_avoid")
+void BPF_PROG(uno_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct uno_state *s = inet_csk_ca(sk);
+	struct flow *f = flow_of(sk);
+	__u64 now = tp->tcp_mstamp, rtt = rtt_us_of(tp), clamp, c;
+	int action, md = 0;
+
+	count(C_ACKS, 1);
+	/* Takes up what the kernel did to the window since we last wrote it (recovery, timeouts,
+	 * undo). */
+	if (tp->snd_cwnd != s->written_cwnd)
+		s->c.cwnd = (__u64)tp->snd_cwnd * UNO_SEG;
+	if (f && f->decisions != s->decisions_seen) {
+		s->decisions_seen = f->decisions;
+		action = uno_on_decision(&s->c, f->level, now, rtt, UNO_T_RHO_US, &md);
+		if (md)
+			count(C_REDUCTIONS, 1);
+	} else {
+		action = uno_default_action(&s->c, now, rtt);
+	}
+	count(action == UNO_MI ? C_UNO_ACKS_MI : action == UNO_AI ? C_UNO_ACKS_AI : C_UNO_ACKS_HOLD, 1);
+	uno_grow(&s->c, action, acked, rtt, UNO_T_RHO_US);
+	clamp = (__u64)tp->snd_cwnd_clamp * UNO_SEG;
+	if (s->c.cwnd > clamp)
+		s->c.cwnd = clamp;
+	c = s->c.cwnd / UNO_SEG;
+	tp->snd_cwnd = c ? c : 1;
+	s->written_cwnd = tp->snd_cwnd;
+}
+
+/* A loss (recovery or a timeout): RFC 5681's half of the flight, at least 2 segments; the
+ * block in collection and the frames sent before it are discarded (loss overrides load). */
+SEC("struct_ops/uno_ssthresh")
+__u32 BPF_PROG(uno_ssthresh, struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	__u32 flight = tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
+	struct flow *f = flow_of(sk);
+
+	count(C_LOSSES, 1);
+	if (f) {
+		f->forget_to = f->head;
+		f->loss_gen++;
+	}
+	return flight / 2 > 2 ? flight / 2 : 2;
+}
+
+SEC("struct_ops/uno_undo_cwnd")
+__u32 BPF_PROG(uno_undo_cwnd, struct sock *sk)
+{
+	return tcp_reno_undo_cwnd(sk);
+}
+
+/* The loader replaces this name with the run's own. */
+SEC(".struct_ops")
+struct tcp_congestion_ops ecnlab_uno = {
+	.init = (void *)uno_init,
+	.release = (void *)uno_release,
+	.in_ack_event = (void *)uno_in_ack_event,
+	.ssthresh = (void *)uno_ssthresh,
+	.cong_avoid = (void *)uno_cong_avoid,
+	.undo_cwnd = (void *)uno_undo_cwnd,
+	/* No TCP_CONG_NEEDS_ECN: ECN is negotiated in RFC 3168's handshake, asked for by the
+	 * route's ecn feature (as MECN). */
+	.name = "ecnlab_uno",
+};
+
+/* ------------------------------------------------------------------ the interfaces */
+
+static __always_inline struct flow *backward(const struct seg *s)
+{
+	struct flow_key k = {
+		.saddr = s->key.daddr,
+		.daddr = s->key.saddr,
+		.sport = s->key.dport,
+		.dport = s->key.sport,
+	};
+
+	return bpf_map_lookup_elem(&flows, &k);
+}
+
+/* Rewrites the IP ECN field, keeping the header checksum right. */
+static __always_inline void set_ecn(struct __sk_buff *skb, struct seg *s, __u8 ecn)
+{
+	__u16 old = 0, new;
+	__u8 tos = (s->tos & ~3) | ecn;
+
+	if (tos == s->tos)
+		return;
+	bpf_skb_load_bytes(skb, 0, &old, 2);
+	new = old;
+	((__u8 *)&new)[1] = tos;
+	bpf_l3_csum_replace(skb, IP_CSUM_OFF, old, new, 2);
+	bpf_skb_store_bytes(skb, 1, &tos, 1, 0);
+	s->tos = tos;
+}
+
+/* Rewrites the AE bit and the flags byte (ECE, CWR) to `ae` and `ece_cwr`, keeping the TCP
+ * checksum right. */
+static __always_inline void set_echo_flags(struct __sk_buff *skb, struct seg *s, __u8 ae, __u8 ece_cwr)
+{
+	__u8 b[2] = {};
+	__u16 old, new;
+
+	if (bpf_skb_load_bytes(skb, s->tcp_off + 12, b, 2))
+		return;
+	__builtin_memcpy(&old, b, 2);
+	b[0] = (b[0] & ~F_AE) | (ae ? F_AE : 0);
+	b[1] = (b[1] & ~(F_ECE | F_CWR)) | ece_cwr;
+	__builtin_memcpy(&new, b, 2);
+	if (new == old)
+		return;
+	bpf_l4_csum_replace(skb, s->tcp_off + 16, old, new, 2);
+	bpf_skb_store_bytes(skb, s->tcp_off + 12, b, 2, 0);
+	s->flags = b[1];
+}
+
+static __always_inline __u16 ip_ident(struct __sk_buff *skb)
+{
+	__u16 id = 0;
+
+	bpf_skb_load_bytes(skb, IP_ID_OFF, &id, 2);
+	return bpf_ntohs(id);
+}
+
+static __always_inline __u32 tcp_u32(struct __sk_buff *skb, const struct seg *s, __u32 off)
+{
+	__u32 v = 0;
+
+	bpf_skb_load_bytes(skb, s->tcp_off + off, &v, 4);
+	return bpf_ntohl(v);
+}
+
+static __always_inline __u32 payload_len(struct __sk_buff *skb, const struct seg *s)
+{
+	__u8 doff = 0;
+	__u32 hdr;
+
+	bpf_skb_load_bytes(skb, s->tcp_off + 12, &doff, 1);
+	hdr = s->tcp_off + (doff >> 4) * 4;
+	return skb->len > hdr ? skb->len - hdr : 0;
+}
+
+SEC("tc")
+int uno_egress(struct __sk_buff *skb)
+{
+	struct seg s;
+	struct flow *f;
+
+	if (!parse(skb, &s) || (s.flags & (F_SYN | F_RST)))
+		return TC_ACT_OK;
+	f = bpf_map_lookup_elem(&flows, &s.key);
+	if (f) {
+		/* The sender's data: ECT(1), and noted in the ring. */
+		__u32 len = payload_len(skb, &s), head = f->head;
+		__u16 segs = skb->gso_segs ? skb->gso_segs : 1;
+		struct uno_frame *fr;
+
+		if (!len)
+			return TC_ACT_OK;
+		set_ecn(skb, &s, UNO_ECT1);
+		count(C_DATA_RECODED, 1);
+		if (head - f->tail >= UNO_RING) {
+			count(C_UNO_RING_FULL, 1);
+			return TC_ACT_OK;
+		}
+		fr = &f->ring[head & (UNO_RING - 1)];
+		fr->start = tcp_u32(skb, &s, 4);
+		fr->end = fr->start + len;
+		fr->ident = ip_ident(skb);
+		fr->segs = segs;
+		fr->size = segs > 1 ? skb->gso_size : len;
+		fr->done = 0;
+		f->head = head + 1;
+		return TC_ACT_OK;
+	}
+	f = backward(&s);
+	if (f && !payload_len(skb, &s)) {
+		/* The receiver's pure ACK: the report in its IP-ID, ECE and AE. */
+		struct uno_report r;
+		__u8 ce = 0;
+
+		if (!uno_rx_ack(&f->rx, &r, &ce))
+			return TC_ACT_OK;
+		{
+			__u16 old = 0, new = bpf_htons(r.ident);
+
+			bpf_skb_load_bytes(skb, IP_ID_OFF, &old, 2);
+			if (old != new) {
+				bpf_l3_csum_replace(skb, IP_CSUM_OFF, old, new, 2);
+				bpf_skb_store_bytes(skb, IP_ID_OFF, &new, 2, 0);
+			}
+		}
+		set_echo_flags(skb, &s, ce, r.load ? F_ECE : 0);
+		count(C_ECHOES_WRITTEN, 1);
+	}
+	return TC_ACT_OK;
+}
+
+/* At the sender: one ACK's report and coverage. */
+static __always_inline void sender_ack(struct __sk_buff *skb, struct seg *s, struct flow *f)
+{
+	__u8 b12 = 0, covered = 0;
+	__u32 ack = tcp_u32(skb, s, 8), tail;
+	int ece = s->flags & F_ECE, level;
+
+	bpf_skb_load_bytes(skb, s->tcp_off + 12, &b12, 1);
+	if (f->loss_seen != f->loss_gen) {
+		f->loss_seen = f->loss_gen;
+		if ((__s32)(f->forget_to - f->tail) > 0 && (__s32)(f->head - f->forget_to) >= 0)
+			f->tail = f->forget_to;
+		uno_block_forget(&f->d);
+	}
+	uno_block_report(&f->d.block, ip_ident(skb), ece, b12 & F_AE);
+	if (ece)
+		count(C_ACKS_ECE, 1);
+	if (f->una_valid && (__s32)(ack - f->una) <= 0)
+		return;
+	f->una = ack;
+	f->una_valid = 1;
+	tail = f->tail;
+	for (int i = 0; i < UNO_COVER_MAX; i++) {
+		if (tail == f->head)
+			break;
+		if (!uno_frame_cover(&f->ring[tail & (UNO_RING - 1)], ack, &covered))
+			break;
+		tail++;
+	}
+	f->tail = tail;
+	if (!covered)
+		return;
+	level = uno_block_cover(&f->d, covered);
+	if (level == -2) {
+		count(C_UNO_BLOCKS_SKIPPED, 1);
+	} else if (level >= 0 && level <= UNO_NO_ROUTER) {
+		f->level = level;
+		f->decisions++;
+		count(C_ESTIMATES, 1);
+		count(C_ESTIMATE_SUM, level);
+		count(C_UNO_LEVEL0 + level, 1);
+	}
+}
+
+SEC("tc")
+int uno_ingress(struct __sk_buff *skb)
+{
+	struct seg s;
+	struct flow *f;
+
+	if (!parse(skb, &s) || (s.flags & (F_SYN | F_RST)))
+		return TC_ACT_OK;
+	f = bpf_map_lookup_elem(&flows, &s.key);
+	if (f) {
+		/* At the receiver: the data's IP-ID and codepoint. */
+		__u8 ecn = s.tos & 3;
+
+		if (!payload_len(skb, &s))
+			return TC_ACT_OK;
+		uno_rx_data(&f->rx, ip_ident(skb), ecn);
+		count(C_DATA_IN, 1);
+		if (ecn == UNO_ECT0)
+			count(C_DATA_IN_MARKED, 1);
+		else if (ecn == UNO_CE)
+			count(C_DATA_IN_CE, 1);
+		return TC_ACT_OK;
+	}
+	f = backward(&s);
+	if (f) {
+		/* At the sender: the ACK's echo, for the controller; its kernel sees none of it. */
+		sender_ack(skb, &s, f);
+		set_echo_flags(skb, &s, 0, 0);
+	}
+	return TC_ACT_OK;
+}
