@@ -88,6 +88,9 @@ PORT_METRICS = (
     ("all_marks", "marks, every level"),
     ("mean_queue", "mean queue pkts"),
     ("p95_queue", "p95 queue pkts"),
+    ("load_factor", "UNO load factor, mean"),
+    ("load_high_share", "UNO load in [0.8, 1), share of time"),
+    ("load_overload_share", "UNO load >= 1, share of time"),
 )
 
 
@@ -117,6 +120,7 @@ def metrics_from_run(directory: Path, ports: list[str]) -> dict[str, Any]:
             "rtt_mean": None if rtt is None else rtt * 1e3,
         }
     out_ports: dict[str, dict[str, Any]] = {}
+    uno = any("ucp1" in (s or "") for s in r.flows["scheme"])
     for port in ports:
         p = r.port(port)
         out_ports[port] = {
@@ -126,8 +130,23 @@ def metrics_from_run(directory: Path, ports: list[str]) -> dict[str, Any]:
             "all_marks": p.get("marked_pkts"),
             "mean_queue": p.get("mean_queue_pkts"),
             "p95_queue": p95_queue(r, port),
+            **(_load_factor(r, port) if uno else {}),
         }
     return {"flows": flows, "ports": out_ports, "senders": _senders(r, directory), "run": _run_facts(directory)}
+
+
+def _load_factor(r: Any, port: str) -> dict[str, Any]:
+    """A UNO router's load factor over the run (its marker gauge, sampled each measurement
+    interval; the same code measures it on both sides): the mean, and the shares of samples
+    in the high band [0.8, 1) and at overload (>= 1), Fig. 1's levels 6 and 7."""
+    g = r.timeseries.filter((pl.col("kind") == "marker_gauge") & (pl.col("entity") == port))["value"]
+    if g.len() == 0:
+        return {}
+    return {
+        "load_factor": float(g.mean()),
+        "load_high_share": float(((g >= 0.8) & (g < 1.0)).mean()),
+        "load_overload_share": float((g >= 1.0).mean()),
+    }
 
 
 #: The senders' window reductions by cause, summed over the run's flows: the simulator's from
@@ -138,6 +157,8 @@ SENDER_METRICS = (
     ("ecn_cuts_l1", "ECN cuts, level 1 (incipient)"),
     ("ecn_cuts_l2", "ECN cuts, level 2 (moderate)"),
     ("loss_cuts", "loss cuts"),
+    ("decisions", "UNO blocks decided"),
+    ("overload_decisions", "UNO blocks decided overload (level 7)"),
 )
 SIM_SERIES = {"ecn_cuts_l1": "mecn_ecn_cuts_l1", "ecn_cuts_l2": "mecn_ecn_cuts_l2", "loss_cuts": "mecn_loss_cuts"}
 BPF_COUNTERS = {"ecn_cuts_l1": "cuts_level1", "ecn_cuts_l2": "cuts_level2", "loss_cuts": "losses"}
@@ -149,6 +170,13 @@ def _senders(r: Any, directory: Path) -> dict[str, Any]:
     mecn = bpf.get("mecn")
     if mecn is not None:
         return {"all": {k: mecn.get(c) for k, c in BPF_COUNTERS.items()}}
+    ucp1 = bpf.get("ucp1")
+    if ucp1 is not None:
+        return {"all": {"decisions": ucp1.get("estimates"), "overload_decisions": ucp1.get("uno_level7")}}
+    if any("ucp1" in (s or "") for s in r.flows["scheme"]):
+        # The simulator's per-flow decision counts (flows.parquet: feedback_decisions, and
+        # signals_l1, which counts UNO's overload decisions).
+        return {"all": {"decisions": float(r.flows["feedback_decisions"].sum()), "overload_decisions": float(r.flows["signals_l1"].sum())}}
     ts = r.timeseries
     if ts is None or ts.height == 0:
         return {}
@@ -357,9 +385,13 @@ def per_run_table(got: dict[str, list]) -> str:
     head = ["Linux run", "utilisation", "marks, every level", "mean queue", "p95 queue", "forwarder late, p99 / max", "load average (1 min)"]
     bpf_keys = ("reductions", "cuts_level1", "cuts_level2", "losses", "losses_in_round")
     has_bpf = any(r["run"].get("bpf") for r in runs)
-    has_alpha = any(c.get("estimates") for r in runs for c in r["run"].get("bpf", {}).values())
+    uno = any("ucp1" in r["run"].get("bpf", {}) for r in runs)
+    if uno:
+        # UCP1: its MDs (reductions), losses, blocks decided, of them at levels 6-8, skipped.
+        bpf_keys = ("reductions", "losses", "estimates", "uno_level6", "uno_level7", "uno_level8", "uno_blocks_skipped", "uno_ring_full")
+    has_alpha = not uno and any(c.get("estimates") for r in runs for c in r["run"].get("bpf", {}).values())
     if has_bpf:
-        head += ["BPF " + k for k in bpf_keys] + (["mean α"] if has_alpha else [])
+        head += ["BPF " + k for k in bpf_keys] + (["mean α"] if has_alpha else []) + (["mean level decided"] if uno else [])
     lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
     for k, r in enumerate(runs, 1):
         p, f = r["ports"][port], r["run"]
@@ -370,6 +402,8 @@ def per_run_table(got: dict[str, list]) -> str:
             cells += [str(c.get(key, "–")) for key in bpf_keys]
             if has_alpha:
                 cells.append(f"{c['estimate_sum'] / c['estimates'] / 1024:.3f}" if c.get("estimates") else "–")
+            if uno:
+                cells.append(f"{c['estimate_sum'] / c['estimates']:.2f}" if c.get("estimates") else "–")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
