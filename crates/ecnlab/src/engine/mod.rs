@@ -1,4 +1,4 @@
-//! Discrete-event core: a priority queue (radix heap) of small `Copy` events ordered by
+//! Discrete-event core: a priority queue (radix heap) of 16-byte `Copy` events ordered by
 //! (time, insertion sequence), so simultaneous events run in the order they were scheduled, and re-armable
 //! timer slots that keep at most one live event per component.
 
@@ -26,12 +26,15 @@ pub enum Ev {
     NodeRelease(u32),
 }
 
+/// 16 bytes: the time and the event (a 4-byte kind and a 4-byte component id). Ties need no
+/// insertion sequence: every bucket holds its events in insertion order (see [`EventQueue`]).
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     time: Time,
-    seq: u64,
     ev: Ev,
 }
+
+const _: () = assert!(std::mem::size_of::<Entry>() == 16);
 
 /// Bits of time per digit of the radix heap, and digits per level.
 const DIGIT_BITS: u32 = 8;
@@ -54,10 +57,12 @@ const BUCKETS: usize = LEVELS * DIGITS;
 /// delay spans (a 10 ms delay in picoseconds spans five), with sequential memory access,
 /// where a binary heap of thousands of events spends its time on cache misses.
 ///
-/// Order: the bucket of the current time is kept in insertion order (events moved there by
-/// a redistribution are sorted by their insertion sequence; later ones carry larger
-/// sequences and are appended), so events pop in (time, insertion sequence) order exactly
-/// as a heap keyed on both would.
+/// Order: every bucket holds its events in insertion order, so events pop in (time,
+/// insertion sequence) order exactly as a heap keyed on both would, without storing the
+/// sequence. A scheduled event is appended to its bucket. A redistribution empties the first
+/// non-empty bucket, in order, into buckets below it, which are all empty then (it was the
+/// first non-empty one, and the current-time bucket has been consumed): each receives a
+/// subsequence of an ordered list, and everything scheduled afterwards comes later.
 pub struct EventQueue {
     /// Events at time `last`, in insertion order from `head` on.
     now_bucket: Vec<Entry>,
@@ -70,7 +75,6 @@ pub struct EventQueue {
     /// Time of the last event popped (the radix heap's reference point).
     last: Time,
     len: usize,
-    seq: u64,
     now: Time,
     /// Events popped so far (the "events" of events/s).
     pub executed: u64,
@@ -86,7 +90,6 @@ impl Default for EventQueue {
             summary: 0,
             last: 0,
             len: 0,
-            seq: 0,
             now: 0,
             executed: 0,
         }
@@ -130,13 +133,8 @@ impl EventQueue {
         // `now` ≥ `last` always, so `at` ≥ `last` as the radix heap needs; clamp anyway so a
         // release build given a past time fires it next instead of corrupting the order.
         let at = at.max(self.last);
-        self.seq += 1;
         self.len += 1;
-        self.put(Entry {
-            time: at,
-            seq: self.seq,
-            ev,
-        });
+        self.put(Entry { time: at, ev });
     }
 
     #[inline]
@@ -201,9 +199,6 @@ impl EventQueue {
         // Give the bucket its allocation back, so steady state allocates nothing.
         trim_bucket(&mut moving, moved);
         self.buckets[b] = moving;
-        if self.now_bucket.len() > 1 {
-            self.now_bucket.sort_unstable_by_key(|e| e.seq);
-        }
         true
     }
 
@@ -364,6 +359,48 @@ mod tests {
         let mut sorted = got.clone();
         sorted.sort();
         assert_eq!(sorted, want);
+    }
+
+    #[test]
+    fn ties_keep_insertion_order_across_levels() {
+        // Delays spanning every level of the radix heap, with many ties at each time, popped
+        // in interleaved batches: each pop must be the pending event with the smallest
+        // (time, insertion id), as a heap keyed on both gives.
+        let mut q = EventQueue::new();
+        let mut pending = std::collections::BTreeSet::new();
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut id = 0u32;
+        let mut popped = 0;
+        for _ in 0..300 {
+            for _ in 0..(next() % 60) {
+                let span = next() % 44;
+                // Few distinct times per span: ties are common at every magnitude.
+                let at = q.now() + ((next() % 4) << span);
+                q.schedule(at, Ev::Endpoint(id));
+                pending.insert((at, id));
+                id += 1;
+            }
+            for _ in 0..(next() % 60) {
+                let want = pending.pop_first();
+                let got = q.pop_until(NEVER).map(|(t, ev)| match ev {
+                    Ev::Endpoint(i) => (t, i),
+                    other => panic!("unexpected {other:?}"),
+                });
+                assert_eq!(got, want);
+                popped += got.is_some() as u32;
+            }
+        }
+        while let Some(want) = pending.pop_first() {
+            assert_eq!(q.pop_until(NEVER), Some((want.0, Ev::Endpoint(want.1))));
+        }
+        assert!(q.pop_until(NEVER).is_none());
+        assert!(popped > 1000 && id > 5000, "{popped} {id}");
     }
 
     #[test]
