@@ -72,6 +72,9 @@ impl Qdisc for DropTail {
     fn for_each(&self, f: &mut dyn FnMut(PktId)) {
         self.q.iter().for_each(|e| f(e.0))
     }
+    fn idle_dequeue_is_noop(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

@@ -141,6 +141,12 @@ pub trait Qdisc {
     fn evicts(&self) -> bool {
         false
     }
+    /// Whether [`Qdisc::dequeue`] on an empty discipline changes nothing (no idle-time or
+    /// state bookkeeping, as RED's and CoDel's have), so a port whose transmission ends with
+    /// nothing queued need not ask (set with the discipline, read per transmission).
+    fn idle_dequeue_is_noop(&self) -> bool {
+        false
+    }
     /// The congestion feedback the discipline writes into packets, named as a
     /// [`Marker::feedback`](crate::marker::Marker::feedback) is (`"ce"` for RFC 3168 CE
     /// marks); None if it only drops.

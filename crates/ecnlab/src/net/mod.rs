@@ -293,6 +293,7 @@ impl Sim {
             node: from,
             link,
             evicts: qdisc.evicts(),
+            idle_noop: qdisc.idle_dequeue_is_noop(),
             qdisc,
             marker: None,
             rate,
@@ -647,7 +648,8 @@ impl Sim {
                 }
                 let port = &mut self.ports[p as usize];
                 if port.busy.is_none() {
-                    self.start_tx(p);
+                    // The backlog was integrated up to `now` above.
+                    self.transmit_next(p, now);
                 }
                 // After a possible immediate start, so a packet that finds the link idle never
                 // counts as queued.
@@ -680,9 +682,14 @@ impl Sim {
     /// Takes the next packet (or batch) from the discipline and puts it on the wire.
     fn start_tx(&mut self, p: PortId) {
         let now = self.now();
-        let port = &mut self.ports[p as usize];
-        debug_assert!(port.busy.is_none());
-        port.integrate_backlog(now);
+        self.ports[p as usize].integrate_backlog(now);
+        self.transmit_next(p, now);
+    }
+
+    /// [`Sim::start_tx`] once the backlog is integrated up to `now`.
+    #[inline(always)]
+    fn transmit_next(&mut self, p: PortId, now: Time) {
+        debug_assert!(self.ports[p as usize].busy.is_none());
         let Some((id, len)) = self.dequeue_one(p, now) else {
             return;
         };
@@ -741,12 +748,10 @@ impl Sim {
         let next = port
             .qdisc
             .dequeue(now, &mut self.pool, &mut self.dropped_scratch);
-        for (d, why) in self.dropped_scratch.drain(..) {
-            port.counters.drops[why.index()] += 1;
-            port.counters.drop_bytes += self.pool.get(d).wire_len() as u64;
-            self.dropped += 1;
-            self.pool.free(d);
+        if !self.dropped_scratch.is_empty() {
+            self.free_dequeue_drops(p);
         }
+        let port = &mut self.ports[p as usize];
         let id = next?;
         let pkt = self.pool.get_mut(id);
         port.with_marker(now, |m, v| m.on_dequeue(v, pkt));
@@ -760,6 +765,27 @@ impl Sim {
         port.counters.deq_bytes += len as u64;
         port.counters.sojourn_sum += wait as u128;
         port.counters.sojourn_max = port.counters.sojourn_max.max(wait);
+        if port.sojourn.is_some() || port.pcap.is_some() {
+            Self::record_departure(port, pkt, now, wait);
+        }
+        Some((id, len))
+    }
+
+    /// Counts and frees what the discipline dropped while dequeuing.
+    #[inline(never)]
+    fn free_dequeue_drops(&mut self, p: PortId) {
+        let port = &mut self.ports[p as usize];
+        for (d, why) in self.dropped_scratch.drain(..) {
+            port.counters.drops[why.index()] += 1;
+            port.counters.drop_bytes += self.pool.get(d).wire_len() as u64;
+            self.dropped += 1;
+            self.pool.free(d);
+        }
+    }
+
+    /// The sojourn histogram and the capture, on the ports that keep them.
+    #[inline(never)]
+    fn record_departure(port: &mut Port, pkt: &Packet, now: Time, wait: Time) {
         if let Some(h) = port.sojourn.as_mut() {
             h.record(wait / 1000);
         }
@@ -767,7 +793,6 @@ impl Sim {
             // A pcap write error must not stop a run; it is reported at the end.
             w.write(now, pkt);
         }
-        Some((id, len))
     }
 
     fn tx_done(&mut self, p: PortId) {
@@ -788,7 +813,13 @@ impl Sim {
             }
             port.batch_rest.clear();
         }
-        self.start_tx(p);
+        // With nothing queued a discipline whose empty dequeue changes nothing has nothing
+        // to do: the backlog stays 0 (its integral gains nothing until the next change,
+        // which integrates first).
+        let port = &self.ports[p as usize];
+        if !(port.idle_noop && port.qdisc.is_empty()) {
+            self.start_tx(p);
+        }
         self.arm_marker(p);
     }
 

@@ -175,6 +175,9 @@ pub struct Port {
     pub qdisc: Box<dyn Qdisc>,
     /// The discipline may push out queued packets at enqueue (set with the discipline).
     pub evicts: bool,
+    /// Dequeuing from the discipline when it is empty changes nothing (set with the
+    /// discipline): a transmission that ends with nothing queued then skips the dequeue.
+    pub idle_noop: bool,
     pub marker: Option<Box<dyn Marker>>,
     pub rate: RateSchedule,
     /// Link-layer bytes added to each transmission.
@@ -199,6 +202,7 @@ impl Port {
     /// Replaces the queue discipline (before the run starts).
     pub fn set_qdisc(&mut self, q: Box<dyn Qdisc>) {
         self.evicts = q.evicts();
+        self.idle_noop = q.idle_dequeue_is_noop();
         self.qdisc = q;
     }
 
