@@ -380,6 +380,13 @@ def test_ucp1_runs_as_bpf_in_the_plan(monkeypatch):
     with pytest.raises(ScenarioError) as e:
         plan(ecnlab.Scenario(s))
     assert e.value.path.endswith(".ecn") and "uno" in e.value.message
+    # The BPF controller runs its own defaults: a parameter for the simulator's UCP1 is
+    # refused by key rather than dropped without a word.
+    s["flows"][0]["ecn"] = "uno"
+    s["flows"][0]["cc_params"] = {"alpha": 6.0}
+    with pytest.raises(ScenarioError) as e:
+        plan(ecnlab.Scenario(s))
+    assert e.value.path == "flows[0].cc_params" and "defaults" in e.value.message
 
 
 # ----------------------------------------------------------------------- runs (root)

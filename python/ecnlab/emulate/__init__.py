@@ -58,6 +58,7 @@ def plan(scenario: Any, seed: int | None = None, force: bool = False) -> dict:
     more load than the forwarder holds (``force``: a warning instead)."""
     text, fmt = _scenario_text(scenario)
     p = json.loads(_core.emulation_plan(text, fmt, seed))
+    given = _flow_tables(text, fmt)
     available = _available_cc()
     pairs: dict[tuple[str, str], bool] = {}
     host_opts: dict[str, tuple[bool, bool]] = {}
@@ -71,6 +72,8 @@ def plan(scenario: Any, seed: int | None = None, force: bool = False) -> dict:
                 raise ScenarioError(f"{path}.cc", f"\"{f['cc']}\" runs on emulated hosts as BPF, but {why}")
             if f["ecn"] != bpf.CODECS[f["cc"]]:
                 raise ScenarioError(f"{path}.ecn", f"the BPF {f['cc']} speaks ecn = \"{bpf.CODECS[f['cc']]}\" on Linux, not \"{f['ecn']}\"")
+            if given.get(path, {}).get("cc_params"):
+                raise ScenarioError(f"{path}.cc_params", f"the BPF {f['cc']} runs its own defaults on Linux (bpf/); cc_params do not reach it")
             if f["cc"] in bpf.SENDER_OPENS and f["client_initiated"]:
                 raise ScenarioError(f"{path}.client_initiated", f"the BPF {f['cc']} runs flows whose data sender opens the connection only")
             # The run's own registered name is set when the controller is loaded.
@@ -111,6 +114,15 @@ def plan(scenario: Any, seed: int | None = None, force: bool = False) -> dict:
     p["ecn_pairs"] = pairs
     p["host_opts"] = host_opts
     return p
+
+
+def _flow_tables(text: str, fmt: str) -> dict[str, dict]:
+    """The scenario's own flow tables by key path ("flows[i]"), as written."""
+    import tomllib
+
+    data = tomllib.loads(text) if fmt == "toml" else json.loads(text)
+    flows = data.get("flows") if isinstance(data, dict) else None
+    return {f"flows[{i}]": f for i, f in enumerate(flows or []) if isinstance(f, dict)}
 
 
 def _available_cc() -> set[str] | None:
