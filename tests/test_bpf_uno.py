@@ -434,3 +434,31 @@ def test_bpf_ucp1_reads_the_routers_levels_and_reacts():
     assert carried(sim) > 0.7 * 45e6
     assert r.meta["host_stack_errors"] == 0
     assert not [n for n in bpf.registered() if n.startswith(f"e{os.getpid()}_")]
+
+
+@needs_bpf
+def test_a_killed_ucp1_run_leaves_its_controller_to_cleanup(tmp_path: Path):
+    import sys
+    import time
+
+    from ecnlab.emulate import netns
+
+    p = subprocess.Popen([sys.executable, "-m", "ecnlab", "emulate", str(ROOT / "scenarios" / "emulate_uno.toml"), "--out", str(tmp_path / "out"), "-q"])
+    name = f"e{p.pid}_ucp1"
+    deadline = time.monotonic() + 30
+    while name not in bpf.registered() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert name in bpf.registered(), "the run never registered its controller"
+    time.sleep(1.0)
+    p.kill()
+    p.wait()
+    # Pinned, so a SIGKILL leaves it registered until the cleanup unpins it (and removes the
+    # namespaces, whose devices carried its tc programs).
+    assert name in bpf.registered()
+    r = subprocess.run([sys.executable, "-m", "ecnlab", "emulate", "--cleanup"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    deadline = time.monotonic() + 5
+    while name in bpf.registered() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert name not in bpf.registered()
+    assert not [n for n in netns.namespaces() if n.startswith(f"{netns.PREFIX}{p.pid}-")]
