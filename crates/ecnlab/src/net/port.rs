@@ -79,11 +79,24 @@ impl RateSchedule {
 
     /// When a transmission of `bytes` starting at `start` ends, integrating the schedule
     /// exactly (in bit·picoseconds) and rounding up to the next picosecond.
-    #[inline]
+    #[inline(always)]
     pub fn finish_time(&mut self, start: Time, bytes: u32) -> Time {
+        // A constant-rate link (most) whose bit·picoseconds fit 64 bits (any packet under
+        // 2 MB): the general integration's rounding in one native division.
+        if let [(_, rate)] = self.steps[..] {
+            if let Some(need) = (bytes as u64).checked_mul(8 * SEC) {
+                if rate > 0 {
+                    return start + need.div_ceil(rate);
+                }
+            }
+        }
+        self.finish_time_stepped(start, bytes)
+    }
+
+    #[inline(never)]
+    fn finish_time_stepped(&mut self, start: Time, bytes: u32) -> Time {
         self.seek(start);
-        // The step in force lasts for ever (a constant-rate link) and the bit·picoseconds fit
-        // 64 bits (any packet under 2 MB): the same rounding in one native division.
+        // The step in force lasts for ever and the bit·picoseconds fit 64 bits: as above.
         if self.cursor + 1 == self.steps.len() {
             let rate = self.steps[self.cursor].1;
             if let Some(need) = (bytes as u64).checked_mul(8 * SEC) {
