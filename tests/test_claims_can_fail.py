@@ -19,11 +19,14 @@ wire bytes added to TCP payload over payload capacity, which the UDP flow alone 
 the bound), a claim tested on another figure's runs, or a claim the paper does not make.
 Those need a reader with the paper beside the code.
 
-Every other reading's claims are checked too, without running that reading: its analysis is
-given the default reading's runs as stand-ins for its own (:mod:`ecnlab.experiments._standins`),
-which makes the claims that reading makes (a tolerance that is a reading, a claim made under
-one value only); the same stand-in analysis checks that every claim of every reading takes its
-per-seed values from ``RunSet.per_seed`` (a plain dict knows nothing of its runs' stalls).
+Every other reading's claims are checked too: a reading of an analysis axis on the default
+reading's runs (its own), a reading of a run axis on its own runs of one seed (run here, the
+values cycled to ten seeds by the check), or, where that costs too much (``OWN_RUNS_SLOW``),
+on the default reading's runs standing in for its own (:mod:`ecnlab.experiments._standins`);
+where both are made, the claims on its own runs and on stand-ins are compared
+(``test_stand_ins_make_the_claims_of_the_own_runs``). The same analysis checks that every
+claim of every reading takes its per-seed values from ``RunSet.per_seed`` (a plain dict knows
+nothing of its runs' stalls).
 
 The experiments whose quick form is already run by their paper's tests share it
 (``quick_reproduction``); APCC's runs here with one seed per configuration (the claims are
@@ -104,27 +107,59 @@ def default_runs(out, section) -> dict:
     return {k[len(prefix):]: read_run_dir(out / d) for k, d in section["run_dirs"]["default"].items()}
 
 
+#: Papers whose run-axis readings are too costly to run here, even one seed of each: their
+#: claims are checked on the default reading's runs standing in for each reading's own
+#: (``_standins.stand_in``), unless ECNLAB_SLOW_TESTS=1. The cost measured with `ecnlab
+#: reproduce <paper> --quick --seeds 1 --readings all` on 2 shared cores (load 7): UNO 109 s,
+#: APCC 146 s (EECN 29 s, MECN 18 s, mix 13 s, core 0: every reading is an analysis one).
+OWN_RUNS_SLOW = {"uno": "its run-axis readings' own runs take ~1.8 min (one seed)", "apcc": "its run-axis readings' own runs take ~2.4 min (one seed)"}
+
+
+def own_runs_here(paper: str) -> bool:
+    return paper not in OWN_RUNS_SLOW or bool(os.environ.get("ECNLAB_SLOW_TESTS"))
+
+
 def under_every_reading(paper: str, quick_reproduction):
     """(experiment, reading, comparisons) for every reading value of every experiment of the
-    paper, each analysed on the default reading's runs standing in for its own
-    (:mod:`ecnlab.experiments._standins`): nothing more is run."""
-    from ecnlab.experiments._standins import comparisons_under
+    paper. A reading of an analysis axis is analysed on the default reading's runs (its own);
+    a reading that changes the runs on its own runs of one seed (the default's where a
+    scenario is the same, the others run here once: :func:`_standins.own_runs`; the check
+    cycles the values to ten seeds), or, for the papers of ``OWN_RUNS_SLOW``, on the default
+    reading's runs standing in for them. Before, every reading was analysed on stand-ins, so a
+    run axis's claims (EECN's marker_owns) were made on another reading's runs."""
+    from ecnlab.experiments._standins import claims_differ, comparisons_under, own_runs
     from ecnlab.experiments.base import Reading
 
     if paper not in _ANALYSED:
         out, summary = quick_reproduction(paper, **PAPERS[paper])
-        made = []
+        plans = []
         for section in summary["experiments"]:
             exp = ex.get(section["experiment"])
             runs = default_runs(out, section)
             for rd in Reading.choose(exp.axes, "all"):
-                made.append((exp, rd, comparisons_under(exp, runs, True, section["seeds"], rd)))
+                plans.append((exp, runs, rd, section["seeds"]))
+        # One seed of every reading's own runs, all run at once; the analysis readings (and
+        # the run-axis readings of OWN_RUNS_SLOW's papers) have None: the default's runs.
+        mine = own_runs([(e, r, rd, seeds[:1]) for e, r, rd, seeds in plans], True) if own_runs_here(paper) else [None] * len(plans)
+        made, differ, compared = [], [], 0
+        for (exp, runs, rd, seeds), own in zip(plans, mine):
+            if own is None:
+                made.append((exp, rd, comparisons_under(exp, runs, True, seeds, rd)))
+                continue
+            one = seeds[:1]
+            comps = comparisons_under(exp, own, True, one, rd)
+            compared += 1
+            differ += [f"{exp.name} [{rd.name}]: {x}" for x in claims_differ(comps, comparisons_under(exp, runs, True, one, rd))]
+            made.append((exp, rd, comps))
         _ANALYSED[paper] = made
+        _DIFFER[paper] = (compared, differ)
     return _ANALYSED[paper]
 
 
-#: Each paper's readings analysed once per session (two tests read them).
+#: Each paper's readings analysed once per session (four tests read them).
 _ANALYSED: dict[str, list] = {}
+#: Per paper, where a run-axis reading's claims on its own runs differ from those on stand-ins.
+_DIFFER: dict[str, tuple[int, list[str]]] = {}
 
 
 @pytest.mark.parametrize("paper", [marks(p) for p in PAPERS])
@@ -154,7 +189,58 @@ def test_every_claim_takes_its_values_from_per_seed(paper, quick_reproduction):
     assert not found, f"{len(found)} claim(s) of {paper} bypass RunSet.per_seed:\n" + "\n".join(sorted(set(found)))
 
 
+@pytest.mark.parametrize("paper", [marks(p) for p in PAPERS])
+def test_stand_ins_make_the_claims_of_the_own_runs(paper, quick_reproduction):
+    """Where a run-axis reading's own runs are run, its analysis makes the same claims (kind,
+    bound, tolerance, smallest effect) on them as on the default reading's runs standing in:
+    the evidence that the stand-ins of OWN_RUNS_SLOW's papers check the claims those readings
+    make. A claim made only on one of them is listed."""
+    if not own_runs_here(paper):
+        pytest.skip(f"{OWN_RUNS_SLOW[paper]}; run with ECNLAB_SLOW_TESTS=1")
+    under_every_reading(paper, quick_reproduction)
+    compared, found = _DIFFER[paper]
+    if not compared:
+        pytest.skip(f"{paper}: no reading changes the runs")
+    assert not found, f"{len(found)} claim(s) of {paper} differ between a reading's own runs and stand-ins:\n" + "\n".join(found)
+
+
 # ------------------------------------------------------------------ the check itself
+
+
+def test_can_fail_depends_on_the_claim_not_the_values():
+    """Why stand-ins check a reading's claims (OWN_RUNS_SLOW's papers): whether a claim can
+    come out contradicted depends on its kind and bounds, not on the values measured — any
+    number of seeds, zeros, ∞, missing values, negative values, tied arms — but for an at_most
+    claim on values below −(|bound| + 1), which no construction raises past the bound."""
+    import math
+    import random
+
+    from ecnlab.experiments.verdict import can_fail
+
+    rng = random.Random(7)
+
+    def value(negative: bool):
+        r = rng.random()
+        if r < 0.1:
+            return 0.0
+        if r < 0.15:
+            return math.inf
+        if r < 0.2:
+            return None
+        v = rng.lognormvariate(0, 2)
+        return -v if negative and rng.random() < 0.2 else v
+
+    claims = [
+        Claim("less"), Claim("greater"), Claim("less", min_effect=0.3), Claim("ratio", target=0.27, within=0.5),
+        Claim("ratio", target=3.0, within=0.25), Claim("approx", within=0.1), Claim("matches", target=16.1, within=0.1),
+        Claim("matches", target=-2.0, within=0.1), Claim("at_least", target=0.5), Claim("at_most", target=0.2),
+    ]
+    for c in claims:
+        for _ in range(200):
+            a = {s: value(c.kind != "at_most") for s in range(1, rng.randint(1, 10) + 1)}
+            b = {s: a[s] if rng.random() < 0.3 else value(True) for s in a} if c.paired else None
+            assert can_fail(c, a, b)[0], (c.text(), a, b)
+    assert not can_fail(Claim("at_most", target=0.2), {s: -5.0 for s in range(1, 6)})[0]
 
 
 class _ReadingBound(ex.Experiment):
