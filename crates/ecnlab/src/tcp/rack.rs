@@ -50,6 +50,18 @@ pub struct Rack {
 }
 
 impl Rack {
+    /// As `Default` makes it (`const`: a connection's idle sending half is a static).
+    pub const fn new() -> Self {
+        Rack {
+            latest: None,
+            rtt: 0,
+            rtt_at: 0,
+            advanced: false,
+            retransmitted: VecDeque::new(),
+            scan: 0,
+        }
+    }
+
     /// A segment was newly delivered (cumulatively or by SACK) on an ACK at `now`;
     /// `echo_older` is true if the ACK's timestamp echo is older than the segment's latest
     /// transmission.

@@ -31,6 +31,16 @@ pub struct RateSample {
 }
 
 impl RateState {
+    /// As `Default` makes it (`const`: a connection's idle sending half is a static).
+    pub const fn new() -> Self {
+        RateState {
+            delivered: 0,
+            delivered_time: 0,
+            first_sent_time: 0,
+            app_limited_until: 0,
+        }
+    }
+
     /// Snapshot for a packet about to be sent. `nothing_in_flight`: SND.NXT == SND.UNA in the
     /// draft; the sending interval then restarts.
     pub fn on_send(&mut self, now: Time, nothing_in_flight: bool, seg: &mut Seg) {

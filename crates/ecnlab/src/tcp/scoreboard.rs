@@ -84,8 +84,18 @@ pub struct Scoreboard {
 }
 
 impl Scoreboard {
-    pub fn new() -> Self {
-        Self::default()
+    /// Empty, as `Default` makes it (`const`: a connection's idle sending half is a static).
+    pub const fn new() -> Self {
+        Scoreboard {
+            segs: VecDeque::new(),
+            base: 0,
+            sacked: IntervalSet::new(),
+            pipe: 0,
+            sacked_bytes: 0,
+            sacked_segs: 0,
+            lost_scan: 0,
+            resend: VecDeque::new(),
+        }
     }
 
     /// Number of the first unacknowledged segment.
@@ -182,6 +192,7 @@ impl Scoreboard {
     }
 
     /// Removes the first segment (cumulatively acknowledged) and returns it.
+    #[inline]
     pub fn pop_front(&mut self) -> Option<Seg> {
         let s = self.segs.pop_front()?;
         self.pipe -= s.pipe_share();

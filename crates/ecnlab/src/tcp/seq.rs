@@ -24,8 +24,8 @@ pub struct IntervalSet {
 }
 
 impl IntervalSet {
-    pub fn new() -> Self {
-        Self::default()
+    pub const fn new() -> Self {
+        IntervalSet { v: Vec::new() }
     }
 
     pub fn is_empty(&self) -> bool {

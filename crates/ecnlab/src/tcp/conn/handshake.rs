@@ -193,8 +193,11 @@ impl TcpConn {
             cc.set_initial_window(iw as u64 * self.mss);
             self.stats.init_cwnd = Some(iw as u64);
         }
-        self.snd_nxt = 0;
-        self.recovery.reset_high_rxt();
+        // No data has been sent yet: the initial state holds this already.
+        if let Some(s) = self.tx_made() {
+            s.snd_nxt = 0;
+            s.recovery.reset_high_rxt();
+        }
     }
 
     /// The handshake's timer fired: send the SYN (or SYN-ACK) again, or give up.
@@ -202,7 +205,9 @@ impl TcpConn {
         self.opening.deadline = NEVER;
         if self.opening.retx >= self.cfg.syn_retries {
             self.state = State::Failed;
-            self.timers.rto = NEVER;
+            if let Some(s) = self.tx_made() {
+                s.timers.rto = NEVER;
+            }
             return;
         }
         self.opening.retx += 1;

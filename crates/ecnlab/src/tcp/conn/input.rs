@@ -150,20 +150,33 @@ impl TcpConn {
         let wnd = (t.window as u64) << self.snd_wscale;
         let window_changed = wnd != self.snd_wnd;
         self.snd_wnd = wnd;
+        if self.snd.is_none() && self.cc.is_none() {
+            // A side that has sent nothing but its handshake and has no controller (a
+            // transfer's receiver before its FIN): the ACK acknowledges nothing, so recovery,
+            // the probe and the timers have nothing to do and only the codec hears it.
+            let info = self.info(now, 0);
+            self.codec.ack_in(pkt, &info);
+            return;
+        }
         let prior_una = self.snd_una;
 
         let mut d = Delivered::default();
         let rules = self.delivery_rules(t);
-        self.recovery.begin_ack();
+        // Without a sending half nothing but the handshake was sent: this ACK acknowledges
+        // nothing and leaves the initial state as it is, which the writes below skip.
+        if let Some(s) = self.tx_made() {
+            s.recovery.begin_ack();
+        }
         if ack > prior_una {
             self.take_acked(now, ack, rules, &mut d);
         }
-        if self.sack_ok && t.sack_count > 0 {
+        if self.sack_ok && t.sack_count > 0 && self.snd.is_some() {
             self.take_sacked(now, t, snd_max, rules, &mut d);
         }
         let acked = d.acked + d.sacked;
         let (rtt, rtt_last) = self.take_rtt_sample(now, ack > prior_una, t, &d);
-        let rate_sample = self.rate.finish(&d.rs, self.rtt.min_rtt());
+        let min_rtt = self.rtt.min_rtt();
+        let rate_sample = self.tx_made().and_then(|s| s.rate.finish(&d.rs, min_rtt));
 
         let outstanding = snd_max > prior_una;
         let is_dup = outstanding
@@ -175,7 +188,9 @@ impl TcpConn {
                     && !t.flags.has(TcpFlags::SYN | TcpFlags::FIN)
                     && !window_changed
             };
-        self.recovery.count_dupack(ack > prior_una, is_dup);
+        if ack > prior_una || is_dup {
+            self.tx_mut().recovery.count_dupack(ack > prior_una, is_dup);
+        }
 
         // A retransmitted tail loss probe that repaired a loss: one reduction, ended at once.
         let pure_dup = ack == prior_una && pkt.payload_len == 0 && !window_changed && d.sacked == 0;
@@ -194,7 +209,9 @@ impl TcpConn {
             original_acked: d.original_acked,
         };
         let (ends_fast_recovery, restart_timer) = self.recover_on_ack(ctx, &a);
-        self.sb.prune_resend();
+        if let Some(s) = self.tx_made() {
+            s.sb.prune_resend();
+        }
 
         let ev = AckEvent {
             now,
@@ -204,11 +221,11 @@ impl TcpConn {
             srtt: self.rtt.srtt(),
             min_rtt: self.rtt.min_rtt(),
             bytes_in_flight: self.in_flight(),
-            in_recovery: self.recovery.in_fast_or_timeout(),
-            in_cwnd_reduction: self.recovery.in_cwnd_reduction(),
+            in_recovery: self.tx().recovery.in_fast_or_timeout(),
+            in_cwnd_reduction: self.tx().recovery.in_cwnd_reduction(),
             delivery_rate: rate_sample.map(|(_, r)| r),
             app_limited: d.rs.is_app_limited,
-            delivered: self.rate.delivered,
+            delivered: self.tx().rate.delivered,
             prior_delivered: d.rs.prior_delivered,
             cwnd_unused: !self.is_cwnd_limited(),
             ece: t.flags.has(TcpFlags::ECE),
@@ -219,7 +236,7 @@ impl TcpConn {
 
     fn delivery_rules(&self, t: &TcpRepr) -> DeliveryRules {
         DeliveryRules {
-            high_seg: match self.recovery.frto_high_mark() {
+            high_seg: match self.tx().recovery.frto_high_mark() {
                 Some(recover) => self.segs_below(recover),
                 None => 0,
             },
@@ -239,25 +256,22 @@ impl TcpConn {
         // Karn: an ACK that covers any retransmitted segment is ambiguous as a whole (it
         // may have been triggered by the retransmission), so no sample from it.
         let mut ambiguous = false;
-        while self.sb.base() < covered {
-            let k = self.sb.base();
-            let Some(seg) = self.sb.pop_front() else {
+        let s = self.tx_mut();
+        while s.sb.base() < covered {
+            let k = s.sb.base();
+            let Some(seg) = s.sb.pop_front() else {
                 break;
             };
             ambiguous |= seg.has(RETRANSMITTED);
-            d.original_acked |= !seg.has(RETRANSMITTED) && self.sb.base() <= rules.high_seg;
+            d.original_acked |= !seg.has(RETRANSMITTED) && s.sb.base() <= rules.high_seg;
             if !seg.has(SACKED) {
                 d.acked += seg.len as u64;
-                self.rate.on_delivered(now, &seg, &mut d.rs);
+                s.rate.on_delivered(now, &seg, &mut d.rs);
                 if rules.rack_on {
                     let echoes_older = seg.has(RETRANSMITTED) && rules.echo_older(seg.sent);
-                    self.recovery.rack_mut().on_delivered(
-                        k,
-                        &seg,
-                        now,
-                        rules.min_rtt,
-                        echoes_older,
-                    );
+                    s.recovery
+                        .rack_mut()
+                        .on_delivered(k, &seg, now, rules.min_rtt, echoes_older);
                 }
                 d.last_acked_sent = d.last_acked_sent.max(Some(seg.sent));
                 d.first_acked_sent = d.first_acked_sent.or(Some(seg.sent));
@@ -267,10 +281,10 @@ impl TcpConn {
             d.first_acked_sent = None;
             d.last_acked_sent = None;
         }
-        self.sb.trim();
+        s.sb.trim();
+        s.snd_nxt = s.snd_nxt.max(s.sb.base());
+        s.recovery.on_una_advanced(s.sb.base());
         self.snd_una = ack;
-        self.snd_nxt = self.snd_nxt.max(self.sb.base());
-        self.recovery.on_una_advanced(self.sb.base());
     }
 
     /// The ACK's SACK blocks: a D-SACK first, then each block marks its segments SACKed.
@@ -287,7 +301,7 @@ impl TcpConn {
         if let Some((l, r)) = self.dsack_block(blocks.as_slice()) {
             blocks.next();
             // Linux's FLAG_DSACK_TLP: one segment, ending where the probe left SND.NXT.
-            d.dsack_tlp = r - l <= self.mss && self.probe.high_seq() == Some(r);
+            d.dsack_tlp = r - l <= self.mss && self.tx().probe.high_seq() == Some(r);
         }
         for &(l, r) in blocks {
             let l = self.rel_snd_seq(l).max(self.snd_una);
@@ -297,9 +311,10 @@ impl TcpConn {
             }
             let lo = self.seg_at_or_after(l);
             let hi = self.segs_below(r);
-            let rate = &mut self.rate;
-            let rack = self.recovery.rack_mut();
-            self.sb.sack_range(lo, hi, |k, seg| {
+            let s = self.tx_mut();
+            let rate = &mut s.rate;
+            let rack = s.recovery.rack_mut();
+            s.sb.sack_range(lo, hi, |k, seg| {
                 d.sacked += seg.len as u64;
                 rate.on_delivered(now, seg, &mut d.rs);
                 if rules.rack_on {
@@ -316,7 +331,8 @@ impl TcpConn {
             });
         }
         if d.sacked > 0 {
-            d.newly_lost = self.sb.update_lost(self.cfg.dupack_threshold);
+            let dupthresh = self.cfg.dupack_threshold;
+            d.newly_lost = self.tx_mut().sb.update_lost(dupthresh);
         }
     }
 
@@ -379,6 +395,7 @@ impl TcpConn {
         let info = self.info(now, a.acked);
         let signal = self.codec.ack_in(pkt, &info);
         let mut enters_cwr = None;
+        let recovery_open = self.tx().recovery.state() == Recovery::Open;
         if let Some(cc) = self.cc.as_mut() {
             let window_before = cc.window();
             if let Some(sig) = signal {
@@ -387,7 +404,7 @@ impl TcpConn {
             }
             // A signal's reduction (made in on_signal, or by DCTCP in on_ack) starts the CWR
             // round; the ACK that carries it already counts as inside it.
-            let open = self.recovery.state() == Recovery::Open && cc.cwr_state();
+            let open = recovery_open && cc.cwr_state();
             if open && cc.window() < window_before {
                 enters_cwr = Some(window_before);
                 ev.in_cwnd_reduction = true;
@@ -406,11 +423,12 @@ impl TcpConn {
             self.enter_cwr(snd_max, prior_cwnd);
         }
         if ends_fast_recovery {
-            self.recovery.end_fast_recovery();
+            self.tx_mut().recovery.end_fast_recovery();
         }
         if a.acked > 0 {
             let pipe = self.in_flight();
-            self.recovery
+            self.tx_mut()
+                .recovery
                 .prr_on_ack(a.acked, pipe, a.advances(), a.newly_lost);
         }
     }

@@ -98,6 +98,46 @@ pub struct ConnParams {
     pub codec: Box<dyn Codec>,
 }
 
+/// The state only a side that sends data (or its FIN) uses: the scoreboard and the
+/// recovery, loss-probe, pacing and window-use machinery and their timers. The receiving side
+/// of a transfer sends nothing but its handshake and ACKs until its FIN, so it makes this on
+/// its first write and reads the initial state until then: a flow's receiver pays a pointer
+/// for about 450 bytes. Every write goes through [`TcpConn::tx_mut`]; a write on a path a
+/// pure receiver takes (an ACK, a sending opportunity) that would leave the initial state as
+/// it is, is skipped while there is none, so results are those of a connection that had
+/// it from the start.
+struct SendHalf {
+    sb: Scoreboard,
+    /// Go-back-N pointer (segment number) after a timeout without SACK; equals `sb.end()`
+    /// otherwise.
+    snd_nxt: u64,
+    rate: RateState,
+    recovery: LossRecovery,
+    probe: LossProbe,
+    timers: Timers,
+    pacing: Pacing,
+    cwnd_use: CwndUse,
+}
+
+impl SendHalf {
+    /// The state a connection starts with (each part as its `Default` makes it).
+    const fn new() -> Self {
+        SendHalf {
+            sb: Scoreboard::new(),
+            snd_nxt: 0,
+            rate: RateState::new(),
+            recovery: LossRecovery::new(),
+            probe: LossProbe::new(),
+            timers: Timers::new(),
+            pacing: Pacing::new(),
+            cwnd_use: CwndUse::new(),
+        }
+    }
+}
+
+/// What a side without its sending half reads.
+static IDLE_SEND_HALF: SendHalf = SendHalf::new();
+
 pub struct TcpConn {
     cfg: Arc<TcpConfig>,
     local_addr: u32,
@@ -130,20 +170,13 @@ pub struct TcpConn {
     ts_offset: u32,
     opening: Opening,
 
-    // Sending half.
-    sb: Scoreboard,
+    // Sending half: what both sides use here, the rest in `snd`.
     snd_una: u64,
-    /// Go-back-N pointer (segment number) after a timeout without SACK; equals `sb.end()`
-    /// otherwise.
-    snd_nxt: u64,
     snd_wnd: u64,
     rtt: RttEstimator,
-    rate: RateState,
-    recovery: LossRecovery,
-    probe: LossProbe,
-    timers: Timers,
-    pacing: Pacing,
-    cwnd_use: CwndUse,
+    /// Made when first written (see [`SendHalf`]): `None` for a side that has sent nothing
+    /// but its handshake, which reads [`SendHalf::default`].
+    snd: Option<Box<SendHalf>>,
 
     // Receiving half.
     rcv: Receiver,
@@ -196,17 +229,10 @@ impl TcpConn {
             peer_offered_wscale: false,
             ts_offset: p.iss.rotate_left(13),
             opening: Opening::default(),
-            sb: Scoreboard::new(),
             snd_una: 1,
-            snd_nxt: 0,
             snd_wnd: 0,
             rtt,
-            rate: RateState::default(),
-            recovery: LossRecovery::default(),
-            probe: LossProbe::default(),
-            timers: Timers::default(),
-            pacing: Pacing::default(),
-            cwnd_use: CwndUse::default(),
+            snd: None,
             rcv: Receiver::default(),
             autotune: None,
             stats: Stats::new(has_cc),
@@ -227,9 +253,42 @@ impl TcpConn {
         self.app_stop_at = NEVER;
         if self.send_bytes.is_none() {
             // Every segment sent so far was full; the one being written becomes the last.
-            self.send_bytes = Some((self.sb.end() + 1) * self.mss);
+            self.send_bytes = Some((self.tx().sb.end() + 1) * self.mss);
             self.app_closed = true;
         }
+    }
+
+    /// The sending half, to read.
+    #[inline(always)]
+    fn tx(&self) -> &SendHalf {
+        match &self.snd {
+            Some(s) => s,
+            None => &IDLE_SEND_HALF,
+        }
+    }
+
+    /// The sending half, to write: made on the first write.
+    #[inline(always)]
+    fn tx_mut(&mut self) -> &mut SendHalf {
+        if self.snd.is_none() {
+            self.make_send_half();
+        }
+        match self.snd.as_deref_mut() {
+            Some(s) => s,
+            None => unreachable!("made above"),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn make_send_half(&mut self) {
+        self.snd = Some(Box::new(SendHalf::new()));
+    }
+
+    /// The sending half if it exists: for writes that leave the initial state unchanged.
+    #[inline(always)]
+    fn tx_made(&mut self) -> Option<&mut SendHalf> {
+        self.snd.as_deref_mut()
     }
 
     // ------------------------------------------------------------ public observers
@@ -238,7 +297,7 @@ impl TcpConn {
         self.state
     }
     pub fn recovery(&self) -> Recovery {
-        self.recovery.state()
+        self.tx().recovery.state()
     }
     pub fn sack_enabled(&self) -> bool {
         self.sack_ok
@@ -277,21 +336,21 @@ impl TcpConn {
         self.stats.loss_probes
     }
     pub fn rto_deadline(&self) -> Time {
-        self.timers.rto
+        self.tx().timers.rto
     }
     pub fn snd_una(&self) -> u64 {
         self.snd_una
     }
     /// One past the highest sequence number sent (relative).
     pub fn snd_max(&self) -> u64 {
-        self.seg_start(self.sb.end())
+        self.seg_start(self.tx().sb.end())
     }
     /// RFC 6675 pipe (bytes).
     pub fn pipe(&self) -> u64 {
-        self.sb.pipe()
+        self.tx().sb.pipe()
     }
     pub fn scoreboard(&self) -> &Scoreboard {
-        &self.sb
+        &self.tx().sb
     }
     /// Effective MSS after the handshake.
     pub fn mss(&self) -> u64 {
@@ -352,7 +411,7 @@ impl TcpConn {
     }
 
     fn snd_max_seq(&self) -> u64 {
-        self.seg_start(self.sb.end())
+        self.seg_start(self.tx().sb.end())
     }
 
     fn fin_acked(&self) -> bool {
@@ -377,9 +436,10 @@ impl TcpConn {
     /// Bytes the sender believes are in the network.
     fn in_flight(&self) -> u64 {
         if self.sack_ok {
-            self.sb.pipe()
-        } else if self.recovery.state() == Recovery::Timeout {
-            self.seg_start(self.snd_nxt).saturating_sub(self.snd_una)
+            self.tx().sb.pipe()
+        } else if self.tx().recovery.state() == Recovery::Timeout {
+            self.seg_start(self.tx().snd_nxt)
+                .saturating_sub(self.snd_una)
         } else {
             self.flight_size()
         }
@@ -395,9 +455,9 @@ impl TcpConn {
             cwnd: self.cwnd(),
             mss: self.mss as u32,
             acked_bytes: acked,
-            in_recovery: self.recovery.in_fast_or_timeout(),
-            recovery_point: self.recovery.recovery_point(),
-            loss_reductions: self.recovery.loss_reductions(),
+            in_recovery: self.tx().recovery.in_fast_or_timeout(),
+            recovery_point: self.tx().recovery.recovery_point(),
+            loss_reductions: self.tx().recovery.loss_reductions(),
         }
     }
 }
@@ -472,6 +532,53 @@ impl Endpoint for TcpConn {
         match self.send_bytes {
             None => false,
             Some(_) => self.fin_acked() && self.rcv.fin_received(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::net::Endpoint;
+    use crate::tcp::codecs::Rfc3168;
+    use crate::tcp::testing::{thousand_byte_segments, Dir, Harness, Reno};
+    use crate::tcp::TcpConfig;
+    use crate::time::{MS, SEC};
+
+    fn harness(cfg: TcpConfig, size: Option<u64>, client_initiated: bool) -> Harness {
+        Harness::new(
+            cfg.clone(),
+            size,
+            Box::new(Reno::new(cfg.mss)),
+            Box::new(Rfc3168::default()),
+            Box::new(Rfc3168::default()),
+            10 * MS,
+            client_initiated,
+        )
+    }
+
+    #[test]
+    fn a_receiver_makes_no_sending_half_until_its_fin() {
+        for (sack, client_initiated) in [(true, false), (false, false), (true, true)] {
+            let cfg = TcpConfig {
+                sack,
+                ..thousand_byte_segments()
+            };
+            // A bulk transfer with every 40th data segment lost: the receiver sends
+            // duplicate (and SACK) ACKs and gets retransmissions, and never a FIN.
+            let mut h = harness(cfg.clone(), None, client_initiated);
+            let mut n = 0;
+            h.run(2 * SEC, &mut |_, dir, p| {
+                n += (dir == Dir::AtoB && p.payload_len > 0) as u32;
+                !(dir == Dir::AtoB && p.payload_len > 0 && n % 40 == 0)
+            });
+            let (r, d) = (h.a.retransmissions(), h.b.bytes_delivered());
+            assert!(r > 0 && d > 200_000, "{r} {d}");
+            assert!(h.a.snd.is_some() && h.b.snd.is_none());
+            // A sized transfer: the receiver makes it to send its FIN.
+            let mut h = harness(cfg, Some(200_000), client_initiated);
+            h.run_clean(10 * SEC);
+            assert!(h.a.finished() && h.b.finished());
+            assert!(h.b.snd.is_some());
         }
     }
 }

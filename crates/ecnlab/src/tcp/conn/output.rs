@@ -43,6 +43,14 @@ pub(super) struct Pacing {
 }
 
 impl Pacing {
+    pub(super) const fn new() -> Self {
+        Pacing {
+            next_send_at: 0,
+            wait: false,
+            last_xmit: 0,
+        }
+    }
+
     /// When the sender waits for the schedule, the time it may go on.
     pub(super) fn wakeup(&self) -> Option<Time> {
         self.wait.then_some(self.next_send_at)
@@ -61,6 +69,16 @@ pub(super) struct CwndUse {
     limited: bool,
     max_flight: u64,
     round_end: u64,
+}
+
+impl CwndUse {
+    pub(super) const fn new() -> Self {
+        CwndUse {
+            limited: false,
+            max_flight: 0,
+            round_end: 0,
+        }
+    }
 }
 
 impl TcpConn {
@@ -149,7 +167,7 @@ impl TcpConn {
 
     /// The next new segment, if the application, the FIN rule and the peer's window allow.
     pub(super) fn new_segment(&self) -> Option<u64> {
-        let k = self.sb.end();
+        let k = self.tx().sb.end();
         if k >= self.n_segs() || (self.seg_has_fin(k) && !self.app_closed) {
             return None;
         }
@@ -163,34 +181,39 @@ impl TcpConn {
     /// Which segment to send next (number, is a retransmission), if any.
     fn next_segment(&self) -> Option<(u64, bool)> {
         let cwnd = self.cwnd();
-        match self.recovery.state() {
+        match self.tx().recovery.state() {
             Recovery::Fast | Recovery::Timeout if self.sack_ok => {
                 // RFC 6675 §5 step (C): while cwnd − pipe ≥ 1 SMSS, NextSeg.
-                let pipe = self.sb.pipe();
+                let pipe = self.tx().sb.pipe();
                 if pipe > 0 && pipe + self.mss > cwnd {
                     return None;
                 }
-                if self.recovery.frto_new_data() {
+                if self.tx().recovery.frto_new_data() {
                     return self.new_segment().map(|k| (k, false));
                 }
-                if let Some(k) = self.sb.next_resend() {
+                if let Some(k) = self.tx().sb.next_resend() {
                     return Some((k, true));
                 }
                 if let Some(k) = self.new_segment() {
                     return Some((k, false));
                 }
-                self.sb
-                    .first_unsacked(self.recovery.rxt_next(), self.sb.high_sacked_end())
-                    .filter(|&k| !self.sb.get(k).has(RTX_IN_FLIGHT))
+                self.tx()
+                    .sb
+                    .first_unsacked(
+                        self.tx().recovery.rxt_next(),
+                        self.tx().sb.high_sacked_end(),
+                    )
+                    .filter(|&k| !self.tx().sb.get(k).has(RTX_IN_FLIGHT))
                     .map(|k| (k, true))
             }
             Recovery::Fast => {
                 let k = self.new_segment()?;
-                let wnd = (cwnd as i64 + self.recovery.inflation()).max(self.mss as i64) as u64;
+                let wnd =
+                    (cwnd as i64 + self.tx().recovery.inflation()).max(self.mss as i64) as u64;
                 (self.flight_size() + self.seg_len(k) <= wnd).then_some((k, false))
             }
-            _ if self.snd_nxt < self.sb.end() => {
-                let k = self.snd_nxt;
+            _ if self.tx().snd_nxt < self.tx().sb.end() => {
+                let k = self.tx().snd_nxt;
                 let flight = self.seg_start(k).saturating_sub(self.snd_una);
                 (flight == 0 || flight + self.seg_len(k) <= cwnd).then_some((k, true))
             }
@@ -198,8 +221,8 @@ impl TcpConn {
                 let k = self.new_segment()?;
                 let flight = self.flight_size();
                 let allowance =
-                    if self.cfg.limited_transmit && self.recovery.state() == Recovery::Open {
-                        self.recovery.dupacks().min(2) as u64 * self.mss
+                    if self.cfg.limited_transmit && self.tx().recovery.state() == Recovery::Open {
+                        self.tx().recovery.dupacks().min(2) as u64 * self.mss
                     } else {
                         0
                     };
@@ -214,14 +237,17 @@ impl TcpConn {
         if self.state != State::Established {
             return;
         }
-        self.pacing.wait = false;
+        // Written only if made: a side that has sent nothing is not waiting.
+        if let Some(s) = self.tx_made() {
+            s.pacing.wait = false;
+        }
         let mut sent = false;
         let mut deferred_by_cwnd = false;
         // New segments left in the TSO frame being sent: deferral is decided per frame.
         let mut frame_left = 0;
         while let Some((k, retx)) = self.next_segment() {
-            if ctx.now < self.pacing.next_send_at && self.pacing_rate().is_some() {
-                self.pacing.wait = true;
+            if ctx.now < self.tx().pacing.next_send_at && self.pacing_rate().is_some() {
+                self.tx_mut().pacing.wait = true;
                 break;
             }
             if !retx && self.cfg.tso_defer {
@@ -239,21 +265,21 @@ impl TcpConn {
             sent = true;
         }
         self.validate_cwnd(sent, deferred_by_cwnd);
-        if sent && self.timers.reo == NEVER {
+        if sent && self.tx().timers.reo == NEVER {
             self.schedule_loss_probe(ctx.now, false);
         }
-        if self.pacing.wait {
+        if self.tx().pacing.wait {
             return;
         }
         // Application-limited (delivery-rate draft §3.4): everything written has been sent,
         // no repair is pending and the window is not full.
         if self.send_bytes.is_some()
-            && self.sb.end() >= self.n_segs()
-            && self.recovery.state() == Recovery::Open
+            && self.tx().sb.end() >= self.n_segs()
+            && self.tx().recovery.state() == Recovery::Open
             && self.in_flight() < self.cwnd()
         {
             let f = self.in_flight();
-            self.rate.mark_app_limited(f);
+            self.tx_mut().rate.mark_app_limited(f);
         }
     }
 
@@ -269,9 +295,9 @@ impl TcpConn {
             return;
         }
         let outstanding = self.flight_size();
-        let u = &self.cwnd_use;
+        let u = &self.tx().cwnd_use;
         if self.snd_una >= u.round_end || limited || (!u.limited && outstanding > u.max_flight) {
-            self.cwnd_use = CwndUse {
+            self.tx_mut().cwnd_use = CwndUse {
                 limited,
                 max_flight: outstanding,
                 round_end: self.snd_max_seq(),
@@ -289,9 +315,9 @@ impl TcpConn {
     /// as the window being in use, as Linux does).
     fn tso_defers(&self, now: Time, k: u64, frame: u64) -> Option<bool> {
         if self.cc.is_none()
-            || self.recovery.state() != Recovery::Open
-            || now > self.pacing.last_xmit + MS
-            || self.sb.is_empty()
+            || self.tx().recovery.state() != Recovery::Open
+            || now > self.tx().pacing.last_xmit + MS
+            || self.tx().sb.is_empty()
         {
             return None;
         }
@@ -307,7 +333,7 @@ impl TcpConn {
             return None;
         }
         let srtt = self.rtt.srtt();
-        let ack_due = self.sb.get(self.sb.base()).sent + srtt;
+        let ack_due = self.tx().sb.get(self.tx().sb.base()).sent + srtt;
         if ack_due > now + (srtt / 2).min(MS) {
             return None;
         }
@@ -352,8 +378,8 @@ impl TcpConn {
         let Some(cc) = self.cc.as_ref() else {
             return true;
         };
-        self.cwnd_use.limited
-            || (cc.window() < cc.ssthresh() && cc.window() < 2 * self.cwnd_use.max_flight)
+        self.tx().cwnd_use.limited
+            || (cc.window() < cc.ssthresh() && cc.window() < 2 * self.tx().cwnd_use.max_flight)
     }
 
     /// Segment `k` goes out, new or again.
@@ -372,51 +398,52 @@ impl TcpConn {
         self.codec.data_out(&mut p, retx, &info);
 
         let nothing_in_flight = self.in_flight() == 0;
-        if k == self.sb.end() {
+        let (sack_ok, rack, rto) = (self.sack_ok, self.cfg.rack, self.rtt.rto());
+        let s = self.tx_mut();
+        if k == s.sb.end() {
             let mut seg = Seg {
                 len: (payload + fin as u32),
                 ..Default::default()
             };
-            self.rate.on_send(now, nothing_in_flight, &mut seg);
-            self.sb.push(seg);
+            s.rate.on_send(now, nothing_in_flight, &mut seg);
+            s.sb.push(seg);
         } else {
-            let seg = self.sb.get_mut(k);
-            self.rate.on_send(now, nothing_in_flight, seg);
-            self.sb.on_retransmit(k);
+            s.rate.on_send(now, nothing_in_flight, s.sb.get_mut(k));
+            s.sb.on_retransmit(k);
         }
-        self.recovery.on_sent((payload + fin as u32) as u64);
-        if retx {
-            self.stats.retransmissions += 1;
-            if self.sack_ok {
-                self.recovery.on_retransmitted(k);
-                if self.cfg.rack {
-                    self.recovery.rack_mut().on_retransmit(k, now);
-                }
-                // Linux's tcp_xmit_retransmit_queue: resending the first unacknowledged
-                // segment restarts the timer, which then waits a full RTO for it.
-                if k == self.sb.base() {
-                    self.timers.rto = now + self.rtt.rto();
-                }
+        s.recovery.on_sent((payload + fin as u32) as u64);
+        if retx && sack_ok {
+            s.recovery.on_retransmitted(k);
+            if rack {
+                s.recovery.rack_mut().on_retransmit(k, now);
+            }
+            // Linux's tcp_xmit_retransmit_queue: resending the first unacknowledged
+            // segment restarts the timer, which then waits a full RTO for it.
+            if k == s.sb.base() {
+                s.timers.rto = now + rto;
             }
         }
-        if self.snd_nxt == k {
-            self.snd_nxt = k + 1;
+        if s.snd_nxt == k {
+            s.snd_nxt = k + 1;
+        }
+        s.pacing.last_xmit = now;
+        if retx {
+            self.stats.retransmissions += 1;
         }
         self.stats.bytes_sent += payload as u64;
         self.stats.packets_sent += 1;
-        self.pacing.last_xmit = now;
         let in_flight = self.in_flight();
         if let Some(cc) = self.cc.as_mut() {
             cc.on_send(now, payload as u64, in_flight);
         }
-        if self.timers.rto == NEVER {
-            self.timers.rto = now + self.rtt.rto();
+        if self.tx().timers.rto == NEVER {
+            self.tx_mut().timers.rto = now + rto;
         }
         if let Some(rate) = self.pacing_rate() {
-            let prior = self.pacing.next_send_at;
+            let prior = self.tx().pacing.next_send_at;
             let start = prior.max(now);
             let gap = from_secs(payload as f64 / rate);
-            self.pacing.next_send_at = start + gap - (gap / 2).min(start - prior);
+            self.tx_mut().pacing.next_send_at = start + gap - (gap / 2).min(start - prior);
         }
         self.on_ack_sent(&p);
         ctx.send(p);

@@ -107,6 +107,12 @@ pub(super) struct LossRecovery {
 
 impl Default for LossRecovery {
     fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl LossRecovery {
+    pub(super) const fn new() -> Self {
         LossRecovery {
             state: Recovery::Open,
             recover: 1,
@@ -119,7 +125,7 @@ impl Default for LossRecovery {
             prr: None,
             frto: false,
             frto_new_data: false,
-            rack: Rack::default(),
+            rack: Rack::new(),
         }
     }
 }
@@ -235,7 +241,7 @@ impl LossRecovery {
 impl TcpConn {
     /// The window the sender uses: PRR's during a reduction round, else the controller's.
     pub(super) fn cwnd(&self) -> u64 {
-        if let Some(w) = self.recovery.prr_cwnd() {
+        if let Some(w) = self.tx().recovery.prr_cwnd() {
             return w;
         }
         self.cc.as_ref().map_or(u64::MAX / 4, |c| c.window())
@@ -245,16 +251,16 @@ impl TcpConn {
     /// unless the configuration says the window drops at once.
     fn start_prr(&mut self, prior_cwnd: u64) {
         let target = self.cc.as_ref().map_or(0, |c| c.window());
-        self.recovery.prr = (self.cfg.cwnd_reduction == CwndReduction::Prr)
+        self.tx_mut().recovery.prr = (self.cfg.cwnd_reduction == CwndReduction::Prr)
             .then(|| Prr::new(prior_cwnd, target, self.mss));
     }
 
     /// A signal lowered the window of a controller with `cwr_state`: the CWR round begins.
     pub(super) fn enter_cwr(&mut self, snd_max: u64, prior_cwnd: u64) {
-        self.probe.clear();
-        self.recovery.state = Recovery::Cwr;
-        self.recovery.recover = snd_max;
-        self.recovery.recovery_point = snd_max;
+        self.tx_mut().probe.clear();
+        self.tx_mut().recovery.state = Recovery::Cwr;
+        self.tx_mut().recovery.recover = snd_max;
+        self.tx_mut().recovery.recovery_point = snd_max;
         self.start_prr(prior_cwnd);
     }
 
@@ -263,48 +269,49 @@ impl TcpConn {
     pub(super) fn recover_on_ack(&mut self, ctx: &mut Ctx, a: &AckSummary) -> (bool, bool) {
         let ack = a.ack;
         let ends_fast_recovery =
-            self.recovery.state == Recovery::Fast && ack >= self.recovery.recover;
+            self.tx().recovery.state == Recovery::Fast && ack >= self.tx().recovery.recover;
         let mut restart_timer = a.advances();
         // Linux holds CWR until an ACK goes beyond its high_seq (so that the CWR flag has
         // reached the receiver); a loss found before that is repaired in the same round.
-        if self.recovery.state == Recovery::Cwr && ack > self.recovery.recover {
-            self.recovery.state = Recovery::Open;
-            self.recovery.prr = None;
+        if self.tx().recovery.state == Recovery::Cwr && ack > self.tx().recovery.recover {
+            self.tx_mut().recovery.state = Recovery::Open;
+            self.tx_mut().recovery.prr = None;
         }
-        match self.recovery.state {
+        match self.tx().recovery.state {
             Recovery::Open | Recovery::Cwr => {
-                let loss = self.recovery.dupacks >= self.cfg.dupack_threshold
-                    || (self.sack_ok && (a.newly_lost || self.sb.is_lost(self.sb.base())));
+                let loss = self.tx().recovery.dupacks >= self.cfg.dupack_threshold
+                    || (self.sack_ok
+                        && (a.newly_lost || self.tx().sb.is_lost(self.tx().sb.base())));
                 let may_recover =
-                    ack >= self.recovery.recover || self.recovery.state == Recovery::Cwr;
-                if loss && a.outstanding && may_recover && !self.sb.is_empty() {
+                    ack >= self.tx().recovery.recover || self.tx().recovery.state == Recovery::Cwr;
+                if loss && a.outstanding && may_recover && !self.tx().sb.is_empty() {
                     self.enter_fast_recovery(ctx, a.flight_before);
                 }
             }
             Recovery::Fast if !self.sack_ok => {
-                if a.advances() && ack < self.recovery.recover {
+                if a.advances() && ack < self.tx().recovery.recover {
                     let newly = (ack - a.prior_una) as i64;
-                    self.recovery.inflation -= newly;
+                    self.tx_mut().recovery.inflation -= newly;
                     if newly >= self.mss as i64 {
-                        self.recovery.inflation += self.mss as i64;
+                        self.tx_mut().recovery.inflation += self.mss as i64;
                     }
-                    if self.recovery.partial_ack_seen
+                    if self.tx().recovery.partial_ack_seen
                         && self.cfg.partial_ack_timer == PartialAckTimer::First
                     {
                         restart_timer = false;
                     }
-                    self.recovery.partial_ack_seen = true;
-                    if !self.sb.is_empty() {
-                        let k = self.sb.base();
+                    self.tx_mut().recovery.partial_ack_seen = true;
+                    if !self.tx().sb.is_empty() {
+                        let k = self.tx().sb.base();
                         self.transmit(ctx, k, true);
                     }
                 } else if a.is_dup {
-                    self.recovery.inflation += self.mss as i64;
+                    self.tx_mut().recovery.inflation += self.mss as i64;
                 }
             }
             Recovery::Fast => {}
             Recovery::Timeout => {
-                if self.recovery.frto {
+                if self.tx().recovery.frto {
                     self.frto_step(
                         ctx,
                         a.advances(),
@@ -312,9 +319,11 @@ impl TcpConn {
                         a.newly_sacked > 0 || a.is_dup,
                     );
                 }
-                if self.recovery.state == Recovery::Timeout && ack >= self.recovery.recover {
-                    self.recovery.state = Recovery::Open;
-                    self.recovery.frto = false;
+                if self.tx().recovery.state == Recovery::Timeout
+                    && ack >= self.tx().recovery.recover
+                {
+                    self.tx_mut().recovery.state = Recovery::Open;
+                    self.tx_mut().recovery.frto = false;
                 }
             }
         }
@@ -323,21 +332,21 @@ impl TcpConn {
 
     fn enter_fast_recovery(&mut self, ctx: &mut Ctx, flight: u64) {
         let now = ctx.now;
-        let from_cwr = self.recovery.state == Recovery::Cwr;
-        self.recovery.state = Recovery::Fast;
+        let from_cwr = self.tx().recovery.state == Recovery::Cwr;
+        self.tx_mut().recovery.state = Recovery::Fast;
         self.forget_loss_probe();
-        self.recovery.partial_ack_seen = false;
+        self.tx_mut().recovery.partial_ack_seen = false;
         self.stats.fast_retransmits += 1;
         if from_cwr {
             // RFC 3168 §6.1.2, Linux's tcp_enter_recovery from CWR: the window was already
             // reduced for this window of data; recovery ends where the CWR round would have.
             if !self.sack_ok {
-                self.recovery.prr = None;
+                self.tx_mut().recovery.prr = None;
             }
         } else {
-            self.recovery.recover = self.snd_max_seq();
-            self.recovery.recovery_point = self.recovery.recover;
-            self.recovery.loss_reductions += 1;
+            self.tx_mut().recovery.recover = self.snd_max_seq();
+            self.tx_mut().recovery.recovery_point = self.tx().recovery.recover;
+            self.tx_mut().recovery.loss_reductions += 1;
             if let Some(cc) = self.cc.as_mut() {
                 let prior_cwnd = cc.window();
                 cc.on_loss(now, flight);
@@ -347,26 +356,27 @@ impl TcpConn {
             }
         }
         if !self.sack_ok {
-            self.recovery.inflation = self.cfg.dupack_threshold as i64 * self.mss as i64;
+            self.tx_mut().recovery.inflation = self.cfg.dupack_threshold as i64 * self.mss as i64;
         }
-        self.recovery.rxt_next = self.sb.base();
+        self.tx_mut().recovery.rxt_next = self.tx().sb.base();
         if self.sack_ok {
             // The first segment presumed lost goes at once (RFC 6675 §5 step 4.2) — unless
             // its retransmission from the previous recovery is still in flight.
-            self.sb.mark_lost(self.sb.base());
-            if let Some(k) = self.sb.next_resend() {
+            let s = self.tx_mut();
+            s.sb.mark_lost(s.sb.base());
+            if let Some(k) = self.tx().sb.next_resend() {
                 self.transmit(ctx, k, true);
             }
         } else {
-            let k = self.sb.base();
+            let k = self.tx().sb.base();
             self.transmit(ctx, k, true);
         }
     }
 
     /// RACK's reordering window (Linux's `tcp_rack_reo_wnd` while no reordering was seen).
     fn rack_reo_wnd(&self) -> Time {
-        if self.recovery.in_fast_or_timeout()
-            || self.sb.sacked_segs() >= self.cfg.dupack_threshold as u64
+        if self.tx().recovery.in_fast_or_timeout()
+            || self.tx().sb.sacked_segs() >= self.cfg.dupack_threshold as u64
         {
             return 0;
         }
@@ -376,24 +386,26 @@ impl TcpConn {
     /// RACK on an ACK that delivered a segment sent later than any delivered before: whether
     /// it found a loss; what still waits for its window arms the reordering timer.
     pub(super) fn rack_detect(&mut self, now: Time) -> bool {
-        if !(self.cfg.rack && self.sack_ok && self.recovery.rack.advanced()) {
+        if !(self.cfg.rack && self.sack_ok && self.tx().recovery.rack.advanced()) {
             return false;
         }
         let reo_wnd = self.rack_reo_wnd();
-        let (lost, timer) = self.recovery.rack.detect(&mut self.sb, now, reo_wnd);
-        self.timers.reo = timer.unwrap_or(NEVER);
+        let s = self.tx_mut();
+        let (lost, timer) = s.recovery.rack.detect(&mut s.sb, now, reo_wnd);
+        self.tx_mut().timers.reo = timer.unwrap_or(NEVER);
         lost
     }
 
     /// The reordering timer fired: check again; a loss found outside recovery starts it.
     pub(super) fn rack_timeout(&mut self, ctx: &mut Ctx) {
         let reo_wnd = self.rack_reo_wnd();
-        let (lost, timer) = self.recovery.rack.detect(&mut self.sb, ctx.now, reo_wnd);
-        self.timers.reo = timer.unwrap_or(NEVER);
-        self.sb.prune_resend();
+        let s = self.tx_mut();
+        let (lost, timer) = s.recovery.rack.detect(&mut s.sb, ctx.now, reo_wnd);
+        self.tx_mut().timers.reo = timer.unwrap_or(NEVER);
+        self.tx_mut().sb.prune_resend();
         if lost
-            && matches!(self.recovery.state, Recovery::Open | Recovery::Cwr)
-            && !self.sb.is_empty()
+            && matches!(self.tx().recovery.state, Recovery::Open | Recovery::Cwr)
+            && !self.tx().sb.is_empty()
         {
             let flight = self.flight_size();
             self.enter_fast_recovery(ctx, flight);
@@ -411,67 +423,69 @@ impl TcpConn {
         let ack = self.snd_una;
         if original_acked {
             // Step 3b: data sent before the timeout arrived without retransmission.
-            self.recovery.frto = false;
-            self.recovery.state = Recovery::Open;
+            self.tx_mut().recovery.frto = false;
+            self.tx_mut().recovery.state = Recovery::Open;
             // Nothing outstanding at the timeout needs repair: fast recovery may start again.
-            self.recovery.recover = ack;
-            self.sb.unmark_lost();
-            self.recovery.rack.on_undo(self.sb.base());
-            self.recovery.rxt_next = self.sb.base();
+            self.tx_mut().recovery.recover = ack;
+            self.tx_mut().sb.unmark_lost();
+            let s = self.tx_mut();
+            s.recovery.rack.on_undo(s.sb.base());
+            self.tx_mut().recovery.rxt_next = self.tx().sb.base();
             self.stats.spurious_rtos += 1;
             if let Some(cc) = self.cc.as_mut() {
                 cc.on_spurious_timeout(ctx.now);
             }
-        } else if self.snd_max_seq() > self.recovery.recover {
+        } else if self.snd_max_seq() > self.tx().recovery.recover {
             // New data went out in step 2b; SACK or duplicate ACKs now say the loss was real.
             if sack_or_dup {
-                self.recovery.frto = false;
+                self.tx_mut().recovery.frto = false;
             }
-        } else if una_advanced && ack < self.recovery.recover {
+        } else if una_advanced && ack < self.tx().recovery.recover {
             // Step 2b: probe with new data if the application and the peer's window allow.
-            self.recovery.recover = self.snd_max_seq();
-            self.recovery.recovery_point = self.recovery.recover;
+            self.tx_mut().recovery.recover = self.snd_max_seq();
+            self.tx_mut().recovery.recovery_point = self.tx().recovery.recover;
             if self.new_segment().is_some() {
-                self.recovery.frto_new_data = true;
+                self.tx_mut().recovery.frto_new_data = true;
             } else {
-                self.recovery.frto = false;
+                self.tx_mut().recovery.frto = false;
             }
         }
     }
 
     /// The retransmission timer fired (Linux's `tcp_retransmit_timer`, `tcp_enter_loss`).
     pub(super) fn on_rto(&mut self, ctx: &mut Ctx) {
-        self.timers.rto = NEVER;
-        self.timers.reo = NEVER;
+        self.tx_mut().timers.rto = NEVER;
+        self.tx_mut().timers.reo = NEVER;
         self.forget_loss_probe();
-        if self.sb.is_empty() {
+        if self.tx().sb.is_empty() {
             return;
         }
         let now = ctx.now;
         self.stats.rtos += 1;
-        let outstanding = self.flight_size() - self.sb.sacked_bytes();
+        let outstanding = self.flight_size() - self.tx().sb.sacked_bytes();
         if let Some(cc) = self.cc.as_mut() {
             cc.on_rto(now, outstanding);
         }
-        self.recovery.loss_reductions += 1;
-        self.recovery.recover = self.snd_max_seq();
-        self.recovery.recovery_point = self.recovery.recover;
+        self.tx_mut().recovery.loss_reductions += 1;
+        self.tx_mut().recovery.recover = self.snd_max_seq();
+        self.tx_mut().recovery.recovery_point = self.tx().recovery.recover;
         self.rtt.backoff();
         // Linux keeps F-RTO off for a timeout during fast recovery (`tcp_enter_loss`).
-        self.recovery.frto = self.cfg.frto && self.sack_ok && self.recovery.state != Recovery::Fast;
-        self.recovery.state = Recovery::Timeout;
-        self.recovery.prr = None;
-        self.recovery.inflation = 0;
-        self.recovery.dupacks = 0;
+        self.tx_mut().recovery.frto =
+            self.cfg.frto && self.sack_ok && self.tx().recovery.state != Recovery::Fast;
+        self.tx_mut().recovery.state = Recovery::Timeout;
+        self.tx_mut().recovery.prr = None;
+        self.tx_mut().recovery.inflation = 0;
+        self.tx_mut().recovery.dupacks = 0;
         if self.sack_ok {
-            self.sb.mark_all_lost();
-            self.recovery.rack.on_timeout();
+            self.tx_mut().sb.mark_all_lost();
+            self.tx_mut().recovery.rack.on_timeout();
         } else {
-            self.snd_nxt = self.sb.base();
+            self.tx_mut().snd_nxt = self.tx().sb.base();
         }
-        self.recovery.rxt_next = self.sb.base();
-        self.pacing.restart(now);
-        self.timers.rto = now + self.rtt.rto();
+        self.tx_mut().recovery.rxt_next = self.tx().sb.base();
+        self.tx_mut().pacing.restart(now);
+        self.tx_mut().timers.rto = now + self.rtt.rto();
         self.try_send(ctx);
     }
 }

@@ -28,6 +28,12 @@ pub(super) struct Timers {
 
 impl Default for Timers {
     fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Timers {
+    pub(super) const fn new() -> Self {
         Timers {
             rto: NEVER,
             reo: NEVER,
@@ -52,15 +58,15 @@ impl TcpConn {
         if self.state != State::Established {
             return;
         }
-        if self.timers.reo <= now {
-            self.timers.reo = NEVER;
+        if self.tx().timers.reo <= now {
+            self.tx_mut().timers.reo = NEVER;
             self.rack_timeout(ctx);
         }
-        if self.timers.tlp <= now {
-            self.timers.tlp = NEVER;
+        if self.tx().timers.tlp <= now {
+            self.tx_mut().timers.tlp = NEVER;
             self.send_loss_probe(ctx);
         }
-        if self.timers.rto <= now {
+        if self.tx().timers.rto <= now {
             self.on_rto(ctx);
         }
         if self.rcv.delack_deadline <= now {
@@ -81,11 +87,11 @@ impl TcpConn {
             .min(self.app_stop_at);
         if self.state == State::Established {
             d = d
-                .min(self.timers.rto)
+                .min(self.tx().timers.rto)
                 .min(self.rcv.delack_deadline)
-                .min(self.timers.tlp)
-                .min(self.timers.reo);
-            if let Some(t) = self.pacing.wakeup() {
+                .min(self.tx().timers.tlp)
+                .min(self.tx().timers.reo);
+            if let Some(t) = self.tx().pacing.wakeup() {
                 d = d.min(t);
             }
         }
@@ -96,16 +102,17 @@ impl TcpConn {
     /// if the ACK says so and the probe is armed again when it may be.
     pub(super) fn rearm_timers_on_ack(&mut self, now: Time, una_advanced: bool, restart_rto: bool) {
         if self.snd_una >= self.snd_max_seq() {
-            self.timers.rto = NEVER;
-            self.timers.tlp = NEVER;
-            self.timers.reo = NEVER;
+            // Without a sending half nothing was sent and no timer is armed.
+            if let Some(s) = self.tx_made() {
+                s.timers = Timers::default();
+            }
         } else {
             if restart_rto {
-                self.timers.rto = now + self.rtt.rto();
+                self.tx_mut().timers.rto = now + self.rtt.rto();
             }
             // Linux's single timer slot: a reordering timer displaces the probe.
-            if self.timers.reo != NEVER || !self.may_probe() {
-                self.timers.tlp = NEVER;
+            if self.tx().timers.reo != NEVER || !self.may_probe() {
+                self.tx_mut().timers.tlp = NEVER;
             } else if una_advanced {
                 self.schedule_loss_probe(now, true);
             }

@@ -31,6 +31,13 @@ pub(super) struct LossProbe {
 }
 
 impl LossProbe {
+    pub(super) const fn new() -> Self {
+        LossProbe {
+            high_seq: None,
+            retrans: false,
+        }
+    }
+
     pub(super) fn high_seq(&self) -> Option<u64> {
         self.high_seq
     }
@@ -46,27 +53,28 @@ impl TcpConn {
     /// Recovery or a timeout takes over from the probe (Linux clears `tlp_high_seq` when a
     /// reduction starts).
     pub(super) fn forget_loss_probe(&mut self) {
-        self.timers.tlp = NEVER;
-        self.probe.clear();
+        self.tx_mut().timers.tlp = NEVER;
+        self.tx_mut().probe.clear();
     }
 
     /// Whether a tail loss probe may be armed (Linux: SACK, data outstanding, open or CWR).
     pub(super) fn may_probe(&self) -> bool {
         self.cfg.tlp
             && self.sack_ok
-            && !self.sb.is_empty()
-            && matches!(self.recovery.state(), Recovery::Open | Recovery::Cwr)
+            && !self.tx().sb.is_empty()
+            && matches!(self.tx().recovery.state(), Recovery::Open | Recovery::Cwr)
     }
 
     /// Arms the probe timer (Linux's `tcp_schedule_loss_probe`); `advancing_rto`: the RTO is
     /// being restarted now, so the cap is a full RTO rather than what is left of it.
+    #[inline]
     pub(super) fn schedule_loss_probe(&mut self, now: Time, advancing_rto: bool) {
         if !self.may_probe() {
-            self.timers.tlp = NEVER;
+            self.tx_mut().timers.tlp = NEVER;
             return;
         }
         let mut pto = if self.rtt.has_sample() {
-            let outstanding_segs = self.sb.end() - self.sb.base();
+            let outstanding_segs = self.tx().sb.end() - self.tx().sb.base();
             2 * self.rtt.srtt()
                 + if outstanding_segs == 1 {
                     self.cfg.min_rto()
@@ -79,28 +87,28 @@ impl TcpConn {
         let rto_left = if advancing_rto {
             self.rtt.rto()
         } else {
-            self.timers.rto.saturating_sub(now)
+            self.tx().timers.rto.saturating_sub(now)
         };
         if rto_left > 0 {
             pto = pto.min(rto_left);
         }
-        self.timers.tlp = now + pto;
+        self.tx_mut().timers.tlp = now + pto;
     }
 
     /// The probe timer fired (Linux's `tcp_send_loss_probe`).
     pub(super) fn send_loss_probe(&mut self, ctx: &mut Ctx) {
-        if self.probe.high_seq.is_some() || !self.may_probe() {
+        if self.tx().probe.high_seq.is_some() || !self.may_probe() {
             return;
         }
         let (k, retx) = match self.new_segment() {
             Some(k) => (k, false),
-            None => (self.sb.end() - 1, true),
+            None => (self.tx().sb.end() - 1, true),
         };
         self.transmit(ctx, k, retx);
-        self.probe.retrans = retx;
-        self.probe.high_seq = Some(self.snd_max_seq());
+        self.tx_mut().probe.retrans = retx;
+        self.tx_mut().probe.high_seq = Some(self.snd_max_seq());
         self.stats.loss_probes += 1;
-        self.timers.rto = ctx.now + self.rtt.rto();
+        self.tx_mut().timers.rto = ctx.now + self.rtt.rto();
     }
 
     /// An ACK while a probe is outstanding: a retransmitted probe that repaired a loss
@@ -116,15 +124,15 @@ impl TcpConn {
     /// is done with once acknowledged, and a D-SACK of the probe or a pure duplicate at its
     /// point means the original had arrived too.
     fn tlp_repaired_loss(&mut self, ack: u64, pure_dup: bool, dsack_tlp: bool) -> bool {
-        let Some(high) = self.probe.high_seq else {
+        let Some(high) = self.tx().probe.high_seq else {
             return false;
         };
         if ack < high {
             return false;
         }
-        let repaired = self.probe.retrans && !dsack_tlp && ack > high;
-        if !self.probe.retrans || dsack_tlp || repaired || pure_dup {
-            self.probe.high_seq = None;
+        let repaired = self.tx().probe.retrans && !dsack_tlp && ack > high;
+        if !self.tx().probe.retrans || dsack_tlp || repaired || pure_dup {
+            self.tx_mut().probe.high_seq = None;
         }
         repaired
     }
@@ -132,7 +140,8 @@ impl TcpConn {
     /// The reduction for a loss a probe repaired: Linux enters CWR and leaves it on the same
     /// ACK with cwnd = ssthresh.
     fn tlp_reduction(&mut self, now: Time) {
-        self.recovery.on_probe_repair(self.snd_max_seq());
+        let snd_max = self.snd_max_seq();
+        self.tx_mut().recovery.on_probe_repair(snd_max);
         let flight = self.flight_size();
         if let Some(cc) = self.cc.as_mut() {
             cc.on_loss(now, flight);
