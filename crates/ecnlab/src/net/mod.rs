@@ -565,35 +565,46 @@ impl Sim {
             self.drop_packet(id);
             return;
         };
+        if self.nodes[node as usize].element.is_some() {
+            self.forward_through_element(node, port, id);
+        } else {
+            self.port_arrive(port, id);
+        }
+    }
+
+    /// [`Sim::forward`] at a node with an element, which sees the packet first.
+    #[inline(never)]
+    fn forward_through_element(&mut self, node: NodeId, port: PortId, id: PktId) {
         let n = &mut self.nodes[node as usize];
-        if let Some(el) = n.element.as_mut() {
-            let now = self.events.now();
-            let idx = n.ports.iter().position(|&p| p == port).unwrap();
-            self.views_scratch.clear();
-            for &p in &n.ports {
-                let v = self.ports[p as usize].view(now);
-                self.views_scratch.push(v);
+        let Some(el) = n.element.as_mut() else {
+            return self.port_arrive(port, id);
+        };
+        let now = self.events.now();
+        let idx = n.ports.iter().position(|&p| p == port).unwrap();
+        self.views_scratch.clear();
+        for &p in &n.ports {
+            let v = self.ports[p as usize].view(now);
+            self.views_scratch.push(v);
+        }
+        match el.on_forward(now, idx, self.pool.get_mut(id), &self.views_scratch) {
+            Forward::Pass => {}
+            Forward::Drop => {
+                self.drop_packet(id);
+                return;
             }
-            match el.on_forward(now, idx, self.pool.get_mut(id), &self.views_scratch) {
-                Forward::Pass => {}
-                Forward::Drop => {
-                    self.drop_packet(id);
-                    return;
+            Forward::HoldUntil(t) if t > now => {
+                n.held_seq += 1;
+                n.held.push(Reverse((t, n.held_seq, id.0, port)));
+                if let Some(at) = n.held_timer.arm(t) {
+                    self.events.schedule(at, Ev::NodeRelease(node));
                 }
-                Forward::HoldUntil(t) if t > now => {
-                    n.held_seq += 1;
-                    n.held.push(Reverse((t, n.held_seq, id.0, port)));
-                    if let Some(at) = n.held_timer.arm(t) {
-                        self.events.schedule(at, Ev::NodeRelease(node));
-                    }
-                    return;
-                }
-                Forward::HoldUntil(_) => {}
-                Forward::Duplicate => {
-                    let copy = *self.pool.get(id);
-                    let dup = self.pool.alloc(copy);
-                    self.port_arrive(port, dup);
-                }
+                return;
+            }
+            Forward::HoldUntil(_) => {}
+            Forward::Duplicate => {
+                let copy = *self.pool.get(id);
+                let dup = self.pool.alloc(copy);
+                self.port_arrive(port, dup);
             }
         }
         self.port_arrive(port, id);
