@@ -4,9 +4,59 @@
 
 use crate::packet::FlowKey;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A multiply-rotate hash of the key's few integers (FxHash's step). The table is looked up
+/// on every packet at the port and its keys are the simulation's own, so SipHash's defence
+/// against chosen keys buys nothing and costs most of a lookup. Nothing iterates the map
+/// (slots are dense vectors), so the hash cannot change what a scheme computes.
+#[derive(Default)]
+pub struct KeyHasher(u64);
+
+impl KeyHasher {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Self::K);
+    }
+}
+
+impl Hasher for KeyHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.add(b as u64);
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn write_u16(&mut self, i: u16) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+}
 
 pub struct FlowTable<V> {
-    index: HashMap<FlowKey, u32>,
+    index: HashMap<FlowKey, u32, BuildHasherDefault<KeyHasher>>,
     keys: Vec<FlowKey>,
     values: Vec<V>,
 }
@@ -14,7 +64,7 @@ pub struct FlowTable<V> {
 impl<V: Default> Default for FlowTable<V> {
     fn default() -> Self {
         FlowTable {
-            index: HashMap::new(),
+            index: HashMap::default(),
             keys: Vec::new(),
             values: Vec::new(),
         }
