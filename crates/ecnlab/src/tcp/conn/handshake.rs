@@ -54,16 +54,18 @@ impl TcpConn {
     }
 
     fn send_syn(&mut self, ctx: &mut Ctx) {
-        let (ip, mut t) = self.header(ctx, TcpFlags::SYN, 0);
+        let now = ctx.now;
+        let mut p = self.segment_packet(ctx, TcpFlags::SYN, 0, 0);
+        let t = p.tcp_mut().expect("a TCP segment");
         t.mss = Some(self.cfg.mss.min(u16::MAX as u32) as u16);
         if self.cfg.window_scaling {
             t.window_scale = Some(self.cfg.wscale_shift());
         }
         t.sack_permitted = self.cfg.sack;
         if self.cfg.timestamps {
-            t.timestamp = Some((self.ts_now(ctx.now), 0));
+            t.timestamp = Some((self.ts_now(now), 0));
         }
-        let mut p = self.finish_packet(ip, t, 0, ctx.now);
+        p.fix_lengths();
         self.codec.handshake_out(Handshake::Syn, &mut p);
         self.opening.sent_at = ctx.now;
         self.opening.deadline = ctx.now + self.rtt.rto();
@@ -71,7 +73,8 @@ impl TcpConn {
     }
 
     fn send_syn_ack(&mut self, ctx: &mut Ctx) {
-        let (ip, mut t) = self.header(ctx, TcpFlags::SYN | TcpFlags::ACK, 0);
+        let mut p = self.segment_packet(ctx, TcpFlags::SYN | TcpFlags::ACK, 0, 0);
+        let t = p.tcp_mut().expect("a TCP segment");
         t.mss = Some(self.cfg.mss.min(u16::MAX as u32) as u16);
         if self.wscale_agreed() {
             t.window_scale = Some(self.rcv_wscale);
@@ -80,7 +83,7 @@ impl TcpConn {
         if !self.ts_ok {
             t.timestamp = None;
         }
-        let mut p = self.finish_packet(ip, t, 0, ctx.now);
+        p.fix_lengths();
         self.codec.handshake_out(Handshake::SynAck, &mut p);
         self.opening.sent_at = ctx.now;
         self.opening.deadline = ctx.now + self.rtt.rto();
@@ -146,8 +149,7 @@ impl TcpConn {
     }
 
     pub(super) fn send_handshake_ack(&mut self, ctx: &mut Ctx) {
-        let (ip, t) = self.header(ctx, TcpFlags::ACK, self.snd_max_seq());
-        let mut p = self.finish_packet(ip, t, 0, ctx.now);
+        let mut p = self.segment_packet(ctx, TcpFlags::ACK, self.snd_max_seq(), 0);
         self.codec.handshake_out(Handshake::Ack, &mut p);
         self.on_ack_sent(&p);
         ctx.send(p);

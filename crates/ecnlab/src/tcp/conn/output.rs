@@ -25,7 +25,7 @@
 
 use super::{Recovery, State, TcpConn};
 use crate::net::Ctx;
-use crate::packet::Packet;
+use crate::packet::{Meta, Packet, L4};
 use crate::tcp::scoreboard::{Seg, RTX_IN_FLIGHT};
 use crate::time::{from_secs, to_secs, Time, MS, NEVER, US};
 use crate::wire::tcp::MAX_SACK_BLOCKS;
@@ -82,26 +82,54 @@ impl CwndUse {
 }
 
 impl TcpConn {
-    /// An IP + TCP header pair for an outgoing segment, with ACK fields, window, options.
-    pub(super) fn header(&self, ctx: &mut Ctx, flags: u16, seq_rel: u64) -> (Ipv4Repr, TcpRepr) {
-        let ip = Ipv4Repr {
-            src: self.local_addr,
-            dst: self.remote_addr,
-            ecn: Ecn::NOT_ECT,
-            ident: ctx.next_ip_id(
-                self.remote_addr,
-                (self.local_port as u32) << 16 | self.remote_port as u32,
-            ),
-            ttl: 64,
-            ..Default::default()
+    /// An outgoing segment of `payload` bytes starting at `seq_rel`: IP and TCP headers with
+    /// the ACK fields, window and options, and the simulator's metadata, built in the value
+    /// that is sent (the headers are not assembled apart and copied in).
+    pub(super) fn segment_packet(
+        &self,
+        ctx: &mut Ctx,
+        flags: u16,
+        seq_rel: u64,
+        payload: u32,
+    ) -> Packet {
+        let ident = ctx.next_ip_id(
+            self.remote_addr,
+            (self.local_port as u32) << 16 | self.remote_port as u32,
+        );
+        let mut p = Packet {
+            ip: Ipv4Repr {
+                src: self.local_addr,
+                dst: self.remote_addr,
+                ecn: Ecn::NOT_ECT,
+                ident,
+                ttl: 64,
+                ..Default::default()
+            },
+            l4: L4::Tcp(TcpRepr {
+                src_port: self.local_port,
+                dst_port: self.remote_port,
+                seq: self.iss.wrapping_add(seq_rel as u32),
+                flags: TcpFlags(flags),
+                ..Default::default()
+            }),
+            payload_len: payload,
+            meta: Meta {
+                dst_ep: self.peer_ep,
+                flow: self.flow,
+                sent_at: ctx.now,
+                rtt_hint_us: (self.rtt.srtt() / US).min(u32::MAX as u64) as u32,
+                ..Meta::default()
+            },
         };
-        let mut t = TcpRepr {
-            src_port: self.local_port,
-            dst_port: self.remote_port,
-            seq: self.iss.wrapping_add(seq_rel as u32),
-            flags: TcpFlags(flags),
-            ..Default::default()
-        };
+        if let L4::Tcp(t) = &mut p.l4 {
+            self.fill_header(ctx.now, flags, t);
+        }
+        p.fix_lengths();
+        p
+    }
+
+    /// The TCP header's ACK fields, window and options.
+    fn fill_header(&self, now: Time, flags: u16, t: &mut TcpRepr) {
         if flags & TcpFlags::ACK != 0 {
             t.ack = self.irs.wrapping_add(self.rcv.rcv_nxt as u32);
         }
@@ -111,7 +139,7 @@ impl TcpConn {
             (self.rcv_window() >> self.rcv_wscale).min(u16::MAX as u64) as u16
         };
         if self.ts_ok {
-            t.timestamp = Some((self.ts_now(ctx.now), self.rcv.ts_recent));
+            t.timestamp = Some((self.ts_now(now), self.rcv.ts_recent));
         }
         let dsack = self.rcv.dsack.filter(|_| self.cfg.dsack);
         if self.sack_ok && (self.rcv.has_ooo() || dsack.is_some()) && flags & TcpFlags::SYN == 0 {
@@ -131,22 +159,6 @@ impl TcpConn {
             }
             t.sack_count = n as u8;
         }
-        (ip, t)
-    }
-
-    pub(super) fn finish_packet(
-        &self,
-        ip: Ipv4Repr,
-        t: TcpRepr,
-        payload: u32,
-        now: Time,
-    ) -> Packet {
-        let mut p = Packet::new_tcp(ip, t, payload);
-        p.meta.dst_ep = self.peer_ep;
-        p.meta.flow = self.flow;
-        p.meta.sent_at = now;
-        p.meta.rtt_hint_us = (self.rtt.srtt() / US).min(u32::MAX as u64) as u32;
-        p
     }
 
     fn pacing_rate(&self) -> Option<f64> {
@@ -391,8 +403,7 @@ impl TcpConn {
         if fin {
             flags |= TcpFlags::FIN;
         }
-        let (ip, t) = self.header(ctx, flags, self.seg_start(k));
-        let mut p = self.finish_packet(ip, t, payload, now);
+        let mut p = self.segment_packet(ctx, flags, self.seg_start(k), payload);
         self.codec.ack_out(&mut p);
         let info = self.info(now, 0);
         self.codec.data_out(&mut p, retx, &info);

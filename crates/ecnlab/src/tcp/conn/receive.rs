@@ -163,8 +163,7 @@ impl TcpConn {
     }
 
     pub(super) fn send_ack(&mut self, ctx: &mut Ctx) {
-        let (ip, t) = self.header(ctx, TcpFlags::ACK, self.snd_max_seq());
-        let mut p = self.finish_packet(ip, t, 0, ctx.now);
+        let mut p = self.segment_packet(ctx, TcpFlags::ACK, self.snd_max_seq(), 0);
         self.codec.ack_out(&mut p);
         self.on_ack_sent(&p);
         ctx.send(p);
