@@ -95,10 +95,11 @@ fn panic_error(py: Python<'_>, message: &str) -> PyErr {
     internal_error(py, &format!("the simulator panicked: {message}"))
 }
 
-fn parse(text: &str, fmt: &str) -> Result<Scenario, ScenarioError> {
+/// Reads a scenario without validating it: each caller's build validates it.
+fn read(text: &str, fmt: &str) -> Result<Scenario, ScenarioError> {
     match fmt {
-        "toml" => scenario::parse_toml(text),
-        "json" => scenario::parse_json(text),
+        "toml" => scenario::read_toml(text),
+        "json" => scenario::read_json(text),
         other => Err(ScenarioError::new(
             "",
             format!("unknown scenario format \"{other}\"; expected toml or json"),
@@ -106,12 +107,19 @@ fn parse(text: &str, fmt: &str) -> Result<Scenario, ScenarioError> {
     }
 }
 
+/// Parses and validates a scenario.
+fn parse(text: &str, fmt: &str) -> Result<Scenario, ScenarioError> {
+    let s = read(text, fmt)?;
+    scenario::validate(&s)?;
+    Ok(s)
+}
+
 /// Parses and validates a scenario; returns it as normalised TOML (defaults filled in).
 #[pyfunction]
 #[pyo3(signature = (text, fmt = "toml"))]
 fn validate(py: Python<'_>, text: &str, fmt: &str) -> PyResult<String> {
     let out =
-        py.detach(|| guard(|| parse(text, fmt).and_then(|s| ecnlab::scenario::resolved_toml(&s))));
+        py.detach(|| guard(|| read(text, fmt).and_then(|s| ecnlab::scenario::resolved_toml(&s))));
     match out {
         Ok(Ok(toml)) => Ok(toml),
         Ok(Err(e)) => Err(scenario_error(py, &e)),
@@ -142,7 +150,12 @@ fn run(
     let mut stop: Option<Stop> = None;
     let outcome = py.detach(|| {
         guard(|| {
-            let s = parse(text, fmt).map_err(RunError::Invalid)?;
+            let s = read(text, fmt)
+                .and_then(|s| {
+                    scenario::check_before_run(&s, seed)?;
+                    Ok(s)
+                })
+                .map_err(RunError::Invalid)?;
             let mut on_progress = |p: Progress| -> bool {
                 Python::attach(|py| match report_progress(py, progress.as_ref(), p) {
                     Ok(true) => true,

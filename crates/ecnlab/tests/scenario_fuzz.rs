@@ -374,6 +374,7 @@ fn check(text: &str) -> Result<&'static str, String> {
             if e.message.is_empty() {
                 return Err(format!("refused without a reason at {}", e.path));
             }
+            refused_alike_when_only_read(text, &e)?;
             return Ok("refused");
         }
         Ok(s) => s,
@@ -413,6 +414,46 @@ fn check(text: &str) -> Result<&'static str, String> {
         }
     }
     Ok("built")
+}
+
+/// A scenario validation refuses is refused with the same key and message where it is only
+/// read and its run's build checks it (ecnlab-run and the Python front: one build), under its
+/// own seed and under another.
+fn refused_alike_when_only_read(text: &str, want: &scenario::ScenarioError) -> Result<(), String> {
+    let s = match scenario::read_toml(text) {
+        Err(e) => return same_error(&e, want, "reading"),
+        Ok(s) => s,
+    };
+    let other_seed = s.seed ^ 1;
+    match scenario::check_before_run(&s, Some(other_seed)) {
+        Err(e) => same_error(&e, want, "the check under another seed")?,
+        Ok(()) => {
+            return Err(format!(
+                "validation refused ({want}), the check under another seed passed"
+            ))
+        }
+    }
+    scenario::check_before_run(&s, None).map_err(|e| format!("checked under its own seed: {e}"))?;
+    match scenario::run(&s, RunOptions::default()) {
+        Err(RunError::Invalid(e)) => same_error(&e, want, "the run"),
+        Err(e) => Err(format!(
+            "validation refused ({want}), the run failed otherwise: {e}"
+        )),
+        Ok(_) => Err(format!("validation refused ({want}), the run ran")),
+    }
+}
+
+fn same_error(
+    got: &scenario::ScenarioError,
+    want: &scenario::ScenarioError,
+    by: &str,
+) -> Result<(), String> {
+    if (&got.path, &got.message) != (&want.path, &want.message) {
+        return Err(format!(
+            "validation refused ({want}), {by} refused otherwise ({got})"
+        ));
+    }
+    Ok(())
 }
 
 /// Buffer limits, link rates and delays of the built network are the scenario's.

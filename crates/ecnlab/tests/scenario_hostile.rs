@@ -173,6 +173,34 @@ fn pcap_bytes_are_bounded_before_the_run() {
     parse_toml(&format!("{text}\n[limits]\npcap_bytes = \"5GB\"\n")).unwrap();
 }
 
+/// A scenario only read (ecnlab-run's and the Python front's path: the run's build is the
+/// validation) and refused makes no pcap file, whichever check refuses it: the files are made
+/// after every check.
+#[test]
+fn a_refused_run_makes_no_pcap_file() {
+    let dir = std::env::temp_dir().join(format!("ecnlab-refused-pcap-{}", std::process::id()));
+    let text = dumbbell(
+        "",
+        &format!("{ONE_FLOW}[measure]\npcap = [\"rl->rr\"]\nsample_ports = [\"nowhere\"]\n"),
+    );
+    let s = ecnlab::scenario::read_toml(&text).unwrap();
+    let opts = RunOptions {
+        pcap_dir: Some(dir.clone()),
+        ..Default::default()
+    };
+    match run(&s, opts) {
+        Err(ecnlab::scenario::RunError::Invalid(e)) => {
+            assert_eq!(e.path, "measure.sample_ports[0]", "{e}")
+        }
+        Err(e) => panic!("refused otherwise: {e}"),
+        Ok(_) => panic!("ran"),
+    }
+    let made = dir.exists();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(!made, "{} was made", dir.display());
+    assert_eq!(refused(&text).path, "measure.sample_ports[0]");
+}
+
 /// Hosts: the bound is checked from the topology's numbers, without overflow.
 #[test]
 fn node_counts_are_checked_without_overflow() {

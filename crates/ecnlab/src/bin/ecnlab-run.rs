@@ -205,7 +205,11 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let s = match scenario::parse_toml(&text) {
+    // Read, and checked by the run's own build (one build, not a validation build first).
+    let s = match scenario::read_toml(&text).and_then(|s| {
+        scenario::check_before_run(&s, seed)?;
+        Ok(s)
+    }) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}");

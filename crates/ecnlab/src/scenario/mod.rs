@@ -190,6 +190,14 @@ fn render_path(p: &serde_path_to_error::Path) -> String {
 
 /// Parses and validates a TOML scenario.
 pub fn parse_toml(text: &str) -> Result<Scenario, ScenarioError> {
+    let s = read_toml(text)?;
+    validate(&s)?;
+    Ok(s)
+}
+
+/// Parses a TOML scenario without validating it: for a caller that runs it at once, whose
+/// build checks what validation does (see [`check_before_run`]).
+pub fn read_toml(text: &str) -> Result<Scenario, ScenarioError> {
     // A byte-order mark some editors write is not part of the TOML.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let de = toml::Deserializer::new(text);
@@ -208,12 +216,18 @@ pub fn parse_toml(text: &str) -> Result<Scenario, ScenarioError> {
         }
         path_error(path, msg)
     })?;
-    validate(&s)?;
     Ok(s)
 }
 
 /// Parses and validates a JSON scenario (what the Python front sends).
 pub fn parse_json(text: &str) -> Result<Scenario, ScenarioError> {
+    let s = read_json(text)?;
+    validate(&s)?;
+    Ok(s)
+}
+
+/// Parses a JSON scenario without validating it (as [`read_toml`]).
+pub fn read_json(text: &str) -> Result<Scenario, ScenarioError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut de = serde_json::Deserializer::from_str(text);
     let s: Scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
@@ -226,13 +240,23 @@ pub fn parse_json(text: &str) -> Result<Scenario, ScenarioError> {
         };
         path_error(path, msg)
     })?;
-    validate(&s)?;
     Ok(s)
 }
 
 /// Checks everything that can be checked before running, by building the simulation.
 pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
     build(s, s.seed, None).map(|_| ())
+}
+
+/// What a scenario only read ([`read_toml`], [`read_json`]) needs before [`run`] under
+/// `seed`: nothing under its own seed, since the run's build is validation's (the same
+/// checks, every error before any file is made), so the simulation is built once; under
+/// another seed, validation under its own, which parsing would have done.
+pub fn check_before_run(s: &Scenario, seed: Option<u64>) -> Result<(), ScenarioError> {
+    match seed {
+        Some(x) if x != s.seed => validate(s),
+        _ => Ok(()),
+    }
 }
 
 /// The scenario as TOML with every component written out in full: each queue, marker,

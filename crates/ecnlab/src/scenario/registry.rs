@@ -19,6 +19,27 @@ use std::cell::RefCell;
 struct Resolved {
     entries: Vec<(String, serde_json::Value)>,
     index: std::collections::HashMap<String, usize>,
+    /// The baseline controller recorded last: (parameters' key path, name, parameters).
+    last_controller: Option<(String, String, Params)>,
+}
+
+/// Whether a baseline controller's resolved parameters need recording: only while a build is
+/// recorded, and not again right after the same path, name and table (every flow of a
+/// workload: the record would be the same).
+fn controller_needs_record(ppath: &str, name: &str, p: &Params) -> bool {
+    RESOLVED.with(|r| {
+        let mut r = r.borrow_mut();
+        let Some(v) = r.as_mut() else {
+            return false;
+        };
+        if let Some((lp, ln, lparams)) = &v.last_controller {
+            if lp == ppath && ln == name && lparams == p {
+                return false;
+            }
+        }
+        v.last_controller = Some((ppath.to_string(), name.to_string(), p.clone()));
+        true
+    })
 }
 
 thread_local! {
@@ -404,8 +425,10 @@ pub fn controller(
     match name {
         "newreno" | "cubic" | "dctcp" | "bbr" | "copa" => {
             let v = serde_json::Value::Object(p.clone());
-            if let Ok(resolved) = crate::cc::resolved_config(name, &v) {
-                record(&ppath, resolved);
+            if controller_needs_record(&ppath, name, p) {
+                if let Ok(resolved) = crate::cc::resolved_config(name, &v) {
+                    record(&ppath, resolved);
+                }
             }
             crate::cc::by_name(name, mss, Some(&v), seed).map_err(|m| {
                 // by_name prefixes parameter errors with "<name>.".

@@ -60,6 +60,10 @@ struct Ctx<'a> {
     planned: Option<Vec<PlannedFlow>>,
     /// The flows as the budget of the run reckons them.
     budget: super::budget::Flows,
+    /// The TCP configuration resolved last, with the key path and the flow's own `tcp` table
+    /// it was resolved from: the flows of one entry or workload share it, and resolving it
+    /// once spares each of them a JSON round trip (most of the build of many flows).
+    tcp_config: Option<tcp_flow::ResolvedTcp>,
 }
 
 impl Ctx<'_> {
@@ -137,6 +141,7 @@ pub(super) fn build_inner(
         scenario: s,
         planned: emulation.then(Vec::new),
         budget: Default::default(),
+        tcp_config: None,
     };
     c.sim.set_ip_id_mode(s.hosts.ip_id);
     // The scenario-wide TCP defaults, resolved even when no flow uses them alone.
@@ -189,34 +194,6 @@ pub(super) fn build_inner(
     }
     // What the traffic will cost, before the run starts or a pcap file is made.
     check_budget(&c, &pcap_ports)?;
-    if !pcap_ports.is_empty() {
-        if let Some(dir) = pcap_dir {
-            std::fs::create_dir_all(dir).map_err(|e| {
-                err(
-                    "measure.pcap",
-                    format!("cannot create {}: {e}", dir.display()),
-                )
-            })?;
-            for (path, p) in pcap_ports {
-                let base = format!(
-                    "{}.pcap",
-                    c.sim.ports[p as usize].name.replace("->", "_to_")
-                );
-                // Node names are checked (`NAME_RULE`), so this holds; a file name with a
-                // separator or "..", whatever its origin, is never written.
-                if base.contains(['/', '\\']) || base.starts_with('.') {
-                    return Err(err(
-                        path,
-                        format!("pcap file name {base:?} would leave the output directory"),
-                    ));
-                }
-                let file = dir.join(base);
-                c.sim
-                    .enable_pcap(p, &file)
-                    .map_err(|e| err(path, format!("cannot create {}: {e}", file.display())))?;
-            }
-        }
-    }
 
     // Measurement.
     let m = &s.measure;
@@ -250,6 +227,37 @@ pub(super) fn build_inner(
         c.sim.disable_flow_sampling();
     }
     c.sim.set_sample_interval(m.interval.0);
+
+    // The pcap files last: every error of the scenario is found before any file is made
+    // (the run's build is its validation).
+    if !pcap_ports.is_empty() {
+        if let Some(dir) = pcap_dir {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                err(
+                    "measure.pcap",
+                    format!("cannot create {}: {e}", dir.display()),
+                )
+            })?;
+            for (path, p) in pcap_ports {
+                let base = format!(
+                    "{}.pcap",
+                    c.sim.ports[p as usize].name.replace("->", "_to_")
+                );
+                // Node names are checked (`NAME_RULE`), so this holds; a file name with a
+                // separator or "..", whatever its origin, is never written.
+                if base.contains(['/', '\\']) || base.starts_with('.') {
+                    return Err(err(
+                        path,
+                        format!("pcap file name {base:?} would leave the output directory"),
+                    ));
+                }
+                let file = dir.join(base);
+                c.sim
+                    .enable_pcap(p, &file)
+                    .map_err(|e| err(path, format!("cannot create {}: {e}", file.display())))?;
+            }
+        }
+    }
     Ok((
         Built {
             sim: c.sim,

@@ -9,6 +9,7 @@ use crate::scenario::budget::Load;
 use crate::scenario::registry;
 use crate::scenario::schema::Params;
 use crate::scenario::ScenarioError;
+use crate::tcp::config::TcpConfig;
 use crate::time::{Time, NEVER};
 
 pub(super) struct TcpFlowArgs<'a> {
@@ -34,22 +35,7 @@ pub(super) fn add_tcp_flow(
     start: Time,
     a: &TcpFlowArgs,
 ) -> Result<(), ScenarioError> {
-    // Scenario-wide [tcp] first, then the flow's own table.
-    let mut merged = c.scenario.tcp.clone();
-    if let Some(t) = a.tcp {
-        for (k, v) in t {
-            merged.insert(k.clone(), v.clone());
-        }
-    }
-    let tpath = if a.tcp.is_some() {
-        format!("{path}.tcp")
-    } else {
-        "tcp".to_string()
-    };
-    let config: crate::tcp::config::TcpConfig = registry::params(&tpath, &merged)?;
-    config
-        .validate()
-        .map_err(|m| registry::field_error(&tpath, &m))?;
+    let config = tcp_config(c, path, a.tcp)?;
     let cc_name = a.cc.unwrap_or("newreno");
     let flow_index = c.sim.flows.len() as u64;
     let cc = registry::controller(
@@ -143,6 +129,46 @@ pub(super) fn add_tcp_flow(
     )
     .map_err(|m| registry::field_error(path, &m))?;
     Ok(())
+}
+
+/// A flow's TCP configuration, resolved from a key path and the flow's own table.
+pub(super) struct ResolvedTcp {
+    path: String,
+    own: Option<Params>,
+    config: TcpConfig,
+}
+
+/// The flow's TCP configuration: the scenario-wide `[tcp]` under the flow's own table,
+/// resolved (and recorded under its key path) once for consecutive flows with the same path
+/// and table — the same inputs resolve to the same configuration and record.
+fn tcp_config(c: &mut Ctx, path: &str, own: Option<&Params>) -> Result<TcpConfig, ScenarioError> {
+    let tpath = if own.is_some() {
+        format!("{path}.tcp")
+    } else {
+        "tcp".to_string()
+    };
+    if let Some(r) = &c.tcp_config {
+        if r.path == tpath && r.own.as_ref() == own {
+            return Ok(r.config.clone());
+        }
+    }
+    // Scenario-wide [tcp] first, then the flow's own table.
+    let mut merged = c.scenario.tcp.clone();
+    if let Some(t) = own {
+        for (k, v) in t {
+            merged.insert(k.clone(), v.clone());
+        }
+    }
+    let config: TcpConfig = registry::params(&tpath, &merged)?;
+    config
+        .validate()
+        .map_err(|m| registry::field_error(&tpath, &m))?;
+    c.tcp_config = Some(ResolvedTcp {
+        path: tpath,
+        own: own.cloned(),
+        config: config.clone(),
+    });
+    Ok(config)
 }
 
 /// Warns (once per flow entry) when no port on the way from `src` to `dst` writes the
