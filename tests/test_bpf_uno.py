@@ -381,12 +381,20 @@ def test_ucp1_runs_as_bpf_in_the_plan(monkeypatch):
         plan(ecnlab.Scenario(s))
     assert e.value.path.endswith(".ecn") and "uno" in e.value.message
     # The BPF controller runs its own defaults: a parameter for the simulator's UCP1 is
-    # refused by key rather than dropped without a word.
+    # refused by key rather than dropped without a word; the defaults written out (as a
+    # normalised scenario writes them) are no request.
     s["flows"][0]["ecn"] = "uno"
     s["flows"][0]["cc_params"] = {"alpha": 6.0}
     with pytest.raises(ScenarioError) as e:
         plan(ecnlab.Scenario(s))
     assert e.value.path == "flows[0].cc_params" and "defaults" in e.value.message
+    s["flows"][0]["cc_params"] = {"alpha": 3.0, "beta": 0.875}
+    assert plan(ecnlab.Scenario(s))["flows"]
+    import tomllib
+
+    normalised = tomllib.loads(ecnlab.Scenario(s).to_toml())
+    assert normalised["flows"][0]["cc_params"]["t_rho_s"] == 0.2
+    assert plan(ecnlab.Scenario(normalised))["flows"]
 
 
 # ----------------------------------------------------------------------- runs (root)

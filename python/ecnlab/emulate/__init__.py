@@ -58,7 +58,7 @@ def plan(scenario: Any, seed: int | None = None, force: bool = False) -> dict:
     more load than the forwarder holds (``force``: a warning instead)."""
     text, fmt = _scenario_text(scenario)
     p = json.loads(_core.emulation_plan(text, fmt, seed))
-    given = _flow_tables(text, fmt)
+    params_changed = _bpf_params_changed(text, fmt)
     available = _available_cc()
     pairs: dict[tuple[str, str], bool] = {}
     host_opts: dict[str, tuple[bool, bool]] = {}
@@ -72,8 +72,8 @@ def plan(scenario: Any, seed: int | None = None, force: bool = False) -> dict:
                 raise ScenarioError(f"{path}.cc", f"\"{f['cc']}\" runs on emulated hosts as BPF, but {why}")
             if f["ecn"] != bpf.CODECS[f["cc"]]:
                 raise ScenarioError(f"{path}.ecn", f"the BPF {f['cc']} speaks ecn = \"{bpf.CODECS[f['cc']]}\" on Linux, not \"{f['ecn']}\"")
-            if given.get(path, {}).get("cc_params"):
-                raise ScenarioError(f"{path}.cc_params", f"the BPF {f['cc']} runs its own defaults on Linux (bpf/); cc_params do not reach it")
+            if path in params_changed:
+                raise ScenarioError(f"{path}.cc_params", f"the BPF {f['cc']} runs its own defaults on Linux (bpf/); cc_params other than the defaults do not reach it")
             if f["cc"] in bpf.SENDER_OPENS and f["client_initiated"]:
                 raise ScenarioError(f"{path}.client_initiated", f"the BPF {f['cc']} runs flows whose data sender opens the connection only")
             # The run's own registered name is set when the controller is loaded.
@@ -116,13 +116,27 @@ def plan(scenario: Any, seed: int | None = None, force: bool = False) -> dict:
     return p
 
 
-def _flow_tables(text: str, fmt: str) -> dict[str, dict]:
-    """The scenario's own flow tables by key path ("flows[i]"), as written."""
+def _bpf_params_changed(text: str, fmt: str) -> set[str]:
+    """The key paths ("flows[i]") of BPF flows whose cc_params differ from their controller's
+    defaults: the scenario normalised (defaults filled in) with and without those tables. A
+    normalised scenario (``Scenario.to_toml``) writes every default out, which is no request."""
+    import copy
     import tomllib
 
     data = tomllib.loads(text) if fmt == "toml" else json.loads(text)
     flows = data.get("flows") if isinstance(data, dict) else None
-    return {f"flows[{i}]": f for i, f in enumerate(flows or []) if isinstance(f, dict)}
+    asked = [i for i, f in enumerate(flows or []) if isinstance(f, dict) and f.get("cc") in BPF_CC and f.get("cc_params")]
+    if not asked:
+        return set()
+    bare = copy.deepcopy(data)
+    for i in asked:
+        del bare["flows"][i]["cc_params"]
+
+    def normalised(d: dict) -> list:
+        return tomllib.loads(_core.validate(json.dumps(d, default=str), "json")).get("flows", [])
+
+    given, defaults = normalised(data), normalised(bare)
+    return {f"flows[{i}]" for i in asked if given[i].get("cc_params") != defaults[i].get("cc_params")}
 
 
 def _available_cc() -> set[str] | None:
