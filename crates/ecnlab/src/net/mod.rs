@@ -633,11 +633,28 @@ impl Sim {
         self.pool.free(id);
     }
 
+    /// What a port's transmitter touches besides the port, borrowed apart from the ports so
+    /// that a packet's port is looked up once.
+    fn tx_env(&mut self) -> (&mut Vec<Port>, TxEnv<'_>) {
+        (
+            &mut self.ports,
+            TxEnv {
+                pool: &mut self.pool,
+                dropped_scratch: &mut self.dropped_scratch,
+                dropped: &mut self.dropped,
+                events: &mut self.events,
+            },
+        )
+    }
+
     /// A packet arrives at an egress port.
     fn port_arrive(&mut self, p: PortId, id: PktId) {
         let now = self.now();
-        let port = &mut self.ports[p as usize];
-        let pkt = self.pool.get_mut(id);
+        let (ports, mut env) = self.tx_env();
+        let port = &mut ports[p as usize];
+        // A port's marker is set before the run and stays.
+        let has_marker = port.marker.is_some();
+        let pkt = env.pool.get_mut(id);
         port.counters.arrived_pkts += 1;
         // Marks written by the marker or the discipline on arrival are counted by comparing
         // with the codepoint the packet arrived with.
@@ -655,16 +672,20 @@ impl Sim {
                 pkt.meta.ecn_queued = pkt.ip.ecn;
                 port.with_marker(now, |m, v| m.on_enqueued(v, pkt));
                 if port.evicts {
-                    self.free_evicted(p);
+                    free_evicted(port, &mut env);
                 }
-                let port = &mut self.ports[p as usize];
-                if port.busy.is_none() {
+                let port = if port.busy.is_some() {
+                    port
+                } else if port.batch.is_none() {
                     // The backlog was integrated up to `now` above.
-                    self.transmit_next(p, now);
-                }
+                    transmit_one(port, p, now, &mut env);
+                    port
+                } else {
+                    self.transmit_batch(p, now);
+                    &mut self.ports[p as usize]
+                };
                 // After a possible immediate start, so a packet that finds the link idle never
                 // counts as queued.
-                let port = &mut self.ports[p as usize];
                 let q = port.qdisc.len() as u32;
                 port.counters.max_backlog = port.counters.max_backlog.max(q);
             }
@@ -675,31 +696,27 @@ impl Sim {
                 self.drop_packet(id);
             }
         }
-        self.arm_marker(p);
-    }
-
-    /// Counts and frees what the port's discipline pushed out to take a packet in.
-    #[inline(never)]
-    fn free_evicted(&mut self, p: PortId) {
-        let port = &mut self.ports[p as usize];
-        while let Some((d, why)) = port.qdisc.evicted() {
-            port.counters.drops[why.index()] += 1;
-            port.counters.drop_bytes += self.pool.get(d).wire_len() as u64;
-            self.dropped += 1;
-            self.pool.free(d);
+        if has_marker {
+            self.arm_marker_timer(p);
         }
     }
 
     /// Takes the next packet (or batch) from the discipline and puts it on the wire.
     fn start_tx(&mut self, p: PortId) {
         let now = self.now();
-        self.ports[p as usize].integrate_backlog(now);
-        self.transmit_next(p, now);
+        let (ports, mut env) = self.tx_env();
+        let port = &mut ports[p as usize];
+        port.integrate_backlog(now);
+        if port.batch.is_none() {
+            transmit_one(port, p, now, &mut env);
+        } else {
+            self.transmit_batch(p, now);
+        }
     }
 
-    /// [`Sim::start_tx`] once the backlog is integrated up to `now`.
-    #[inline(always)]
-    fn transmit_next(&mut self, p: PortId, now: Time) {
+    /// [`transmit_one`] on a batched port (the backlog integrated up to `now`).
+    #[inline(never)]
+    fn transmit_batch(&mut self, p: PortId, now: Time) {
         debug_assert!(self.ports[p as usize].busy.is_none());
         let Some((id, len)) = self.dequeue_one(p, now) else {
             return;
@@ -750,60 +767,10 @@ impl Sim {
         (now + b.overhead, bytes)
     }
 
-    /// Releases one packet from the port's discipline for transmission, with the per-packet
-    /// accounting (drops at dequeue, dequeue marks, sojourn, capture). Returns it and its
-    /// length.
-    #[inline(always)]
+    /// [`dequeue_from`] the port `p`.
     fn dequeue_one(&mut self, p: PortId, now: Time) -> Option<(PktId, u32)> {
-        let port = &mut self.ports[p as usize];
-        let next = port
-            .qdisc
-            .dequeue(now, &mut self.pool, &mut self.dropped_scratch);
-        if !self.dropped_scratch.is_empty() {
-            self.free_dequeue_drops(p);
-        }
-        let port = &mut self.ports[p as usize];
-        let id = next?;
-        let pkt = self.pool.get_mut(id);
-        port.with_marker(now, |m, v| m.on_dequeue(v, pkt));
-        if pkt.ip.ecn != pkt.meta.ecn_queued {
-            port.counters.marked[pkt.ip.ecn.bits() as usize] += 1;
-        }
-        pkt.meta.marker_owned = false;
-        let len = pkt.wire_len();
-        let wait = now - pkt.meta.enqueued_at;
-        port.counters.deq_pkts += 1;
-        port.counters.deq_bytes += len as u64;
-        port.counters.sojourn_sum += wait as u128;
-        port.counters.sojourn_max = port.counters.sojourn_max.max(wait);
-        if port.sojourn.is_some() || port.pcap.is_some() {
-            Self::record_departure(port, pkt, now, wait);
-        }
-        Some((id, len))
-    }
-
-    /// Counts and frees what the discipline dropped while dequeuing.
-    #[inline(never)]
-    fn free_dequeue_drops(&mut self, p: PortId) {
-        let port = &mut self.ports[p as usize];
-        for (d, why) in self.dropped_scratch.drain(..) {
-            port.counters.drops[why.index()] += 1;
-            port.counters.drop_bytes += self.pool.get(d).wire_len() as u64;
-            self.dropped += 1;
-            self.pool.free(d);
-        }
-    }
-
-    /// The sojourn histogram and the capture, on the ports that keep them.
-    #[inline(never)]
-    fn record_departure(port: &mut Port, pkt: &Packet, now: Time, wait: Time) {
-        if let Some(h) = port.sojourn.as_mut() {
-            h.record(wait / 1000);
-        }
-        if let Some(w) = port.pcap.as_mut() {
-            // A pcap write error must not stop a run; it is reported at the end.
-            w.write(now, pkt);
-        }
+        let (ports, mut env) = self.tx_env();
+        dequeue_from(&mut ports[p as usize], now, &mut env)
     }
 
     fn tx_done(&mut self, p: PortId) {
@@ -815,7 +782,6 @@ impl Sim {
         if let Some(at) = self.pipes[link].push(now, id) {
             self.events.schedule(at, Ev::Deliver(link as u32));
         }
-        let port = &mut self.ports[p as usize];
         if !port.batch_rest.is_empty() {
             // Every packet of a batch arrives with the batch's end; the pipe's one pending
             // event is the head's.
@@ -824,14 +790,22 @@ impl Sim {
             }
             port.batch_rest.clear();
         }
+        let has_marker = port.marker.is_some();
         // With nothing queued a discipline whose empty dequeue changes nothing has nothing
         // to do: the backlog stays 0 (its integral gains nothing until the next change,
         // which integrates first).
-        let port = &self.ports[p as usize];
         if !(port.idle_noop && port.qdisc.is_empty()) {
-            self.start_tx(p);
+            if port.batch.is_none() {
+                port.integrate_backlog(now);
+                let (ports, mut env) = self.tx_env();
+                transmit_one(&mut ports[p as usize], p, now, &mut env);
+            } else {
+                self.start_tx(p);
+            }
         }
-        self.arm_marker(p);
+        if has_marker {
+            self.arm_marker_timer(p);
+        }
     }
 
     fn deliver(&mut self, l: u32) {
@@ -1144,5 +1118,91 @@ impl Sim {
             }
         }
         Ok(())
+    }
+}
+
+/// What a port's transmitter touches besides the port (see [`Sim::tx_env`]).
+struct TxEnv<'a> {
+    pool: &'a mut PacketPool,
+    dropped_scratch: &'a mut Vec<(PktId, DropReason)>,
+    dropped: &'a mut u64,
+    events: &'a mut EventQueue,
+}
+
+/// Puts the discipline's next packet on the wire of an unbatched port whose backlog is
+/// integrated up to `now`.
+#[inline(always)]
+fn transmit_one(port: &mut Port, p: PortId, now: Time, env: &mut TxEnv) {
+    debug_assert!(port.busy.is_none() && port.batch.is_none());
+    let Some((id, len)) = dequeue_from(port, now, env) else {
+        return;
+    };
+    let done = port.rate.finish_time(now, len + port.framing);
+    port.busy = Some(id);
+    port.busy_since = now;
+    port.counters.transmissions += 1;
+    if done != NEVER {
+        env.events.schedule(done, Ev::TxDone(p));
+    }
+}
+
+/// Releases one packet from the port's discipline for transmission, with the per-packet
+/// accounting (drops at dequeue, dequeue marks, sojourn, capture). Returns it and its length.
+#[inline(always)]
+fn dequeue_from(port: &mut Port, now: Time, env: &mut TxEnv) -> Option<(PktId, u32)> {
+    let next = port.qdisc.dequeue(now, env.pool, env.dropped_scratch);
+    if !env.dropped_scratch.is_empty() {
+        free_dequeue_drops(port, env);
+    }
+    let id = next?;
+    let pkt = env.pool.get_mut(id);
+    port.with_marker(now, |m, v| m.on_dequeue(v, pkt));
+    if pkt.ip.ecn != pkt.meta.ecn_queued {
+        port.counters.marked[pkt.ip.ecn.bits() as usize] += 1;
+    }
+    pkt.meta.marker_owned = false;
+    let len = pkt.wire_len();
+    let wait = now - pkt.meta.enqueued_at;
+    port.counters.deq_pkts += 1;
+    port.counters.deq_bytes += len as u64;
+    port.counters.sojourn_sum += wait as u128;
+    port.counters.sojourn_max = port.counters.sojourn_max.max(wait);
+    if port.sojourn.is_some() || port.pcap.is_some() {
+        record_departure(port, pkt, now, wait);
+    }
+    Some((id, len))
+}
+
+/// Counts and frees what the discipline dropped while dequeuing.
+#[inline(never)]
+fn free_dequeue_drops(port: &mut Port, env: &mut TxEnv) {
+    for (d, why) in env.dropped_scratch.drain(..) {
+        port.counters.drops[why.index()] += 1;
+        port.counters.drop_bytes += env.pool.get(d).wire_len() as u64;
+        *env.dropped += 1;
+        env.pool.free(d);
+    }
+}
+
+/// Counts and frees what the port's discipline pushed out to take a packet in.
+#[inline(never)]
+fn free_evicted(port: &mut Port, env: &mut TxEnv) {
+    while let Some((d, why)) = port.qdisc.evicted() {
+        port.counters.drops[why.index()] += 1;
+        port.counters.drop_bytes += env.pool.get(d).wire_len() as u64;
+        *env.dropped += 1;
+        env.pool.free(d);
+    }
+}
+
+/// The sojourn histogram and the capture, on the ports that keep them.
+#[inline(never)]
+fn record_departure(port: &mut Port, pkt: &Packet, now: Time, wait: Time) {
+    if let Some(h) = port.sojourn.as_mut() {
+        h.record(wait / 1000);
+    }
+    if let Some(w) = port.pcap.as_mut() {
+        // A pcap write error must not stop a run; it is reported at the end.
+        w.write(now, pkt);
     }
 }
