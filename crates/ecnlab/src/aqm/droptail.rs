@@ -75,6 +75,9 @@ impl Qdisc for DropTail {
     fn idle_dequeue_is_noop(&self) -> bool {
         true
     }
+    fn drop_tail_limit(&self) -> Option<Limit> {
+        Some(self.limit)
+    }
 }
 
 #[cfg(test)]

@@ -141,6 +141,11 @@ pub trait Qdisc {
     fn evicts(&self) -> bool {
         false
     }
+    /// The buffer limit of a plain [`DropTail`] (which a port then holds by value and calls
+    /// without a virtual call per packet); None for every other discipline.
+    fn drop_tail_limit(&self) -> Option<Limit> {
+        None
+    }
     /// Whether [`Qdisc::dequeue`] on an empty discipline changes nothing (no idle-time or
     /// state bookkeeping, as RED's and CoDel's have), so a port whose transmission ends with
     /// nothing queued need not ask (set with the discipline, read per transmission).

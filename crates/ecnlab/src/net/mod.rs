@@ -10,7 +10,7 @@ pub mod trace;
 
 pub use endpoint::{Ctx, Endpoint, IpIdGen, IpIdMode, Samples};
 pub use link::Pipe;
-pub use port::{Batch, PortCounters, RateSchedule};
+pub use port::{Batch, PortCounters, PortQdisc, RateSchedule};
 
 use crate::aqm::{DropReason, Qdisc, Verdict};
 use crate::engine::{rng, Ev, EventQueue, TimerSlot};
@@ -294,7 +294,7 @@ impl Sim {
             link,
             evicts: qdisc.evicts(),
             idle_noop: qdisc.idle_dequeue_is_noop(),
-            qdisc,
+            qdisc: PortQdisc::new(qdisc),
             marker: None,
             rate,
             framing: spec.framing,

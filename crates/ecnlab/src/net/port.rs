@@ -1,11 +1,12 @@
 //! Egress port: a queue discipline, an optional feedback marker, and a transmitter whose rate
 //! may follow a piecewise-constant schedule. The link it feeds is a [`super::link::Pipe`].
 
-use crate::aqm::{DropReason, Qdisc};
+use crate::aqm::{DropReason, DropTail, Qdisc, Verdict};
 use crate::engine::TimerSlot;
 use crate::marker::{Marker, PortView};
 use crate::packet::pcap::PcapWriter;
 use crate::packet::PktId;
+use crate::packet::{Packet, PacketPool};
 use crate::stats::Histogram;
 use crate::time::{to_secs, Time, NEVER, SEC};
 
@@ -181,11 +182,81 @@ impl PortCounters {
     }
 }
 
+/// A port's queue discipline: a DropTail FIFO (the access links of most topologies) held in
+/// the port and called directly, any other discipline behind its trait object. The per-packet
+/// calls are matched here; everything else goes to the discipline as a `dyn Qdisc` (Deref).
+pub enum PortQdisc {
+    Fifo(DropTail),
+    Other(Box<dyn Qdisc>),
+}
+
+impl PortQdisc {
+    pub fn new(q: Box<dyn Qdisc>) -> Self {
+        match q.drop_tail_limit() {
+            Some(limit) if q.is_empty() => PortQdisc::Fifo(DropTail::new(limit)),
+            _ => PortQdisc::Other(q),
+        }
+    }
+
+    #[inline(always)]
+    pub fn enqueue(&mut self, now: Time, id: PktId, pkt: &mut Packet) -> Verdict {
+        match self {
+            PortQdisc::Fifo(q) => q.enqueue(now, id, pkt),
+            PortQdisc::Other(q) => q.enqueue(now, id, pkt),
+        }
+    }
+
+    #[inline(always)]
+    pub fn dequeue(
+        &mut self,
+        now: Time,
+        pool: &mut PacketPool,
+        dropped: &mut Vec<(PktId, DropReason)>,
+    ) -> Option<PktId> {
+        match self {
+            PortQdisc::Fifo(q) => q.dequeue(now, pool, dropped),
+            PortQdisc::Other(q) => q.dequeue(now, pool, dropped),
+        }
+    }
+
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        match self {
+            PortQdisc::Fifo(q) => q.len(),
+            PortQdisc::Other(q) => q.len(),
+        }
+    }
+
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl std::ops::Deref for PortQdisc {
+    type Target = dyn Qdisc;
+    fn deref(&self) -> &(dyn Qdisc + 'static) {
+        match self {
+            PortQdisc::Fifo(q) => q,
+            PortQdisc::Other(q) => q.as_ref(),
+        }
+    }
+}
+
+impl std::ops::DerefMut for PortQdisc {
+    fn deref_mut(&mut self) -> &mut (dyn Qdisc + 'static) {
+        match self {
+            PortQdisc::Fifo(q) => q,
+            PortQdisc::Other(q) => q.as_mut(),
+        }
+    }
+}
+
 pub struct Port {
     pub name: String,
     pub node: u32,
     pub link: u32,
-    pub qdisc: Box<dyn Qdisc>,
+    pub qdisc: PortQdisc,
     /// The discipline may push out queued packets at enqueue (set with the discipline).
     pub evicts: bool,
     /// Dequeuing from the discipline when it is empty changes nothing (set with the
@@ -216,7 +287,7 @@ impl Port {
     pub fn set_qdisc(&mut self, q: Box<dyn Qdisc>) {
         self.evicts = q.evicts();
         self.idle_noop = q.idle_dequeue_is_noop();
-        self.qdisc = q;
+        self.qdisc = PortQdisc::new(q);
     }
 
     #[inline]
@@ -232,7 +303,7 @@ impl Port {
     }
 
     /// Calls `f` with the marker (if any) and the port's view at `now`.
-    #[inline]
+    #[inline(always)]
     pub fn with_marker<R>(
         &mut self,
         now: Time,
@@ -241,8 +312,14 @@ impl Port {
         if self.marker.is_none() {
             return None;
         }
+        Some(self.call_marker(now, f))
+    }
+
+    /// [`Port::with_marker`] on a port that has one (most have none: the check stays inline).
+    #[inline(never)]
+    fn call_marker<R>(&mut self, now: Time, f: impl FnOnce(&mut dyn Marker, &PortView) -> R) -> R {
         let v = self.view(now);
-        Some(f(self.marker.as_deref_mut().unwrap(), &v))
+        f(self.marker.as_deref_mut().unwrap(), &v)
     }
 
     /// Accounts the backlog before it changes at `now`.
