@@ -5,8 +5,7 @@ use crate::aqm::{DropReason, DropTail, Qdisc, Verdict};
 use crate::engine::TimerSlot;
 use crate::marker::{Marker, PortView};
 use crate::packet::pcap::PcapWriter;
-use crate::packet::PktId;
-use crate::packet::{Packet, PacketPool};
+use crate::packet::{Packet, PacketPool, PktId};
 use crate::stats::Histogram;
 use crate::time::{to_secs, Time, NEVER, SEC};
 
@@ -353,6 +352,34 @@ mod tests {
             RateSchedule::new(vec![(0, 8_000_000), (MS, 0), (2 * MS, 16_000_000)]).unwrap();
         assert_eq!(r2.finish_time(MS / 2, 1000), 2 * MS + 250 * US);
         assert_eq!(r2.rate_at(2 * MS), 16_000_000);
+    }
+
+    #[test]
+    fn a_port_holds_an_empty_drop_tail_by_value_and_any_other_discipline_boxed() {
+        use crate::aqm::{Limit, PrioQueue};
+        let q = PortQdisc::new(Box::new(DropTail::new(Limit::Bytes(3000))));
+        assert!(matches!(q, PortQdisc::Fifo(_)));
+        assert_eq!((q.limit(), q.len()), (Limit::Bytes(3000), 0));
+        // One already holding packets keeps them (it stays as given).
+        let mut held = DropTail::new(Limit::Packets(5));
+        held.push(PktId(7), 100);
+        let q = PortQdisc::new(Box::new(held));
+        assert!(matches!(q, PortQdisc::Other(_)));
+        assert_eq!((q.len(), q.bytes()), (1, 100));
+        // A discipline built on DropTails is not one.
+        let fifo = || Box::new(DropTail::new(Limit::Packets(5))) as Box<dyn Qdisc>;
+        let q = PortQdisc::new(Box::new(PrioQueue::new(fifo(), fifo())));
+        assert!(matches!(q, PortQdisc::Other(_)));
+    }
+
+    #[test]
+    fn only_drop_tail_dequeues_from_empty_without_effect() {
+        use crate::aqm::{Limit, Red, RedConfig};
+        use crate::engine::rng;
+        assert!(DropTail::new(Limit::Packets(5)).idle_dequeue_is_noop());
+        // RED starts its idle period on an empty dequeue, as ns-2's REDQueue::deque sets idle_.
+        let red = Red::new(RedConfig::default(), rng::stream(1, rng::kind::QDISC, 0));
+        assert!(!red.idle_dequeue_is_noop());
     }
 
     #[test]
