@@ -8,7 +8,8 @@ enum ecnlab_counter {
 	/* Connections the controller took over, and those of them without ECN. */
 	C_INIT = 0,
 	C_INIT_NO_ECN,
-	/* ACKs the controller saw (in_ack_event), and those with ECE set. */
+	/* ACKs the controller saw (in_ack_event; UCP1: in cong_avoid, the ACKs that may raise
+	 * the window, so not those in recovery), and those with ECE set. */
 	C_ACKS,
 	C_ACKS_ECE,
 	/* Window reductions for ECN (the connection entered the kernel's CWR state): one per
@@ -31,7 +32,8 @@ enum ecnlab_counter {
 	C_CUTS_L1,
 	C_CUTS_L2,
 	/* Header work on the hosts' interfaces (tc): data packets given the scheme's codepoint
-	 * by their sender; data packets read by their receiver, and of them marked by a router;
+	 * by their sender (UNO: data frames, a GSO frame once, counted whether or not it was
+	 * ECT(1) already); data packets read by their receiver, and of them marked by a router;
 	 * ACKs whose echo the receiver's interface wrote. */
 	C_DATA_RECODED,
 	C_DATA_IN,
@@ -71,6 +73,9 @@ enum ecnlab_counter {
 	C_UNO_ACKS_MI,
 	C_UNO_ACKS_AI,
 	C_UNO_ACKS_HOLD,
+	/* Connections that negotiated ECN but found no room in the scheme's map of connections:
+	 * they run without the scheme's feedback (the run warns). */
+	C_FLOWS_UNTRACKED,
 	ECNLAB_COUNTERS,
 };
 

@@ -7,7 +7,12 @@
 #include <bpf/bpf_endian.h>
 
 #define ETH_P_IP 0x0800
-#define TC_ACT_OK 0
+/* What every tc program returns: "no verdict" (include/uapi/linux/pkt_cls.h), so the next
+ * filter on the hook sees the packet, and the stack after the last. The hosts' interfaces
+ * carry one filter per BPF scheme in the run; TC_ACT_OK would end the chain at the filter
+ * attached last (the kernel gives each new filter a priority before the others'), and the
+ * other schemes' programs would never see a packet. */
+#define TC_ACT_UNSPEC (-1)
 
 /* A connection in its data direction: sender's address and port, then the receiver's, as
  * on the wire (network byte order). */

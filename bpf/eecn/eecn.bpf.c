@@ -300,24 +300,24 @@ int eecn_egress(struct __sk_buff *skb)
 	struct flow *f;
 
 	if (!parse(skb, &s))
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	if ((s.flags & (F_SYN | F_ACK)) == F_SYN) {
 		/* The data sender's SYN: offer EECN if the kernel offers ECN (a SYN sent again
 		 * after a timeout no longer does). */
 		struct flow nf = { .sender_level = LEVEL_UNKNOWN };
 
 		if (!bpf_map_lookup_elem(&ports, &s.key.dport))
-			return TC_ACT_OK;
+			return TC_ACT_UNSPEC;
 		bpf_map_update_elem(&flows, &s.key, &nf, BPF_NOEXIST);
 		f = bpf_map_lookup_elem(&flows, &s.key);
 		if (!f)
-			return TC_ACT_OK;
+			return TC_ACT_UNSPEC;
 		f->eecn = (s.flags & (F_ECE | F_CWR)) == (F_ECE | F_CWR);
 		if (f->eecn) {
 			set_ecn(skb, &s, 1);
 			set_ece_cwr(skb, &s, F_CWR);
 		}
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	}
 	if (s.flags & F_SYN) {
 		/* The receiver's SYN-ACK, if its kernel accepted ECN: ECT(1), echoing the SYN's level. */
@@ -326,7 +326,7 @@ int eecn_egress(struct __sk_buff *skb)
 			set_ecn(skb, &s, 1);
 			set_ece_cwr(skb, &s, eecn_echo_flags(f->syn_level));
 		}
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	}
 	f = bpf_map_lookup_elem(&flows, &s.key);
 	if (f) {
@@ -339,7 +339,7 @@ int eecn_egress(struct __sk_buff *skb)
 				f->cwr_pending = 0;
 			}
 		}
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	}
 	f = backward(&s);
 	if (f && f->eecn && !(s.flags & F_FIN)) {
@@ -347,7 +347,7 @@ int eecn_egress(struct __sk_buff *skb)
 		set_ece_cwr(skb, &s, eecn_echo_flags(eecn_next_echo(&f->rx)));
 		count(C_ECHOES_WRITTEN, 1);
 	}
-	return TC_ACT_OK;
+	return TC_ACT_UNSPEC;
 }
 
 SEC("tc")
@@ -357,7 +357,7 @@ int eecn_ingress(struct __sk_buff *skb)
 	struct flow *f;
 
 	if (!parse(skb, &s))
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	if ((s.flags & (F_SYN | F_ACK)) == F_SYN) {
 		/* At the receiver: the SYN's level; its kernel gets an RFC 3168 ECN-setup SYN. */
 		f = bpf_map_lookup_elem(&flows, &s.key);
@@ -368,7 +368,7 @@ int eecn_ingress(struct __sk_buff *skb)
 			set_ecn(skb, &s, 0);
 			set_ece_cwr(skb, &s, F_ECE | F_CWR);
 		}
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	}
 	if (s.flags & F_SYN) {
 		/* At the sender: the level its SYN met, echoed; its kernel gets an RFC 3168 SYN-ACK. */
@@ -380,7 +380,7 @@ int eecn_ingress(struct __sk_buff *skb)
 			set_ecn(skb, &s, 0);
 			set_ece_cwr(skb, &s, F_ECE);
 		}
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	}
 	f = bpf_map_lookup_elem(&flows, &s.key);
 	if (f) {
@@ -391,7 +391,7 @@ int eecn_ingress(struct __sk_buff *skb)
 			if (s.tos & 2)
 				count(C_DATA_IN_MARKED, 1);
 		}
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	}
 	f = backward(&s);
 	if (f && f->eecn) {
@@ -401,5 +401,5 @@ int eecn_ingress(struct __sk_buff *skb)
 		f->acked_level = level == EECN_NOT_CAPABLE ? EECN_NONE : level;
 		set_ece_cwr(skb, &s, 0);
 	}
-	return TC_ACT_OK;
+	return TC_ACT_UNSPEC;
 }

@@ -72,6 +72,7 @@ void BPF_PROG(mecn_init, struct sock *sk)
 	struct mecn_state *s = inet_csk_ca(sk);
 	struct flow_key key = key_of(sk);
 	struct flow f = {};
+	long err;
 
 	s->last_ack_ece = 0;
 	s->asked_level = MECN_NONE;
@@ -81,7 +82,11 @@ void BPF_PROG(mecn_init, struct sock *sk)
 			count(C_INIT_NO_ECN, 1);
 		return;
 	}
-	bpf_map_update_elem(&flows, &key, &f, BPF_NOEXIST);
+	/* A connection the map has no room for runs without MECN's feedback: counted, and the run
+	 * warns (an entry already there, -EEXIST, is this connection's). */
+	err = bpf_map_update_elem(&flows, &key, &f, BPF_NOEXIST);
+	if (err && err != -17 /* EEXIST */)
+		count(C_FLOWS_UNTRACKED, 1);
 }
 
 /* The connection is gone: its entry goes with it (the map holds 4096). */
@@ -210,7 +215,7 @@ int mecn_egress(struct __sk_buff *skb)
 	struct flow *f;
 
 	if (!parse(skb, &s))
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	f = reverse_flow(&s);
 	if (f && !(s.flags & 0x02)) {
 		/* An MECN receiver's segment towards the sender: its echo in (CWR, ECE). */
@@ -222,7 +227,7 @@ int mecn_egress(struct __sk_buff *skb)
 		if (f->rx.echo == MECN_MODERATE)
 			flags |= TCP_FLAG_CWR;
 		if (flags == s.flags)
-			return TC_ACT_OK;
+			return TC_ACT_UNSPEC;
 		bpf_skb_load_bytes(skb, s.tcp_off + 12, &old, 2);
 		new = old;
 		((__u8 *)&new)[1] = flags;
@@ -230,7 +235,7 @@ int mecn_egress(struct __sk_buff *skb)
 		bpf_skb_store_bytes(skb, s.tcp_off + 13, &flags, 1, 0);
 		count(C_ECHOES_WRITTEN, 1);
 	}
-	return TC_ACT_OK;
+	return TC_ACT_UNSPEC;
 }
 
 SEC("tc")
@@ -240,7 +245,7 @@ int mecn_ingress(struct __sk_buff *skb)
 	struct flow *f;
 
 	if (!parse(skb, &s))
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	f = bpf_map_lookup_elem(&flows, &s.key);
 	if (f && s.data) {
 		/* At the receiver: the data's level. */
@@ -255,11 +260,11 @@ int mecn_ingress(struct __sk_buff *skb)
 			count(C_DATA_IN_MARKED, 1);
 		if (level == MECN_MODERATE)
 			count(C_DATA_IN_MODERATE, 1);
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	}
 	f = reverse_flow(&s);
 	if (f && !(s.flags & 0x02))
 		/* At the sender: the level this ACK echoes, for the controller. */
 		f->acked_level = mecn_level_of_echo(s.flags & TCP_FLAG_CWR, s.flags & TCP_FLAG_ECE);
-	return TC_ACT_OK;
+	return TC_ACT_UNSPEC;
 }

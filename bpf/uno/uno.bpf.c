@@ -19,8 +19,11 @@
  *   to the controller through the map; it clears ECE, CWR and AE, so the kernel's RFC 3168
  *   reaction never runs;
  * - the controller is UCP1's (uno_math.h) on a window kept in 1/65536 segments; a loss is
- *   Linux's recovery with ssthresh = half the flight (RFC 5681, as the simulator's VCP
- *   NewReno) and discards the block in collection and the frames in flight before it. */
+ *   Linux's recovery with ssthresh = half the flight (RFC 5681; the simulator's VCP NewReno
+ *   sets the window to it at once, Linux's PRR walks down to it) and discards the block in
+ *   collection and the frames in flight before it.
+ *
+ * The tc programs return TC_ACT_UNSPEC (tcp_segment.bpf.h says why). */
 #include "../common.bpf.h"
 #include "../tcp_segment.bpf.h"
 #include "uno_math.h"
@@ -38,30 +41,14 @@ extern __u32 tcp_reno_undo_cwnd(struct sock *sk) __ksym;
 #define F_CWR 0x80
 /* The AE flag (RFC 9768; RFC 3540's NS) is the low bit of the TCP header's 13th byte. */
 #define F_AE 0x01
-/* Frames a sender may have in flight before one finds no room (a window of 512 GSO frames). */
-#define UNO_RING 512
-/* Frames one ACK may cover in one pass (the rest are covered by the next ACK). */
-#define UNO_COVER_MAX 64
-
 struct flow {
 	/* Receiver: the report its next ACK carries. */
 	struct uno_rx rx;
-	/* Sender: the block in collection, the last decision and how many there were. */
-	struct uno_decider d;
+	/* Sender: the last decision and how many there were, for the controller. */
 	__u8 level;
-	__u8 una_valid;
 	__u32 decisions;
-	__u32 una;
-	/* A loss (the controller's ssthresh): the frames before `forget_to` and the block are
-	 * discarded by the next ACK's ingress. */
-	__u32 loss_gen;
-	__u32 loss_seen;
-	__u32 forget_to;
-	/* The ring of frames in flight: written at head by the sender's egress, taken at tail
-	 * by its ingress. */
-	__u32 head;
-	__u32 tail;
-	struct uno_frame ring[UNO_RING];
+	/* Sender: blocks, frames in flight, losses to apply. */
+	struct uno_sender snd;
 };
 
 struct {
@@ -84,8 +71,6 @@ struct {
 
 struct uno_state {
 	struct uno_ctl c;
-	__u32 written_cwnd;
-	__u32 decisions_seen;
 };
 
 static __always_inline struct flow_key key_of(const struct sock *sk)
@@ -116,10 +101,7 @@ void BPF_PROG(uno_init, struct sock *sk)
 	__u32 zero = 0;
 	struct flow *b;
 
-	__builtin_memset(s, 0, sizeof(*s));
-	s->c.level = UNO_INITIAL_LEVEL;
-	s->c.cwnd = (__u64)tp->snd_cwnd * UNO_SEG;
-	s->written_cwnd = tp->snd_cwnd;
+	uno_ctl_init(&s->c, tp->snd_cwnd);
 	if (sk->__sk_common.skc_state == TCP_LISTEN || sk->__sk_common.skc_state == TCP_CLOSE)
 		return;
 	count(C_INIT, 1);
@@ -127,9 +109,11 @@ void BPF_PROG(uno_init, struct sock *sk)
 		count(C_INIT_NO_ECN, 1);
 		return;
 	}
+	/* A connection the map has no room for runs as one without ECN feedback: counted, and the
+	 * run warns. */
 	b = bpf_map_lookup_elem(&blank, &zero);
-	if (b)
-		bpf_map_update_elem(&flows, &key, b, BPF_ANY);
+	if (!b || bpf_map_update_elem(&flows, &key, b, BPF_ANY))
+		count(C_FLOWS_UNTRACKED, 1);
 }
 
 /* The connection is gone: its entry goes with it. */
@@ -141,17 +125,12 @@ void BPF_PROG(uno_release, struct sock *sk)
 	bpf_map_delete_elem(&flows, &key);
 }
 
-static __always_inline __u64 rtt_us_of(const struct tcp_sock *tp)
-{
-	__u64 srtt = tp->srtt_us >> 3;
-
-	/* controller.rs initial_rtt_s: 100 ms before the first sample. */
-	return srtt ? srtt : 100000;
-}
-
-/* A decision that arrives while the kernel is in recovery (or reducing) only changes the
- * level (Vcp::on_signal returns before acting in fast recovery); the kernel calls cong_avoid
- * only in the Open and Disorder states, so it is taken here. */
+/* A decision that arrives while the kernel is in recovery or reducing (CWR) only changes the
+ * level (Vcp::on_signal returns before acting in fast recovery); the kernel does not call
+ * cong_avoid in those two states (tcp_cong_control: tcp_in_cwnd_reduction), so it is taken
+ * here. In the Open, Disorder and Loss states cong_avoid runs and acts on it: after a
+ * timeout (Loss) in full, an MD included, as the simulator's RTO leaves fast recovery
+ * (RenoLoss::on_rto). */
 SEC("struct_ops/uno_in_ack_event")
 void BPF_PROG(uno_in_ack_event, struct sock *sk, __u32 flags)
 {
@@ -159,13 +138,11 @@ void BPF_PROG(uno_in_ack_event, struct sock *sk, __u32 flags)
 	__u8 state = BPF_CORE_READ_BITFIELD(inet_csk(sk), icsk_ca_state);
 	struct flow *f;
 
-	if (state == TCP_CA_Open || state == TCP_CA_Disorder)
+	if (state != TCP_CA_CWR && state != TCP_CA_Recovery)
 		return;
 	f = flow_of(sk);
-	if (f && f->decisions != s->decisions_seen) {
-		s->decisions_seen = f->decisions;
-		s->c.level = f->level;
-	}
+	if (f)
+		uno_note_decision(&s->c, f->decisions, f->level);
 }
 
 SEC("struct_ops/uno_cong_avoid")
@@ -174,30 +151,16 @@ void BPF_PROG(uno_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct uno_state *s = inet_csk_ca(sk);
 	struct flow *f = flow_of(sk);
-	__u64 now = tp->tcp_mstamp, rtt = rtt_us_of(tp), clamp, c;
-	int action, md = 0;
+	int action, md;
 
 	count(C_ACKS, 1);
-	/* Takes up what the kernel did to the window since we last wrote it (recovery, timeouts,
-	 * undo). */
-	if (tp->snd_cwnd != s->written_cwnd)
-		s->c.cwnd = (__u64)tp->snd_cwnd * UNO_SEG;
-	if (f && f->decisions != s->decisions_seen) {
-		s->decisions_seen = f->decisions;
-		action = uno_on_decision(&s->c, f->level, now, rtt, UNO_T_RHO_US, &md);
-		if (md)
-			count(C_REDUCTIONS, 1);
-	} else {
-		action = uno_default_action(&s->c, now, rtt);
-	}
+	/* The kernel's fields as they are: uno_cong_avoid_ack converts them (and the unit tests
+	 * check the call passes them so). A connection without an entry never had a decision. */
+	tp->snd_cwnd = uno_cong_avoid_ack(&s->c, tp->snd_cwnd, tp->snd_cwnd_clamp, tp->srtt_us, tp->tcp_mstamp, acked,
+					   f ? f->decisions : 0, f ? f->level : 0, &action, &md);
+	if (md)
+		count(C_REDUCTIONS, 1);
 	count(action == UNO_MI ? C_UNO_ACKS_MI : action == UNO_AI ? C_UNO_ACKS_AI : C_UNO_ACKS_HOLD, 1);
-	uno_grow(&s->c, action, acked, rtt, UNO_T_RHO_US);
-	clamp = (__u64)tp->snd_cwnd_clamp * UNO_SEG;
-	if (s->c.cwnd > clamp)
-		s->c.cwnd = clamp;
-	c = s->c.cwnd / UNO_SEG;
-	tp->snd_cwnd = c ? c : 1;
-	s->written_cwnd = tp->snd_cwnd;
 }
 
 /* A loss (recovery or a timeout): RFC 5681's half of the flight, at least 2 segments; the
@@ -210,10 +173,8 @@ __u32 BPF_PROG(uno_ssthresh, struct sock *sk)
 	struct flow *f = flow_of(sk);
 
 	count(C_LOSSES, 1);
-	if (f) {
-		f->forget_to = f->head;
-		f->loss_gen++;
-	}
+	if (f)
+		uno_sender_loss(&f->snd);
 	return flight / 2 > 2 ? flight / 2 : 2;
 }
 
@@ -320,31 +281,19 @@ int uno_egress(struct __sk_buff *skb)
 	struct flow *f;
 
 	if (!parse(skb, &s) || (s.flags & (F_SYN | F_RST)))
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	f = bpf_map_lookup_elem(&flows, &s.key);
 	if (f) {
 		/* The sender's data: ECT(1), and noted in the ring. */
-		__u32 len = payload_len(skb, &s), head = f->head;
-		__u16 segs = skb->gso_segs ? skb->gso_segs : 1;
-		struct uno_frame *fr;
+		__u32 len = payload_len(skb, &s);
 
 		if (!len)
-			return TC_ACT_OK;
+			return TC_ACT_UNSPEC;
 		set_ecn(skb, &s, UNO_ECT1);
 		count(C_DATA_RECODED, 1);
-		if (head - f->tail >= UNO_RING) {
+		if (!uno_sender_sent(&f->snd, tcp_u32(skb, &s, 4), len, ip_ident(skb), skb->gso_segs, skb->gso_size))
 			count(C_UNO_RING_FULL, 1);
-			return TC_ACT_OK;
-		}
-		fr = &f->ring[head & (UNO_RING - 1)];
-		fr->start = tcp_u32(skb, &s, 4);
-		fr->end = fr->start + len;
-		fr->ident = ip_ident(skb);
-		fr->segs = segs;
-		fr->size = segs > 1 ? skb->gso_size : len;
-		fr->done = 0;
-		f->head = head + 1;
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	}
 	f = backward(&s);
 	if (f && !payload_len(skb, &s)) {
@@ -353,7 +302,7 @@ int uno_egress(struct __sk_buff *skb)
 		__u8 ce = 0;
 
 		if (!uno_rx_ack(&f->rx, &r, &ce))
-			return TC_ACT_OK;
+			return TC_ACT_UNSPEC;
 		{
 			__u16 old = 0, new = bpf_htons(r.ident);
 
@@ -366,42 +315,19 @@ int uno_egress(struct __sk_buff *skb)
 		set_echo_flags(skb, &s, ce, r.load ? F_ECE : 0);
 		count(C_ECHOES_WRITTEN, 1);
 	}
-	return TC_ACT_OK;
+	return TC_ACT_UNSPEC;
 }
 
 /* At the sender: one ACK's report and coverage. */
 static __always_inline void sender_ack(struct __sk_buff *skb, struct seg *s, struct flow *f)
 {
-	__u8 b12 = 0, covered = 0;
-	__u32 ack = tcp_u32(skb, s, 8), tail;
+	__u8 b12 = 0;
 	int ece = s->flags & F_ECE, level;
 
 	bpf_skb_load_bytes(skb, s->tcp_off + 12, &b12, 1);
-	if (f->loss_seen != f->loss_gen) {
-		f->loss_seen = f->loss_gen;
-		if ((__s32)(f->forget_to - f->tail) > 0 && (__s32)(f->head - f->forget_to) >= 0)
-			f->tail = f->forget_to;
-		uno_block_forget(&f->d);
-	}
-	uno_block_report(&f->d.block, ip_ident(skb), ece, b12 & F_AE);
 	if (ece)
 		count(C_ACKS_ECE, 1);
-	if (f->una_valid && (__s32)(ack - f->una) <= 0)
-		return;
-	f->una = ack;
-	f->una_valid = 1;
-	tail = f->tail;
-	for (int i = 0; i < UNO_COVER_MAX; i++) {
-		if (tail == f->head)
-			break;
-		if (!uno_frame_cover(&f->ring[tail & (UNO_RING - 1)], ack, &covered))
-			break;
-		tail++;
-	}
-	f->tail = tail;
-	if (!covered)
-		return;
-	level = uno_block_cover(&f->d, covered);
+	level = uno_sender_ack(&f->snd, tcp_u32(skb, s, 8), ip_ident(skb), ece, b12 & F_AE);
 	if (level == -2) {
 		count(C_UNO_BLOCKS_SKIPPED, 1);
 	} else if (level >= 0 && level <= UNO_NO_ROUTER) {
@@ -420,21 +346,21 @@ int uno_ingress(struct __sk_buff *skb)
 	struct flow *f;
 
 	if (!parse(skb, &s) || (s.flags & (F_SYN | F_RST)))
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	f = bpf_map_lookup_elem(&flows, &s.key);
 	if (f) {
 		/* At the receiver: the data's IP-ID and codepoint. */
 		__u8 ecn = s.tos & 3;
 
 		if (!payload_len(skb, &s))
-			return TC_ACT_OK;
+			return TC_ACT_UNSPEC;
 		uno_rx_data(&f->rx, ip_ident(skb), ecn);
 		count(C_DATA_IN, 1);
 		if (ecn == UNO_ECT0)
 			count(C_DATA_IN_MARKED, 1);
 		else if (ecn == UNO_CE)
 			count(C_DATA_IN_CE, 1);
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	}
 	f = backward(&s);
 	if (f) {
@@ -442,5 +368,5 @@ int uno_ingress(struct __sk_buff *skb)
 		sender_ack(skb, &s, f);
 		set_echo_flags(skb, &s, 0, 0);
 	}
-	return TC_ACT_OK;
+	return TC_ACT_UNSPEC;
 }

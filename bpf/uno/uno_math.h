@@ -18,7 +18,11 @@
  * - UCP1 (§III-A, VCP's window mechanics, vcp/controller.rs): MI (1 + ξ(σ))^min(rtt/t_ρ, 2.5) - 1
  *   per acknowledged segment with ξ(σ) = 0.15 (1 - σ)/σ at the level's midpoint; AI
  *   α (rtt/t_ρ) / cwnd per segment with α = 3; MD × 0.875, then overload ignored for one t_ρ
- *   and AI for one RTT after that; t_ρ = 200 ms. The window is kept in 1/65536 segments. */
+ *   and AI for one RTT after that; t_ρ = 200 ms. The window is kept in 1/65536 segments, what
+ *   each increment's truncation drops carried to the next;
+ * - the sender's ring of frames in flight and the controller's step on the kernel's own
+ *   fields are here too, so that the tests run what the programs run (uno.bpf.c only reads
+ *   and writes the packets, the maps and the socket). */
 #ifndef ECNLAB_UNO_MATH_H
 #define ECNLAB_UNO_MATH_H
 
@@ -197,6 +201,91 @@ static inline int uno_frame_cover(struct uno_frame *f, __u32 ack, __u8 *covered)
 	return n == f->segs;
 }
 
+/* Frames a sender may have in flight before one finds no room (a window of 512 GSO frames:
+ * ~1200 segments at 2.3 segments per frame; docs/emulation.md gives the rates this bounds). */
+#define UNO_RING 512
+/* Frames one ACK may cover in one pass (the rest are covered by the next advancing ACK). */
+#define UNO_COVER_MAX 64
+
+/* The sender's side of a connection: the block in collection, the highest cumulative ACK,
+ * the ring of frames in flight (written at head by the egress, taken at tail by the ingress)
+ * and the losses (the controller's ssthresh) the ingress has yet to apply. */
+struct uno_sender {
+	struct uno_decider d;
+	__u8 una_valid;
+	__u32 una;
+	__u32 loss_gen;
+	__u32 loss_seen;
+	__u32 forget_to;
+	__u32 head;
+	__u32 tail;
+	struct uno_frame ring[UNO_RING];
+};
+
+/* A data frame left: `len` bytes from `seq`, first IP-ID `ident`, `segs` segments of `size`
+ * bytes (the last may be shorter). Returns 0 when the ring had no room (the frame is not noted:
+ * its residues are never covered, so the block waits for later frames). */
+static inline int uno_sender_sent(struct uno_sender *s, __u32 seq, __u32 len, __u16 ident, __u16 segs, __u16 gso_size)
+{
+	__u32 head = s->head;
+	struct uno_frame *fr;
+
+	if (head - s->tail >= UNO_RING)
+		return 0;
+	fr = &s->ring[head & (UNO_RING - 1)];
+	fr->start = seq;
+	fr->end = seq + len;
+	fr->ident = ident;
+	fr->segs = segs ? segs : 1;
+	fr->size = fr->segs > 1 ? gso_size : len;
+	fr->done = 0;
+	s->head = head + 1;
+	return 1;
+}
+
+/* A loss (the window reduced for it): the block in collection and every frame sent so far are
+ * discarded when the next ACK comes in (codec.rs note_losses / forget_block: loss overrides
+ * load). Marked here, applied by uno_sender_ack, which runs on the ACK path. */
+static inline void uno_sender_loss(struct uno_sender *s)
+{
+	s->forget_to = s->head;
+	s->loss_gen++;
+}
+
+/* An ACK at the sender: cumulative ACK `ack`, the report's IP-ID `ident`, ECE and AE. The
+ * report enters the block whether or not the ACK advances (codec.rs ack_in takes duplicates'
+ * reports too); an advancing ACK covers its frames' segments. Returns the level decided (0-8),
+ * -1 for no decision, -2 for a skipped silent block. */
+static inline int uno_sender_ack(struct uno_sender *s, __u32 ack, __u16 ident, int ece, int ae)
+{
+	__u8 covered = 0;
+	__u32 tail;
+
+	if (s->loss_seen != s->loss_gen) {
+		s->loss_seen = s->loss_gen;
+		if ((__s32)(s->forget_to - s->tail) > 0 && (__s32)(s->head - s->forget_to) >= 0)
+			s->tail = s->forget_to;
+		uno_block_forget(&s->d);
+	}
+	uno_block_report(&s->d.block, ident, ece, ae);
+	if (s->una_valid && (__s32)(ack - s->una) <= 0)
+		return -1;
+	s->una = ack;
+	s->una_valid = 1;
+	tail = s->tail;
+	for (int i = 0; i < UNO_COVER_MAX; i++) {
+		if (tail == s->head)
+			break;
+		if (!uno_frame_cover(&s->ring[tail & (UNO_RING - 1)], ack, &covered))
+			break;
+		tail++;
+	}
+	s->tail = tail;
+	if (!covered)
+		return -1;
+	return uno_block_cover(&s->d, covered);
+}
+
 /* ------------------------------------------------------------------ UCP1's controller */
 
 #define UNO_SEG 65536ULL
@@ -210,7 +299,23 @@ static inline int uno_frame_cover(struct uno_frame *f, __u32 ack, __u8 *covered)
  * them from those formulas. */
 static const __u32 uno_ln1p_xi[UNO_LOW_LEVELS] = { 18981778, 7885352, 4401742, 2654558, 1599039, 891035 };
 
-/* §III-A's parameters as the simulator's defaults (controller.rs UcpConfig::default). */
+/* The table's entry for a level, levels above 5 taking level 5's. A branch per level rather
+ * than an index: the BPF verifier loses the clamp's bound on the index (and an eight-entry
+ * table masked with 7 lands in .rodata.cst32, which libbpf does not load). */
+static inline __u32 uno_ln1p_xi_of(__u8 level)
+{
+	switch (level) {
+	case 0: return uno_ln1p_xi[0];
+	case 1: return uno_ln1p_xi[1];
+	case 2: return uno_ln1p_xi[2];
+	case 3: return uno_ln1p_xi[3];
+	case 4: return uno_ln1p_xi[4];
+	default: return uno_ln1p_xi[5];
+	}
+}
+
+/* §III-A's parameters as the simulator's defaults (controller.rs UcpConfig::default;
+ * tests/test_bpf_uno.py compares them with the defaults the simulator writes out). */
 #define UNO_T_RHO_US 200000ULL   /* t_ρ = 200 ms (§III-B, as VCP) */
 #define UNO_MAX_RTT_RATIO_X2 5   /* rtt/t_ρ capped at 2.5 in MI's exponent (VCP's ns-2) */
 #define UNO_ALPHA 3ULL           /* AI α = 3.0 */
@@ -241,28 +346,39 @@ static inline __u64 uno_exp_fx(__u64 x)
 	return p;
 }
 
-/* MI's increment per acknowledged segment, in 1/65536 segments: (1 + ξ)^min(rtt/t_ρ, 2.5) - 1. */
-static inline __u64 uno_mi_increment(__u8 level, __u64 rtt_us, __u64 t_rho_us)
+/* MI's increment per acknowledged segment, in 1/2^24 segments: (1 + ξ)^min(rtt/t_ρ, 2.5) - 1. */
+static inline __u64 uno_mi_increment_fx(__u8 level, __u64 rtt_us, __u64 t_rho_us)
 {
 	__u64 cap = t_rho_us * UNO_MAX_RTT_RATIO_X2 / 2, x;
 
-	if (level >= UNO_LOW_LEVELS)
-		level = UNO_LOW_LEVELS - 1;
 	if (rtt_us > cap)
 		rtt_us = cap;
-	x = rtt_us * uno_ln1p_xi[level] / t_rho_us;
-	return (uno_exp_fx(x) - UNO_FX) >> (UNO_FX_SHIFT - 16);
+	x = rtt_us * uno_ln1p_xi_of(level) / t_rho_us;
+	return uno_exp_fx(x) - UNO_FX;
 }
 
-/* AI's increment per acknowledged segment at window `cwnd` (1/65536 segments), in 1/65536
- * segments: α (rtt/t_ρ) / cwnd, linear in rtt/t_ρ and not capped (§III-A; ai_scaling = linear). */
-static inline __u64 uno_ai_increment(__u64 cwnd, __u64 rtt_us, __u64 t_rho_us)
+/* The same in 1/65536 segments (truncated; uno_grow carries what this drops). */
+static inline __u64 uno_mi_increment(__u8 level, __u64 rtt_us, __u64 t_rho_us)
+{
+	return uno_mi_increment_fx(level, rtt_us, t_rho_us) >> (UNO_FX_SHIFT - 16);
+}
+
+/* AI's increment per acknowledged segment times the window: α (rtt/t_ρ) in 1/65536 segments
+ * squared, so that dividing by the window (1/65536 segments) gives 1/65536 segments. Linear in
+ * rtt/t_ρ and not capped (§III-A; ai_scaling = linear); rtt capped at 10 s here only to bound
+ * the product (below 2^64 for up to 28 000 segments per ACK at the cap). */
+static inline __u64 uno_ai_numerator(__u64 rtt_us, __u64 t_rho_us)
 {
 	if (rtt_us > 10000000)
 		rtt_us = 10000000;
-	if (!cwnd)
-		cwnd = 1;
-	return UNO_ALPHA * rtt_us * UNO_SEG * UNO_SEG / t_rho_us / cwnd;
+	return UNO_ALPHA * rtt_us * UNO_SEG * UNO_SEG / t_rho_us;
+}
+
+/* AI's increment per acknowledged segment at window `cwnd` (1/65536 segments), in 1/65536
+ * segments (truncated; uno_grow carries what this drops). */
+static inline __u64 uno_ai_increment(__u64 cwnd, __u64 rtt_us, __u64 t_rho_us)
+{
+	return uno_ai_numerator(rtt_us, t_rho_us) / (cwnd ? cwnd : 1);
 }
 
 /* After an MD: overload ignored until `until` (the freeze, one t_ρ), then AI on overload for
@@ -275,9 +391,22 @@ static inline __u64 uno_ai_increment(__u64 cwnd, __u64 rtt_us, __u64 t_rho_us)
 #define UNO_AI 1
 #define UNO_HOLD 2
 
+/* RTT assumed before the kernel's first sample (controller.rs UcpConfig::default
+ * initial_rtt_s = 0.1). */
+#define UNO_INITIAL_RTT_US 100000ULL
+
 struct uno_ctl {
+	/* The window in 1/65536 segments, and what the increments' truncation dropped: MI's in
+	 * 1/2^24 segments (below 1/65536), AI's in 1/65536 segments times the window (below the
+	 * window), so that many small increments add up as the simulator's floating point. */
 	__u64 cwnd;
 	__u64 until_us;
+	__u64 ai_rem;
+	__u32 mi_rem;
+	/* The kernel's window as last written, and the decisions already taken (the flow's
+	 * count in the map). */
+	__u32 written;
+	__u32 decisions_seen;
 	__u8 phase;
 	/* The last decision's level (0-8). */
 	__u8 level;
@@ -313,6 +442,8 @@ static inline int uno_on_decision(struct uno_ctl *c, __u8 level, __u64 now_us, _
 		__u64 n = c->cwnd * UNO_BETA_NUM / UNO_BETA_DEN;
 
 		c->cwnd = n > UNO_SEG ? n : UNO_SEG;
+		c->ai_rem = 0;
+		c->mi_rem = 0;
 		c->phase = UNO_FREEZE;
 		c->until_us = now_us + t_rho_us;
 		*md = 1;
@@ -333,13 +464,82 @@ static inline int uno_default_action(struct uno_ctl *c, __u64 now_us, __u64 rtt_
 	return UNO_HOLD;
 }
 
-/* The window after `acked` segments acknowledged under `action`. */
+/* The window after `acked` segments acknowledged under `action`; the parts of an increment
+ * below 1/65536 segment are carried to the next ACK, not dropped (dropped, AI fell 24 % short
+ * at 40 ms and 10 000 segments and stopped at 1 ms and 1 000). */
 static inline void uno_grow(struct uno_ctl *c, int action, __u32 acked, __u64 rtt_us, __u64 t_rho_us)
 {
-	if (action == UNO_MI)
-		c->cwnd += uno_mi_increment(c->level, rtt_us, t_rho_us) * acked;
-	else if (action == UNO_AI)
-		c->cwnd += uno_ai_increment(c->cwnd, rtt_us, t_rho_us) * acked;
+	if (action == UNO_MI) {
+		__u64 total = uno_mi_increment_fx(c->level, rtt_us, t_rho_us) * acked + c->mi_rem;
+
+		c->cwnd += total >> (UNO_FX_SHIFT - 16);
+		c->mi_rem = total & ((1U << (UNO_FX_SHIFT - 16)) - 1);
+	} else if (action == UNO_AI) {
+		__u64 w = c->cwnd ? c->cwnd : 1;
+		__u64 total = uno_ai_numerator(rtt_us, t_rho_us) * acked + c->ai_rem;
+
+		c->cwnd += total / w;
+		c->ai_rem = total % w;
+	}
+}
+
+/* ---------------------------------------------------------- the controller on the kernel's fields */
+
+/* A connection starts with the kernel's window `snd_cwnd` (segments). */
+static inline void uno_ctl_init(struct uno_ctl *c, __u32 snd_cwnd)
+{
+	__builtin_memset(c, 0, sizeof(*c));
+	c->level = UNO_INITIAL_LEVEL;
+	c->cwnd = (__u64)snd_cwnd * UNO_SEG;
+	c->written = snd_cwnd;
+}
+
+/* The RTT from tcp_sock's srtt_us, which holds eight times the smoothed RTT in µs. */
+static inline __u64 uno_rtt_us(__u32 srtt_us_x8)
+{
+	__u64 srtt = srtt_us_x8 >> 3;
+
+	return srtt ? srtt : UNO_INITIAL_RTT_US;
+}
+
+/* Outside the kernel's Open and Disorder states a decision only changes the level
+ * (Vcp::on_signal returns before acting in fast recovery). */
+static inline void uno_note_decision(struct uno_ctl *c, __u32 decisions, __u8 level)
+{
+	if (decisions != c->decisions_seen) {
+		c->decisions_seen = decisions;
+		c->level = level;
+	}
+}
+
+/* One ACK through the kernel's cong_avoid, with the kernel's own fields: its window and clamp
+ * (segments), srtt_us (x8), tcp_mstamp (µs), the segments the ACK acknowledged, and the
+ * connection's decision count and last level from the map. Returns the window to write into
+ * snd_cwnd; *action is what the ACK did, *md whether it cut. */
+static inline __u32 uno_cong_avoid_ack(struct uno_ctl *c, __u32 snd_cwnd, __u32 clamp, __u32 srtt_us_x8, __u64 now_us, __u32 acked, __u32 decisions, __u8 level, int *action, int *md)
+{
+	__u64 rtt = uno_rtt_us(srtt_us_x8), lim = (__u64)clamp * UNO_SEG, w;
+
+	*md = 0;
+	/* What the kernel did to the window since it was last written (recovery, timeouts,
+	 * undo) is taken up. */
+	if (snd_cwnd != c->written) {
+		c->cwnd = (__u64)snd_cwnd * UNO_SEG;
+		c->ai_rem = 0;
+		c->mi_rem = 0;
+	}
+	if (decisions != c->decisions_seen) {
+		c->decisions_seen = decisions;
+		*action = uno_on_decision(c, level, now_us, rtt, UNO_T_RHO_US, md);
+	} else {
+		*action = uno_default_action(c, now_us, rtt);
+	}
+	uno_grow(c, *action, acked, rtt, UNO_T_RHO_US);
+	if (c->cwnd > lim)
+		c->cwnd = lim;
+	w = c->cwnd / UNO_SEG;
+	c->written = w ? (__u32)w : 1;
+	return c->written;
 }
 
 #endif

@@ -388,9 +388,7 @@ def _results(p: dict, out: dict, reports: dict[str, dict], text: str, fmt: str, 
     meta["host_stack_errors"] = sum(sum(v.values()) for v in stack.values())
     meta["host_stack_errors_by_host"] = stack
     meta["host_tcp_counters"] = counters
-    for cc, c in (meta.get("bpf_controllers") or {}).items():
-        if c.get("connections_without_ecn"):
-            errors.append(f"the BPF {cc} ran {c['connections_without_ecn']} connection(s) without ECN (Linux would have given them Reno)")
+    errors.extend(bpf.warnings(meta.get("bpf_controllers") or {}))
     meta["warnings"] = list(p["warnings"]) + list(meta.get("warnings") or []) + errors
     toml = _core.validate(text, fmt)
     return Results(flows, _tables.to_polars(out["ports"]), ts, meta, toml)

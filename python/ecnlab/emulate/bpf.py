@@ -68,7 +68,39 @@ COUNTERS = (
     "uno_acks_mi",
     "uno_acks_ai",
     "uno_acks_hold",
+    "flows_untracked",
 )
+#: What each BPF controller does with a connection that did not negotiate ECN (or that its
+#: map of connections had no room for): the run's warning says it.
+WITHOUT_FEEDBACK = {
+    "dctcp": "DCTCP's rules with no marks (Linux's tcp_dctcp would have handed them to Reno; a BPF controller cannot hand itself over)",
+    "mecn": "Reno (MECN's growth, with no echo to cut on), halved on a loss",
+    "eecn": "EECN's window rules with no echo (its RTT reading and losses alone)",
+    "ucp1": "UCP1 with no feedback: MI at its initial level 5 for the whole connection, halved on a loss (as the simulator's UCP1 when UNO is not negotiated)",
+}
+
+
+def warnings(controllers: dict[str, dict]) -> list[str]:
+    """The run's warnings from its controllers' counters (``Controllers.counters``):
+    connections that ran without the scheme's feedback, and why."""
+    out = []
+    for cc, c in controllers.items():
+        what = WITHOUT_FEEDBACK.get(cc, "its rules with no feedback")
+        if c.get("connections_without_ecn"):
+            out.append(f"the BPF {cc} ran {c['connections_without_ecn']} connection(s) without ECN: {what}")
+        if c.get("flows_untracked"):
+            out.append(
+                f"the BPF {cc} found no room in its map of connections for {c['flows_untracked']} connection(s) "
+                f"that negotiated ECN; they ran as {what}"
+            )
+        if c.get("uno_ring_full"):
+            out.append(
+                f"the BPF {cc}'s senders found their ring of 512 frames in flight full {c['uno_ring_full']} time(s): "
+                f"those frames' segments were not counted into UNO's blocks, which took longer to decide"
+            )
+    return out
+
+
 BPFFS = Path("/sys/fs/bpf")
 PIN_ROOT = BPFFS / "ecnlab"
 
