@@ -307,3 +307,25 @@ def test_every_claim_on_a_reconstructed_rival_says_so(paper, quick_reproduction)
     for exp, rd, comps in under_every_reading(paper, quick_reproduction):
         found += [f"{exp.name} [{rd.name}]: {x}" for x in rivals_untagged(comps)]
     assert not found, f"{len(found)} claim(s) of {paper} on a reconstructed rival's runs are counted as any other:\n" + "\n".join(sorted(set(found)))
+
+
+def test_claims_differ_sees_a_claim_set_that_differs():
+    """The check behind stand-ins: claims made on a reading's own runs against those made on
+    stand-ins. It must see a claim made on one side only, a claim whose kind differs in a field
+    its rounded text hides (a target 0.30001 vs 0.3, a count tie rule), and a second claim under
+    a metric name already used. Before, nothing exercised it: ``claims_differ = lambda *a: []``
+    passed every test."""
+    from ecnlab.experiments._standins import claims_differ
+    from ecnlab.experiments.base import Comparison
+    from ecnlab.experiments.verdict import Claim
+
+    def comp(metric, kind):
+        return Comparison(metric, None, None, kind=kind)
+
+    base = [comp("drops", Claim("less")), comp("ratio", Claim("ratio", target=0.3, within=0.25))]
+    assert claims_differ(base, list(base)) == []
+    assert any("on its own runs only" in x for x in claims_differ(base + [comp("marks", Claim("less"))], base))
+    assert any("on stand-ins only" in x for x in claims_differ(base, base + [comp("marks", Claim("less"))]))
+    assert claims_differ([base[0], comp("ratio", Claim("ratio", target=0.30001, within=0.25))], base)
+    assert claims_differ([comp("drops", Claim("less", count_spread=2.0)), base[1]], base)
+    assert claims_differ(base + [comp("drops", Claim("greater"))], base)

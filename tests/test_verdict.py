@@ -9,6 +9,7 @@ import pytest
 
 from ecnlab.experiments.verdict import (
     ALPHA,
+    COUNT_SPREAD,
     MIN_EFFECT,
     Claim,
     Excluded,
@@ -225,3 +226,29 @@ def test_holm_over_a_family():
     fam = holm([ten, ten] + [weak] * 11, "per min_th")
     assert [d.family_verdict for d in fam[:2]] == [Verdict.HOLDS] * 2
     assert fam[0].to_json()["counted"] == "holds" and fam[2].to_json()["counted"] == "inconclusive"
+
+
+def test_counts_within_their_poisson_spread_are_ties():
+    """A drop count of 1 against 0 is within the spread of a difference of two Poisson counts
+    (√(a + b)): with the count tie rule it is a tie, however large its relative difference;
+    50 against 0 is not. Before the rule, 1 vs 0 in every seed held (100 % relative)."""
+    rule = Claim("greater", count_spread=COUNT_SPREAD)
+    one = rule.decide(seeds([1.0] * 10), seeds([0.0] * 10))
+    assert one.verdict is Verdict.INCONCLUSIVE and one.ties == 10, one.reason
+    assert "√(a + b)" in one.reason
+    assert rule.decide(seeds([50.0] * 10), seeds([0.0] * 10)).verdict is Verdict.HOLDS
+    # 5 vs 2 is within 2·√7 ≈ 5.3; 20 vs 5 is not (2·√25 = 10).
+    assert rule.decide(seeds([5.0] * 10), seeds([2.0] * 10)).ties == 10
+    assert Claim("less", count_spread=COUNT_SPREAD).decide(seeds([5.0] * 10), seeds([20.0] * 10)).verdict is Verdict.HOLDS
+    # Without it, the relative rule alone decides 1 vs 0.
+    assert greater(seeds([1.0] * 10), seeds([0.0] * 10)).verdict is Verdict.HOLDS
+    assert rule.to_json()["count_spread"] == COUNT_SPREAD and "√(a + b)" in rule.text()
+    with pytest.raises(ValueError, match="direction claim"):
+        Claim("ratio", target=0.5, within=0.1, count_spread=2.0)
+    # A count claim can still come out contradicted on values built against it.
+    from ecnlab.experiments.verdict import can_fail
+
+    for a, b in (([1.0] * 5, [0.0] * 5), ([0.0] * 5, [0.0] * 5), ([450.0] * 5, [600.0] * 5)):
+        for kind in ("less", "greater"):
+            ok, how = can_fail(Claim(kind, count_spread=COUNT_SPREAD), seeds(a), seeds(b))
+            assert ok, (kind, a, b, how)

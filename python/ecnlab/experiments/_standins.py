@@ -80,10 +80,16 @@ def own_runs(plans: Sequence[tuple[Experiment, Mapping[str, Results], Reading, S
 def claims_differ(own: Sequence[Comparison], standing_in: Sequence[Comparison]) -> list[str]:
     """Where a reading's claims on its own runs differ from its claims on stand-ins: a claim
     made on one and not the other, or made with another kind, bound, tolerance or smallest
-    effect (what :func:`.verdict.can_fail` depends on)."""
+    effect (what :func:`.verdict.can_fail` depends on). Claims are compared whole (every
+    field of the :class:`.verdict.Claim`, not its rounded text), and claims sharing a metric
+    name are each kept (a list per name, not one)."""
 
-    def claims(comps: Sequence[Comparison]) -> dict[str, str]:
-        return {c.metric: c.kind.text() for c in comps if c.kind is not None}
+    def claims(comps: Sequence[Comparison]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for c in comps:
+            if c.kind is not None:
+                out.setdefault(c.metric, []).append(repr(c.kind))
+        return {m: sorted(v) for m, v in out.items()}
 
     a, b = claims(own), claims(standing_in)
     out = [f"{m}: on its own runs only ({a[m]})" for m in sorted(set(a) - set(b))]

@@ -14,7 +14,11 @@ The rule, the same for every experiment:
   A direction claim's tie is a pair closer than its smallest effect that counts, the relative
   difference |a − b| / max(|a|, |b|) ≤ ``min_effect`` (default ``MIN_EFFECT`` = 2 %; a metric
   with a natural resolution passes its own): Jain's index at 0.9991 against 0.9996 is a tie, not
-  a finding. Zero against zero is a tie. ∞ is a value (a state never reached): ∞ against a
+  a finding. A claim on **counts** (packets dropped, marked) may also pass ``count_spread``
+  = k: a pair of counts with |a − b| ≤ k·√(a + b) is a tie, whatever its relative size — the
+  difference of two independent Poisson counts has variance a + b (Skellam), so 1 against 0,
+  or 3 against 1, is within the counts' own spread while 50 against 0 is not (``COUNT_SPREAD``
+  = 2: two standard deviations). Zero against zero is a tie. ∞ is a value (a state never reached): ∞ against a
   finite value is decided like any other pair, ∞ against ∞ is a tie. Seeds with a missing
   value (an unfinished flow, a zero denominator, NaN) are left out and listed with their
   reason.
@@ -53,6 +57,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 __all__ = [
     "ALPHA",
+    "COUNT_SPREAD",
     "MIN_EFFECT",
     "Claim",
     "Decision",
@@ -80,6 +85,10 @@ ALPHA = 0.05
 #: (per seed); pairs closer than this are ties. 2 %: well above the seed-to-seed noise of a
 #: deterministic simulator's aggregate over a run, well below any effect a paper states.
 MIN_EFFECT = 0.02
+#: The count tie rule's k (``Claim(count_spread=...)``): two counts a, b whose difference is
+#: within k·√(a + b), k standard deviations of the difference of two Poisson counts (Skellam),
+#: are a tie. 2: a 1-vs-0 or 5-vs-2 seed is a tie, 50 vs 0 is not.
+COUNT_SPREAD = 2.0
 #: Values whose relative difference is at most this are a tie (bounds and tolerances).
 TIE_REL = 1e-9
 
@@ -239,13 +248,16 @@ class Claim:
     at_most; ``target`` is r (ratio), the published value (matches) or the bound (at_least /
     at_most); ``within`` the relative tolerance of approx, ratio and matches; ``min_effect``
     the smallest relative difference a direction claim counts (default ``MIN_EFFECT``);
-    ``null_ok`` the reason a ratio band may contain 1 (a claim whose point is equality)."""
+    ``null_ok`` the reason a ratio band may contain 1 (a claim whose point is equality);
+    ``count_spread`` (direction claims on counts) k of the count tie rule: a pair with
+    |a − b| ≤ k·√(a + b) is also a tie (``COUNT_SPREAD``)."""
 
     kind: str
     target: float | None = None
     within: float | None = None
     min_effect: float | None = None
     null_ok: str | bool = False
+    count_spread: float | None = None
 
     KINDS = ("less", "greater", "approx", "ratio", "matches", "at_least", "at_most")
     TESTS = {"less": "direction", "greater": "direction", "ratio": "size", "approx": "size", "matches": "size", "at_least": "value", "at_most": "value"}
@@ -262,6 +274,11 @@ class Claim:
                 raise ValueError(f"min_effect is the smallest difference a direction claim counts; a {self.kind} claim has its tolerance or bound")
             if not 0 <= self.min_effect < 1:
                 raise ValueError(f"min_effect is a relative difference in [0, 1), got {self.min_effect}")
+        if self.count_spread is not None:
+            if self.tests != "direction":
+                raise ValueError(f"count_spread is a direction claim's tie rule for counts; a {self.kind} claim has its tolerance or bound")
+            if not self.count_spread > 0:
+                raise ValueError(f"count_spread is a number of standard deviations > 0, got {self.count_spread}")
         if self.null_ok is True:
             raise ValueError("null_ok takes the reason the claim's point is equality (a string), not True")
         if self.kind == "ratio" and not self.null_ok:
@@ -302,6 +319,8 @@ class Claim:
         w = f" (±{percent(self.within)})" if self.within is not None else ""
         m = self.effect_min
         eff = f", by ≥ {percent(m)}" if m else ""
+        if self.count_spread is not None:
+            eff += f" and by > {self.count_spread:g}·√(a + b) (counts)"
         if k == "less":
             return f"a < b{eff}"
         if k == "greater":
@@ -316,6 +335,8 @@ class Claim:
 
     def to_json(self) -> dict[str, Any]:
         out = {"kind": self.kind, "target": json_number(self.target), "within": self.within, "tests": self.tests, "min_effect": self.effect_min, "text": self.text()}
+        if self.count_spread is not None:
+            out["count_spread"] = self.count_spread
         if self.null_ok:
             out["null_ok"] = self.null_ok
         return out
@@ -359,7 +380,7 @@ class Claim:
         k = self.kind
         if k in ("less", "greater"):
             eff = _ratio(x, y)
-            if _tie(x, y, self.effect_min or 0.0):
+            if _tie(x, y, self.effect_min or 0.0) or self._count_tie(x, y):
                 return 0, 0, eff
             agree = (x < y) if k == "less" else (x > y)
             return (1 if agree else -1), (1 if agree else -1), eff
@@ -386,6 +407,12 @@ class Claim:
             return 1 if (v < bound) == below else -1
 
         return side(eff, hi, True), side(eff, lo, False), eff
+
+    def _count_tie(self, x: float, y: float) -> bool:
+        """The count tie rule: |x − y| ≤ k·√(x + y) (never for an infinity or a negative)."""
+        if self.count_spread is None or math.isinf(x) or math.isinf(y) or x < 0 or y < 0:
+            return False
+        return abs(x - y) <= self.count_spread * math.sqrt(x + y)
 
     def _verdict(self, scores, effect, excluded, zero_zero, alpha) -> Decision:
         text = self.text()
@@ -416,6 +443,8 @@ class Claim:
         if p_c <= alpha:
             return Decision(Verdict.HOLDS, f"{ag} of {n} seeds agree (sign test p = {p_c:.3g} ≤ {alpha:g}){left}", **common)
         small = f" (closer than {percent(self.effect_min)})" if self.effect_min else ""
+        if self.count_spread is not None:
+            small = f" (closer than {percent(self.effect_min)} or within {self.count_spread:g}·√(a + b))"
         if zero_zero == n:
             why = f"0 vs 0 in every seed ({n})"
         elif ties == n:
@@ -503,6 +532,11 @@ def contradicting(claim: Claim, a: PerSeed, b: PerSeed | None = None) -> list[tu
             lower = base * (1 - d) if base > 0 else (-1.0 if base == 0 else base / (1 - d))
             higher = base / (1 - d) if base > 0 else (1.0 if base == 0 else base * (1 - d))
             moved[s_] = lower if k == "less" else higher
+            if claim.count_spread is not None:
+                # Past the count tie rule too: |a − b| > k·√(a + b) for D = k² + k·√(2|a|) + 1.
+                kk = claim.count_spread
+                gap = kk * kk + kk * math.sqrt(2 * abs(base)) + 1
+                moved[s_] = min(moved[s_], base - gap) if k == "less" else max(moved[s_], base + gap)
         a_at = {s_: (v if not math.isinf(v) else (y[s_] if not math.isinf(y[s_]) else 1.0)) for s_, v in x.items()}
         return [("arms swapped", y, x), ("b moved past a by more than the smallest effect", a_at, moved)]
     if k in ("ratio", "approx"):
