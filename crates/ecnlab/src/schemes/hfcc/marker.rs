@@ -707,7 +707,7 @@ mod tests {
                 rtt_units: units,
                 ..Default::default()
             });
-            let mut window = |m: &mut HfccMarker, k: u64, rtt_us: u32| {
+            let window = |m: &mut HfccMarker, k: u64, rtt_us: u32| {
                 let mut p = data(0, Ecn::ECT1);
                 p.meta.rtt_hint_us = rtt_us;
                 m.on_arrival(&view(k * 10 * MS + 5 * MS, 0), &mut p);
