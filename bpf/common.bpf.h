@@ -9,6 +9,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
 
 #include "counters.h"
 
@@ -51,6 +52,28 @@ static __always_inline struct inet_connection_sock *inet_csk(const struct sock *
 static __always_inline void *inet_csk_ca(const struct sock *sk)
 {
 	return (void *)inet_csk(sk)->icsk_ca_priv;
+}
+
+/* A connection in its data direction: sender's address and port, then the receiver's, as
+ * on the wire (network byte order). */
+struct flow_key {
+	__u32 saddr;
+	__u32 daddr;
+	__u16 sport;
+	__u16 dport;
+};
+
+/* The key of a connection whose data sk sends (skc_num is the one port in host order). */
+static __always_inline struct flow_key flow_key_of(const struct sock *sk)
+{
+	struct flow_key key = {
+		.saddr = sk->__sk_common.skc_rcv_saddr,
+		.daddr = sk->__sk_common.skc_daddr,
+		.sport = bpf_htons(sk->__sk_common.skc_num),
+		.dport = sk->__sk_common.skc_dport,
+	};
+
+	return key;
 }
 
 /* Sequence-space comparison (RFC 793 modulo 2^32), as Linux's before(). */

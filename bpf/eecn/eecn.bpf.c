@@ -31,12 +31,6 @@ char _license[] SEC("license") = "Dual MIT/GPL";
 
 extern __u32 tcp_reno_undo_cwnd(struct sock *sk) __ksym;
 
-#define IP_CSUM_OFF 10
-#define F_FIN 0x01
-#define F_SYN 0x02
-#define F_ACK 0x10
-#define F_ECE 0x40
-#define F_CWR 0x80
 #define TCP_INFINITE_SSTHRESH 0x7fffffffU
 #define LEVEL_UNKNOWN 3
 
@@ -86,12 +80,7 @@ struct eecn_state {
 
 static __always_inline struct flow *sender_flow(const struct sock *sk)
 {
-	struct flow_key key = {
-		.saddr = sk->__sk_common.skc_rcv_saddr,
-		.daddr = sk->__sk_common.skc_daddr,
-		.sport = bpf_htons(sk->__sk_common.skc_num),
-		.dport = sk->__sk_common.skc_dport,
-	};
+	struct flow_key key = flow_key_of(sk);
 
 	return bpf_map_lookup_elem(&flows, &key);
 }
@@ -249,50 +238,6 @@ struct tcp_congestion_ops ecnlab_eecn = {
 
 /* ------------------------------------------------------------------ the interfaces */
 
-static __always_inline struct flow *backward(const struct seg *s)
-{
-	struct flow_key k = {
-		.saddr = s->key.daddr,
-		.daddr = s->key.saddr,
-		.sport = s->key.dport,
-		.dport = s->key.sport,
-	};
-
-	return bpf_map_lookup_elem(&flows, &k);
-}
-
-/* Rewrites the IP ECN field, keeping the header checksum right. */
-static __always_inline void set_ecn(struct __sk_buff *skb, struct seg *s, __u8 ecn)
-{
-	__u16 old = 0, new;
-	__u8 tos = (s->tos & ~3) | ecn;
-
-	if (tos == s->tos)
-		return;
-	bpf_skb_load_bytes(skb, 0, &old, 2);
-	new = old;
-	((__u8 *)&new)[1] = tos;
-	bpf_l3_csum_replace(skb, IP_CSUM_OFF, old, new, 2);
-	bpf_skb_store_bytes(skb, 1, &tos, 1, 0);
-	s->tos = tos;
-}
-
-/* Rewrites the ECE and CWR flags to `bits` (0x40 | 0x80), keeping the TCP checksum right. */
-static __always_inline void set_ece_cwr(struct __sk_buff *skb, struct seg *s, __u8 bits)
-{
-	__u16 old = 0, new;
-	__u8 flags = (s->flags & ~(F_ECE | F_CWR)) | bits;
-
-	if (flags == s->flags)
-		return;
-	bpf_skb_load_bytes(skb, s->tcp_off + 12, &old, 2);
-	new = old;
-	((__u8 *)&new)[1] = flags;
-	bpf_l4_csum_replace(skb, s->tcp_off + 16, old, new, 2);
-	bpf_skb_store_bytes(skb, s->tcp_off + 13, &flags, 1, 0);
-	s->flags = flags;
-}
-
 SEC("tc")
 int eecn_egress(struct __sk_buff *skb)
 {
@@ -301,7 +246,7 @@ int eecn_egress(struct __sk_buff *skb)
 
 	if (!parse(skb, &s))
 		return TC_ACT_UNSPEC;
-	if ((s.flags & (F_SYN | F_ACK)) == F_SYN) {
+	if ((s.flags & (TCPHDR_SYN | TCPHDR_ACK)) == TCPHDR_SYN) {
 		/* The data sender's SYN: offer EECN if the kernel offers ECN (a SYN sent again
 		 * after a timeout no longer does). */
 		struct flow nf = { .sender_level = LEVEL_UNKNOWN };
@@ -312,19 +257,19 @@ int eecn_egress(struct __sk_buff *skb)
 		f = bpf_map_lookup_elem(&flows, &s.key);
 		if (!f)
 			return TC_ACT_UNSPEC;
-		f->eecn = (s.flags & (F_ECE | F_CWR)) == (F_ECE | F_CWR);
+		f->eecn = (s.flags & (TCPHDR_ECE | TCPHDR_CWR)) == (TCPHDR_ECE | TCPHDR_CWR);
 		if (f->eecn) {
 			set_ecn(skb, &s, 1);
-			set_ece_cwr(skb, &s, F_CWR);
+			set_tcp_flags(skb, &s, TCPHDR_ECE | TCPHDR_CWR, TCPHDR_CWR);
 		}
 		return TC_ACT_UNSPEC;
 	}
-	if (s.flags & F_SYN) {
+	if (s.flags & TCPHDR_SYN) {
 		/* The receiver's SYN-ACK, if its kernel accepted ECN: ECT(1), echoing the SYN's level. */
-		f = backward(&s);
-		if (f && f->eecn && (s.flags & F_ECE)) {
+		f = lookup_reversed(&flows, &s);
+		if (f && f->eecn && (s.flags & TCPHDR_ECE)) {
 			set_ecn(skb, &s, 1);
-			set_ece_cwr(skb, &s, eecn_echo_flags(f->syn_level));
+			set_tcp_flags(skb, &s, TCPHDR_ECE | TCPHDR_CWR, eecn_echo_flags(f->syn_level));
 		}
 		return TC_ACT_UNSPEC;
 	}
@@ -335,16 +280,16 @@ int eecn_egress(struct __sk_buff *skb)
 			set_ecn(skb, &s, 1);
 			count(C_DATA_RECODED, 1);
 			if (f->cwr_pending) {
-				set_ece_cwr(skb, &s, F_CWR);
+				set_tcp_flags(skb, &s, TCPHDR_ECE | TCPHDR_CWR, TCPHDR_CWR);
 				f->cwr_pending = 0;
 			}
 		}
 		return TC_ACT_UNSPEC;
 	}
-	f = backward(&s);
-	if (f && f->eecn && !(s.flags & F_FIN)) {
+	f = lookup_reversed(&flows, &s);
+	if (f && f->eecn && !(s.flags & TCPHDR_FIN)) {
 		/* The receiver's ACK: Table 2's echo. */
-		set_ece_cwr(skb, &s, eecn_echo_flags(eecn_next_echo(&f->rx)));
+		set_tcp_flags(skb, &s, TCPHDR_ECE | TCPHDR_CWR, eecn_echo_flags(eecn_next_echo(&f->rx)));
 		count(C_ECHOES_WRITTEN, 1);
 	}
 	return TC_ACT_UNSPEC;
@@ -358,27 +303,27 @@ int eecn_ingress(struct __sk_buff *skb)
 
 	if (!parse(skb, &s))
 		return TC_ACT_UNSPEC;
-	if ((s.flags & (F_SYN | F_ACK)) == F_SYN) {
+	if ((s.flags & (TCPHDR_SYN | TCPHDR_ACK)) == TCPHDR_SYN) {
 		/* At the receiver: the SYN's level; its kernel gets an RFC 3168 ECN-setup SYN. */
 		f = bpf_map_lookup_elem(&flows, &s.key);
-		if (f && f->eecn && (s.flags & (F_ECE | F_CWR)) == F_CWR) {
+		if (f && f->eecn && (s.flags & (TCPHDR_ECE | TCPHDR_CWR)) == TCPHDR_CWR) {
 			__u8 level = eecn_level_of_ip(s.tos & 3);
 
 			f->syn_level = level == EECN_NOT_CAPABLE ? EECN_NONE : level;
 			set_ecn(skb, &s, 0);
-			set_ece_cwr(skb, &s, F_ECE | F_CWR);
+			set_tcp_flags(skb, &s, TCPHDR_ECE | TCPHDR_CWR, TCPHDR_ECE | TCPHDR_CWR);
 		}
 		return TC_ACT_UNSPEC;
 	}
-	if (s.flags & F_SYN) {
+	if (s.flags & TCPHDR_SYN) {
 		/* At the sender: the level its SYN met, echoed; its kernel gets an RFC 3168 SYN-ACK. */
-		f = backward(&s);
-		if (f && f->eecn && (s.flags & F_CWR)) {
-			__u8 level = eecn_level_of_echo(s.flags & F_ECE, s.flags & F_CWR);
+		f = lookup_reversed(&flows, &s);
+		if (f && f->eecn && (s.flags & TCPHDR_CWR)) {
+			__u8 level = eecn_level_of_echo(s.flags & TCPHDR_ECE, s.flags & TCPHDR_CWR);
 
 			f->sender_level = level == EECN_NOT_CAPABLE ? EECN_NONE : level;
 			set_ecn(skb, &s, 0);
-			set_ece_cwr(skb, &s, F_ECE);
+			set_tcp_flags(skb, &s, TCPHDR_ECE | TCPHDR_CWR, TCPHDR_ECE);
 		}
 		return TC_ACT_UNSPEC;
 	}
@@ -386,20 +331,20 @@ int eecn_ingress(struct __sk_buff *skb)
 	if (f) {
 		/* At the receiver: the data's codepoint, and the sender's CWR (Table 2's 01). */
 		if (f->eecn && s.data) {
-			eecn_on_data(&f->rx, s.tos & 3, (s.flags & (F_ECE | F_CWR)) == F_CWR);
+			eecn_on_data(&f->rx, s.tos & 3, (s.flags & (TCPHDR_ECE | TCPHDR_CWR)) == TCPHDR_CWR);
 			count(C_DATA_IN, 1);
 			if (s.tos & 2)
 				count(C_DATA_IN_MARKED, 1);
 		}
 		return TC_ACT_UNSPEC;
 	}
-	f = backward(&s);
+	f = lookup_reversed(&flows, &s);
 	if (f && f->eecn) {
 		/* At the sender: the ACK's echo, for the controller; its kernel sees neither flag. */
-		__u8 level = eecn_level_of_echo(s.flags & F_ECE, s.flags & F_CWR);
+		__u8 level = eecn_level_of_echo(s.flags & TCPHDR_ECE, s.flags & TCPHDR_CWR);
 
 		f->acked_level = level == EECN_NOT_CAPABLE ? EECN_NONE : level;
-		set_ece_cwr(skb, &s, 0);
+		set_tcp_flags(skb, &s, TCPHDR_ECE | TCPHDR_CWR, 0);
 	}
 	return TC_ACT_UNSPEC;
 }

@@ -27,9 +27,6 @@ char _license[] SEC("license") = "Dual MIT/GPL";
 extern void tcp_reno_cong_avoid(struct sock *sk, __u32 ack, __u32 acked) __ksym;
 extern __u32 tcp_reno_undo_cwnd(struct sock *sk) __ksym;
 
-#define TCP_FLAG_CWR 0x80
-#define TCP_FLAG_ECE 0x40
-
 struct flow {
 	/* Receiver: its echo state. */
 	struct mecn_echo rx;
@@ -53,24 +50,12 @@ struct mecn_state {
 	__u8 asked_level;
 };
 
-static __always_inline struct flow_key key_of(const struct sock *sk)
-{
-	struct flow_key key = {
-		.saddr = sk->__sk_common.skc_rcv_saddr,
-		.daddr = sk->__sk_common.skc_daddr,
-		.sport = bpf_htons(sk->__sk_common.skc_num),
-		.dport = sk->__sk_common.skc_dport,
-	};
-
-	return key;
-}
-
 SEC("struct_ops/mecn_init")
 void BPF_PROG(mecn_init, struct sock *sk)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 	struct mecn_state *s = inet_csk_ca(sk);
-	struct flow_key key = key_of(sk);
+	struct flow_key key = flow_key_of(sk);
 	struct flow f = {};
 	long err;
 
@@ -93,7 +78,7 @@ void BPF_PROG(mecn_init, struct sock *sk)
 SEC("struct_ops/mecn_release")
 void BPF_PROG(mecn_release, struct sock *sk)
 {
-	struct flow_key key = key_of(sk);
+	struct flow_key key = flow_key_of(sk);
 
 	bpf_map_delete_elem(&flows, &key);
 }
@@ -111,7 +96,7 @@ void BPF_PROG(mecn_in_ack_event, struct sock *sk, __u32 flags)
 
 static __always_inline __u8 acked_level(const struct sock *sk)
 {
-	struct flow_key key = key_of(sk);
+	struct flow_key key = flow_key_of(sk);
 	struct flow *f = bpf_map_lookup_elem(&flows, &key);
 
 	return f ? f->acked_level : MECN_NONE;
@@ -196,18 +181,6 @@ struct tcp_congestion_ops ecnlab_mecn = {
 
 /* ------------------------------------------------------------------ the interfaces */
 
-static __always_inline struct flow *reverse_flow(const struct seg *s)
-{
-	struct flow_key k = {
-		.saddr = s->key.daddr,
-		.daddr = s->key.saddr,
-		.sport = s->key.dport,
-		.dport = s->key.sport,
-	};
-
-	return bpf_map_lookup_elem(&flows, &k);
-}
-
 SEC("tc")
 int mecn_egress(struct __sk_buff *skb)
 {
@@ -216,24 +189,14 @@ int mecn_egress(struct __sk_buff *skb)
 
 	if (!parse(skb, &s))
 		return TC_ACT_UNSPEC;
-	f = reverse_flow(&s);
-	if (f && !(s.flags & 0x02)) {
+	f = lookup_reversed(&flows, &s);
+	if (f && !(s.flags & TCPHDR_SYN)) {
 		/* An MECN receiver's segment towards the sender: its echo in (CWR, ECE). */
-		__u8 flags = s.flags & ~(TCP_FLAG_CWR | TCP_FLAG_ECE);
-		__u16 old = 0, new;
+		__u16 echo = f->rx.echo == MECN_MODERATE ? TCPHDR_ECE | TCPHDR_CWR
+			     : f->rx.echo != MECN_NONE ? TCPHDR_ECE : 0;
 
-		if (f->rx.echo != MECN_NONE)
-			flags |= TCP_FLAG_ECE;
-		if (f->rx.echo == MECN_MODERATE)
-			flags |= TCP_FLAG_CWR;
-		if (flags == s.flags)
-			return TC_ACT_UNSPEC;
-		bpf_skb_load_bytes(skb, s.tcp_off + 12, &old, 2);
-		new = old;
-		((__u8 *)&new)[1] = flags;
-		bpf_l4_csum_replace(skb, s.tcp_off + 16, old, new, 2);
-		bpf_skb_store_bytes(skb, s.tcp_off + 13, &flags, 1, 0);
-		count(C_ECHOES_WRITTEN, 1);
+		if (set_tcp_flags(skb, &s, TCPHDR_ECE | TCPHDR_CWR, echo))
+			count(C_ECHOES_WRITTEN, 1);
 	}
 	return TC_ACT_UNSPEC;
 }
@@ -252,7 +215,7 @@ int mecn_ingress(struct __sk_buff *skb)
 		__u8 before = f->rx.echo;
 		__u8 level = mecn_level_of_ecn(s.tos & 3);
 
-		mecn_on_data(&f->rx, level, s.flags & TCP_FLAG_CWR);
+		mecn_on_data(&f->rx, level, s.flags & TCPHDR_CWR);
 		if (f->rx.echo != before)
 			count(C_CE_CHANGES, 1);
 		count(C_DATA_IN, 1);
@@ -262,9 +225,9 @@ int mecn_ingress(struct __sk_buff *skb)
 			count(C_DATA_IN_MODERATE, 1);
 		return TC_ACT_UNSPEC;
 	}
-	f = reverse_flow(&s);
-	if (f && !(s.flags & 0x02))
+	f = lookup_reversed(&flows, &s);
+	if (f && !(s.flags & TCPHDR_SYN))
 		/* At the sender: the level this ACK echoes, for the controller. */
-		f->acked_level = mecn_level_of_echo(s.flags & TCP_FLAG_CWR, s.flags & TCP_FLAG_ECE);
+		f->acked_level = mecn_level_of_echo(s.flags & TCPHDR_CWR, s.flags & TCPHDR_ECE);
 	return TC_ACT_UNSPEC;
 }

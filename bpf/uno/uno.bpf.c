@@ -34,13 +34,7 @@ char _license[] SEC("license") = "Dual MIT/GPL";
 extern __u32 tcp_reno_undo_cwnd(struct sock *sk) __ksym;
 
 #define IP_ID_OFF 4
-#define IP_CSUM_OFF 10
-#define F_SYN 0x02
-#define F_RST 0x04
-#define F_ECE 0x40
-#define F_CWR 0x80
-/* The AE flag (RFC 9768; RFC 3540's NS) is the low bit of the TCP header's 13th byte. */
-#define F_AE 0x01
+
 struct flow {
 	/* Receiver: the report its next ACK carries. */
 	struct uno_rx rx;
@@ -73,21 +67,9 @@ struct uno_state {
 	struct uno_ctl c;
 };
 
-static __always_inline struct flow_key key_of(const struct sock *sk)
-{
-	struct flow_key key = {
-		.saddr = sk->__sk_common.skc_rcv_saddr,
-		.daddr = sk->__sk_common.skc_daddr,
-		.sport = bpf_htons(sk->__sk_common.skc_num),
-		.dport = sk->__sk_common.skc_dport,
-	};
-
-	return key;
-}
-
 static __always_inline struct flow *flow_of(const struct sock *sk)
 {
-	struct flow_key key = key_of(sk);
+	struct flow_key key = flow_key_of(sk);
 
 	return bpf_map_lookup_elem(&flows, &key);
 }
@@ -97,7 +79,7 @@ void BPF_PROG(uno_init, struct sock *sk)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 	struct uno_state *s = inet_csk_ca(sk);
-	struct flow_key key = key_of(sk);
+	struct flow_key key = flow_key_of(sk);
 	__u32 zero = 0;
 	struct flow *b;
 
@@ -120,7 +102,7 @@ void BPF_PROG(uno_init, struct sock *sk)
 SEC("struct_ops/uno_release")
 void BPF_PROG(uno_release, struct sock *sk)
 {
-	struct flow_key key = key_of(sk);
+	struct flow_key key = flow_key_of(sk);
 
 	bpf_map_delete_elem(&flows, &key);
 }
@@ -200,54 +182,6 @@ struct tcp_congestion_ops ecnlab_uno = {
 
 /* ------------------------------------------------------------------ the interfaces */
 
-static __always_inline struct flow *backward(const struct seg *s)
-{
-	struct flow_key k = {
-		.saddr = s->key.daddr,
-		.daddr = s->key.saddr,
-		.sport = s->key.dport,
-		.dport = s->key.sport,
-	};
-
-	return bpf_map_lookup_elem(&flows, &k);
-}
-
-/* Rewrites the IP ECN field, keeping the header checksum right. */
-static __always_inline void set_ecn(struct __sk_buff *skb, struct seg *s, __u8 ecn)
-{
-	__u16 old = 0, new;
-	__u8 tos = (s->tos & ~3) | ecn;
-
-	if (tos == s->tos)
-		return;
-	bpf_skb_load_bytes(skb, 0, &old, 2);
-	new = old;
-	((__u8 *)&new)[1] = tos;
-	bpf_l3_csum_replace(skb, IP_CSUM_OFF, old, new, 2);
-	bpf_skb_store_bytes(skb, 1, &tos, 1, 0);
-	s->tos = tos;
-}
-
-/* Rewrites the AE bit and the flags byte (ECE, CWR) to `ae` and `ece_cwr`, keeping the TCP
- * checksum right. */
-static __always_inline void set_echo_flags(struct __sk_buff *skb, struct seg *s, __u8 ae, __u8 ece_cwr)
-{
-	__u8 b[2] = {};
-	__u16 old, new;
-
-	if (bpf_skb_load_bytes(skb, s->tcp_off + 12, b, 2))
-		return;
-	__builtin_memcpy(&old, b, 2);
-	b[0] = (b[0] & ~F_AE) | (ae ? F_AE : 0);
-	b[1] = (b[1] & ~(F_ECE | F_CWR)) | ece_cwr;
-	__builtin_memcpy(&new, b, 2);
-	if (new == old)
-		return;
-	bpf_l4_csum_replace(skb, s->tcp_off + 16, old, new, 2);
-	bpf_skb_store_bytes(skb, s->tcp_off + 12, b, 2, 0);
-	s->flags = b[1];
-}
-
 static __always_inline __u16 ip_ident(struct __sk_buff *skb)
 {
 	__u16 id = 0;
@@ -280,7 +214,7 @@ int uno_egress(struct __sk_buff *skb)
 	struct seg s;
 	struct flow *f;
 
-	if (!parse(skb, &s) || (s.flags & (F_SYN | F_RST)))
+	if (!parse(skb, &s) || (s.flags & (TCPHDR_SYN | TCPHDR_RST)))
 		return TC_ACT_UNSPEC;
 	f = bpf_map_lookup_elem(&flows, &s.key);
 	if (f) {
@@ -295,7 +229,7 @@ int uno_egress(struct __sk_buff *skb)
 			count(C_UNO_RING_FULL, 1);
 		return TC_ACT_UNSPEC;
 	}
-	f = backward(&s);
+	f = lookup_reversed(&flows, &s);
 	if (f && !payload_len(skb, &s)) {
 		/* The receiver's pure ACK: the report in its IP-ID, ECE and AE. */
 		struct uno_report r;
@@ -312,7 +246,7 @@ int uno_egress(struct __sk_buff *skb)
 				bpf_skb_store_bytes(skb, IP_ID_OFF, &new, 2, 0);
 			}
 		}
-		set_echo_flags(skb, &s, ce, r.load ? F_ECE : 0);
+		set_tcp_flags(skb, &s, TCPHDR_AE | TCPHDR_ECE | TCPHDR_CWR, (ce ? TCPHDR_AE : 0) | (r.load ? TCPHDR_ECE : 0));
 		count(C_ECHOES_WRITTEN, 1);
 	}
 	return TC_ACT_UNSPEC;
@@ -322,12 +256,12 @@ int uno_egress(struct __sk_buff *skb)
 static __always_inline void sender_ack(struct __sk_buff *skb, struct seg *s, struct flow *f)
 {
 	__u8 b12 = 0;
-	int ece = s->flags & F_ECE, level;
+	int ece = s->flags & TCPHDR_ECE, level;
 
 	bpf_skb_load_bytes(skb, s->tcp_off + 12, &b12, 1);
 	if (ece)
 		count(C_ACKS_ECE, 1);
-	level = uno_sender_ack(&f->snd, tcp_u32(skb, s, 8), ip_ident(skb), ece, b12 & F_AE);
+	level = uno_sender_ack(&f->snd, tcp_u32(skb, s, 8), ip_ident(skb), ece, b12 & (TCPHDR_AE >> 8));
 	if (level == -2) {
 		count(C_UNO_BLOCKS_SKIPPED, 1);
 	} else if (level >= 0 && level <= UNO_NO_ROUTER) {
@@ -345,7 +279,7 @@ int uno_ingress(struct __sk_buff *skb)
 	struct seg s;
 	struct flow *f;
 
-	if (!parse(skb, &s) || (s.flags & (F_SYN | F_RST)))
+	if (!parse(skb, &s) || (s.flags & (TCPHDR_SYN | TCPHDR_RST)))
 		return TC_ACT_UNSPEC;
 	f = bpf_map_lookup_elem(&flows, &s.key);
 	if (f) {
@@ -362,11 +296,11 @@ int uno_ingress(struct __sk_buff *skb)
 			count(C_DATA_IN_CE, 1);
 		return TC_ACT_UNSPEC;
 	}
-	f = backward(&s);
+	f = lookup_reversed(&flows, &s);
 	if (f) {
 		/* At the sender: the ACK's echo, for the controller; its kernel sees none of it. */
 		sender_ack(skb, &s, f);
-		set_echo_flags(skb, &s, 0, 0);
+		set_tcp_flags(skb, &s, TCPHDR_AE | TCPHDR_ECE | TCPHDR_CWR, 0);
 	}
 	return TC_ACT_UNSPEC;
 }
