@@ -434,8 +434,12 @@ def doc_block(summary: dict[str, Any], source: str, header: str) -> str:
     lines = [f"{BEGIN}: {header} -->", ""]
     head = summary["verdicts"]
     rec = summary.get("verdicts_vs_reconstructed") or {}
+    fix = summary.get("verdicts_fixed_by_mechanism") or {}
+    const = summary.get("decided_on_constant_arms") or 0
     lines += [
         f"**Headline, the default reading ({source}):** " + ", ".join(f"{head[k]} {k}" for k in VERDICT_CLASSES)
+        + (f" ({const} of the holds and contradicted decided on arms constant in every seed)" if const else "")
+        + (f"; fixed by the mechanism apart (what the runs say): " + ", ".join(f"{fix[k]} {k}" for k in VERDICT_CLASSES) if sum(fix.values()) else "")
         + (f"; against reconstructed rivals apart: " + ", ".join(f"{rec[k]} {k}" for k in VERDICT_CLASSES) if sum(rec.values()) else "")
         + f"; {summary.get('counted_once', 0)} claims counted once (same claim, same per-seed values); stalled runs: "
         + f"{len(summary.get('stalls') or [])} (every reading).",
@@ -447,17 +451,19 @@ def doc_block(summary: dict[str, Any], source: str, header: str) -> str:
     names = [s["experiment"] for s in exps]
     lines += [
         "Claims per verdict (holds / contradicted / inconclusive / not comparable), as the headline counts them; "
-        "the last column the claims against reconstructed rivals:",
+        "the last columns the claims whose outcome the mechanism fixes (declared; by what the runs say) and, of the "
+        "others, the claims against reconstructed rivals:",
         "",
-        "| reading | " + " | ".join(names) + " | **all** | vs reconstructed rivals |",
-        "| --- | " + " | ".join("---" for _ in names) + " | --- | --- |",
+        "| reading | " + " | ".join(names) + " | **all** | fixed by the mechanism | vs reconstructed rivals |",
+        "| --- | " + " | ".join("---" for _ in names) + " | --- | --- | --- |",
     ]
     for r in readings:
         row = [_counts(s["verdicts"].get(r)) if r in s["verdicts"] else "–" for s in exps]
         recr = {k: sum((s.get("verdicts_vs_reconstructed") or {}).get(r, {}).get(k, 0) for s in exps) for k in VERDICT_CLASSES}
-        lines.append(f"| {r} | " + " | ".join(row) + f" | **{_counts(summary['verdicts_by_reading'].get(r))}** | {_counts(recr)} |")
-    lines.append("| runs (every reading) | " + " | ".join(str(len(s["runs"])) for s in exps) + f" | {sum(len(s['runs']) for s in exps)} | |")
-    lines.append("| stalled runs (every reading) | " + " | ".join(str(len(s["stalls"])) for s in exps) + f" | {sum(len(s['stalls']) for s in exps)} | |")
+        fixr = {k: sum((s.get("verdicts_fixed_by_mechanism") or {}).get(r, {}).get(k, 0) for s in exps) for k in VERDICT_CLASSES}
+        lines.append(f"| {r} | " + " | ".join(row) + f" | **{_counts(summary['verdicts_by_reading'].get(r))}** | {_counts(fixr)} | {_counts(recr)} |")
+    lines.append("| runs (every reading) | " + " | ".join(str(len(s["runs"])) for s in exps) + f" | {sum(len(s['runs']) for s in exps)} | | |")
+    lines.append("| stalled runs (every reading) | " + " | ".join(str(len(s["stalls"])) for s in exps) + f" | {sum(len(s['stalls']) for s in exps)} | | |")
     dep = summary.get("depends_on_reading") or []
     lines += ["", f"#### Claims whose verdict depends on the reading ({len(dep)})", ""]
     if len(readings) == 1:

@@ -1,6 +1,7 @@
 """The framework's guards, each on a constructed bad experiment: every number (∞ included)
 survives summary.json; a claim decided on stalled runs is not decided; a reconstructed
-rival's claims are counted apart."""
+rival's claims are counted apart; a claim the mechanism fixes is shown and counted apart, and
+an arm constant in every seed is stated."""
 
 from __future__ import annotations
 
@@ -265,6 +266,87 @@ def test_the_headline_counts_families_duplicates_and_reconstructed_rivals_apart(
     assert s["counted_once"] == 1 and s["reconstructed_rivals"]["mlcp"]
     html = (tmp_path / "out" / "report.html").read_text()
     assert "(Holm, 13)" in html and "a rival we reconstructed" in html
+
+
+class _Fixed(_Base):
+    """A marker that drops nothing against RED's drops (varying by seed), declared fixed by the
+    mechanism; the same undeclared; two constant arms; a declaration the runs do not bear out;
+    a fixed claim in a family."""
+
+    name = "toy.fixed"
+
+    def runs(self, quick, seeds, reading):
+        return ex.for_seeds({"red": udp("9Mbps"), "marker": udp("2Mbps")}, seeds)
+
+    def analyze(self, runs, ctx):
+        drops = lambda r: float(r.port("rl->rr")["dequeued_pkts"])  # noqa: E731 (varies by seed: Poisson)
+        never = runs.per_seed("marker", lambda r: 0.0)
+        red = runs.per_seed("red", drops)
+        why = "the marker drops only a full buffer, which these flows never fill"
+        return [
+            claim("drops: marker vs RED (declared)", Claim("less"), never, red, fixed=why),
+            claim("drops: marker vs RED (undeclared)", Claim("less"), never, runs.per_seed("red", lambda r: drops(r) + 1)),
+            claim("one outcome repeated", Claim("less"), runs.per_seed("marker", lambda r: 1.0), runs.per_seed("red", lambda r: 30.0)),
+            claim("declared, but both arms vary", Claim("less"), runs.per_seed("marker", drops), runs.per_seed("red", lambda r: 3 * drops(r)), fixed=why),
+            claim("fixed, in a family", Claim("less"), never, runs.per_seed("red", lambda r: drops(r) + 2), family="per load", fixed=why),
+            claim("decided, in that family", Claim("less"), runs.per_seed("marker", drops), runs.per_seed("red", lambda r: 5 * drops(r)), family="per load"),
+            claim("a count that cannot fail, declared", Claim("at_least", target=0.0), never, fixed=why),
+        ]
+
+
+def test_claims_the_mechanism_fixes_and_constant_arms_say_so(tmp_path, monkeypatch):
+    """Before: "drops: marker vs RED" held 5 of 5 like any finding, and nothing in its row said
+    the marker's arm was 0 in every seed; a claim that cannot come out contradicted could not
+    be declared fixed (the can-fail check failed it)."""
+    from ecnlab.experiments._standins import cannot_fail
+
+    monkeypatch.setitem(ex._REGISTRY, "toy.fixed", _Fixed())
+    s = ex.reproduce("toy.fixed", tmp_path / "out", quick=True)
+    declared, undeclared, repeated, unborne, in_family, decided, bound = s["comparisons"]
+    # Declared: shown as fixed, with what the runs say, and counted apart.
+    assert declared["verdict"] == "fixed by the mechanism" and declared["decision"]["unflagged"] == "holds"
+    assert declared["fixed"].startswith("the marker drops only") and "the runs say holds" in declared["decision"]["reason"]
+    assert declared["decision"]["constant"] == {"a": 0.0}
+    # Undeclared: decided as before, its row saying the constant arm.
+    assert undeclared["verdict"] == "holds" and undeclared["decision"]["constant"] == {"a": 0.0}
+    assert not any("seeds do not vary" in f for f in undeclared["decision"]["flags"])
+    # Both arms constant: decided, and flagged (one outcome repeated).
+    assert repeated["verdict"] == "holds" and repeated["decision"]["constant"] == {"a": 1.0, "b": 30.0}
+    assert any("the seeds do not vary this comparison" in f for f in repeated["decision"]["flags"])
+    # A declaration the runs do not bear out is flagged.
+    assert unborne["verdict"] == "fixed by the mechanism" and any("check the declaration" in f for f in unborne["decision"]["flags"])
+    # A fixed claim is not one of its family's tests.
+    assert in_family["counted"] == "fixed by the mechanism" and decided["decision"]["family_size"] == 1
+    # A fixed claim that cannot come out contradicted is not listed by the check.
+    assert bound["can_fail"]["ok"] is False and bound["verdict"] == "fixed by the mechanism"
+    assert not any("cannot come out contradicted" in f for f in bound["decision"]["flags"])
+    assert s["verdicts"] == {"holds": 3, "contradicted": 0, "inconclusive": 0, "not comparable": 0}
+    assert s["verdicts_fixed_by_mechanism"] == {"holds": 3, "contradicted": 0, "inconclusive": 1, "not comparable": 0}
+    assert s["experiments"][0]["verdicts_fixed_by_mechanism"]["default"] == s["verdicts_fixed_by_mechanism"]
+    assert s["decided_on_constant_arms"] == 1
+    md = (tmp_path / "out" / "summary.md").read_text()
+    assert "a = 0 in every seed (5)" in md and "fixed by the mechanism (default)" in md and "| 3 / 0 / 1 / 0 |" in md
+    assert "a = 1 and b = 30 in every seed (5)" in md
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert "fixed by the mechanism (default)" in html
+    # The can-fail check (every reading): the undeclared constant claims can fail; the fixed
+    # bound is accepted because it is declared.
+    exp = _Fixed()
+    from ecnlab.experiments.base import Context, RunSet
+    from ecnlab.report import Html
+    from ecnlab.results import read_run_dir
+
+    (section,) = s["experiments"]
+    rs = RunSet({k[len(exp.name) + 1 :]: read_run_dir(tmp_path / "out" / d) for k, d in section["run_dirs"]["default"].items()}, experiment=exp)
+    comps = exp.analyze(rs, Context(quick=True, seeds=section["seeds"], doc=Html("", fig_dir=None), experiment=exp.name, draw=False))
+    assert cannot_fail(comps) == []
+    comps[-1] = claim("a count that cannot fail", Claim("at_least", target=0.0), rs.per_seed("marker", lambda r: 0.0))
+    assert len(cannot_fail(comps)) == 1
+
+
+def test_a_fixed_claim_needs_its_reason():
+    with pytest.raises(ValueError, match="fixed takes the reason"):
+        claim("x", Claim("less"), {1: 0.0}, {1: 1.0}, fixed="")
 
 
 class _Provenance(_Base):

@@ -252,3 +252,46 @@ def test_counts_within_their_poisson_spread_are_ties():
         for kind in ("less", "greater"):
             ok, how = can_fail(Claim(kind, count_spread=COUNT_SPREAD), seeds(a), seeds(b))
             assert ok, (kind, a, b, how)
+
+
+def test_an_arm_constant_in_every_seed_is_stated():
+    """The decision knows which arm took one value in every seed that entered it (two seeds or
+    more): a = 0 against a varying b; both arms; a one-arm claim. Before, nothing said it: a
+    marker that drops nothing held "drops fewer" like a finding."""
+    from ecnlab.experiments.verdict import constant_flag
+
+    b = seeds([3.0, 5, 4, 6, 7, 3, 4, 5, 8, 9])
+    d = less(seeds([0.0] * 10), b)
+    assert d.verdict is Verdict.HOLDS and d.constant == (("a", 0.0),) and d.constant_text() == "a = 0 in every seed (10)"
+    assert not d.every_arm_constant and constant_flag(d) is None
+    assert d.to_json()["constant"] == {"a": 0.0}
+    both = less(seeds([1.0] * 10), seeds([30.0] * 10))
+    assert both.every_arm_constant and both.constant_text() == "a = 1 and b = 30 in every seed (10)"
+    assert "one outcome repeated" in constant_flag(both)
+    # Both constant and tied: inconclusive already, no flag (nothing decided on it).
+    zero = less(seeds([0.0] * 10), seeds([0.0] * 10))
+    assert zero.every_arm_constant and zero.verdict is Verdict.INCONCLUSIVE and constant_flag(zero) is None
+    one_arm = at_least(seeds([1.0] * 10), 0.8)
+    assert one_arm.every_arm_constant and one_arm.verdict is Verdict.HOLDS and constant_flag(one_arm)
+    # ∞ is a value like any other; a varying arm is not constant; one seed says nothing.
+    assert less(seeds([15.0, 16] * 5), seeds([math.inf] * 10)).constant == (("b", math.inf),)
+    assert less(seeds([1.0, 2] * 5), b).constant == ()
+    assert less({1: 0.0}, {1: 1.0}).constant == ()
+    # Seeds left out do not count: a is 0 in the seeds that entered.
+    assert less({1: 0.0, 2: 0.0, 3: None}, {1: 2.0, 2: 3.0, 3: 1.0}).constant == (("a", 0.0),)
+
+
+def test_a_count_claim_is_contradicted_on_counts_a_run_can_give():
+    """Values built to contradict a claim on counts stay counts: 0 against 0 under "a < b" is
+    contradicted by a raised past b, not by b moved below zero (before: b = −5, a value no
+    run can give)."""
+    from ecnlab.experiments.verdict import can_fail, contradicting
+
+    for a, b in (([0.0] * 5, [0.0] * 5), ([0.0] * 5, [3.0] * 5), ([2.0] * 5, [0.0] * 5), ([450.0] * 5, [600.0] * 5)):
+        for kind in ("less", "greater"):
+            c = Claim(kind, count_spread=COUNT_SPREAD)
+            built = contradicting(c, seeds(a), seeds(b))
+            assert all(v >= 0 for _, x, y in built for v in list(x.values()) + list((y or {}).values())), (kind, a, b, built)
+            assert can_fail(c, seeds(a), seeds(b))[0], (kind, a, b)
+    how = can_fail(Claim("less", count_spread=COUNT_SPREAD), seeds([0.0] * 5), seeds([0.0] * 5))[1]
+    assert how.startswith("a raised past b")

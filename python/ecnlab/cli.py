@@ -353,6 +353,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         counts = ", ".join(f"{n} {k}" for k, n in summary["verdicts"].items())
         rec = summary.get("verdicts_vs_reconstructed") or {}
         apart = f"; against reconstructed rivals: {', '.join(f'{n} {k}' for k, n in rec.items())}" if sum(rec.values()) else ""
+        fixed = summary.get("verdicts_fixed_by_mechanism") or {}
+        if sum(fixed.values()):
+            apart += f"; fixed by the mechanism (what the runs say): {', '.join(f'{n} {k}' for k, n in fixed.items())}"
         stalls = len(summary["stalls"])
         print(f"wrote {args.out}/report.html and summary.json; claims (default reading): {counts}{apart}; stalled runs: {stalls}")
         missing = summary.get("provenance_missing") or {}

@@ -242,23 +242,49 @@ def _link_tree(src: Path, dst: Path) -> None:
 # -------------------------------------------------------------------- reproduce
 
 VERDICT_CLASSES = ("holds", "contradicted", "inconclusive", "not comparable")
-_VERDICT_CSS = {"holds": "yes", "contradicted": "no", "inconclusive": "na", "not comparable": "na"}
+FIXED = "fixed by the mechanism"
+_VERDICT_CSS = {"holds": "yes", "contradicted": "no", "inconclusive": "na", "not comparable": "na", FIXED: "na"}
 
 
-def count_verdicts(comparisons: list[dict[str, Any]], reconstructed: bool = False) -> dict[str, int]:
+def is_fixed(c: Mapping[str, Any]) -> bool:
+    """Whether a comparison of summary.json is a claim the mechanism fixes (declared)."""
+    return bool(c.get("fixed")) or c.get("verdict") == FIXED
+
+
+def count_verdicts(comparisons: list[dict[str, Any]], reconstructed: bool = False, fixed: bool = False) -> dict[str, int]:
     """How many comparisons (as in summary.json) fall in each verdict class, as the headline
     counts them: a claim of a family by its verdict under Holm's correction (``counted``), a
     claim decided a second time on the same per-seed values not again (``duplicate_of``), and
-    the claims against a reconstructed rival apart (``reconstructed=True`` counts only those).
-    Rows without a claim are not counted."""
+    two groups apart: the claims whose outcome the mechanism fixes (declared; ``fixed=True``
+    counts only those, by what their runs say), then, of the others, those against a
+    reconstructed rival (``reconstructed=True`` counts only those). Rows without a claim are
+    not counted."""
     out = {k: 0 for k in VERDICT_CLASSES}
     for c in comparisons:
-        if c.get("duplicate_of") is not None or bool(c.get("rival_reconstructed")) != reconstructed:
+        if c.get("duplicate_of") is not None or is_fixed(c) != fixed:
             continue
-        v = c.get("counted") or c.get("verdict")
+        if fixed:
+            v = (c.get("decision") or {}).get("unflagged")
+        else:
+            if bool(c.get("rival_reconstructed")) != reconstructed:
+                continue
+            v = c.get("counted") or c.get("verdict")
         if v in out:
             out[v] += 1
     return out
+
+
+def count_constant(comparisons: list[dict[str, Any]]) -> int:
+    """How many of the claims the headline counts (:func:`count_verdicts`, neither fixed nor
+    against a reconstructed rival) hold or are contradicted on arms that each took one value in
+    every seed (flagged: the seeds repeat one outcome)."""
+    return sum(
+        1
+        for c in comparisons
+        if c.get("duplicate_of") is None and not is_fixed(c) and not c.get("rival_reconstructed")
+        and (c.get("counted") or c.get("verdict")) in ("holds", "contradicted")
+        and any("the seeds do not vary this comparison" in f for f in (c.get("decision") or {}).get("flags") or [])
+    )
 
 
 def _same_claim_key(c: Mapping[str, Any]) -> str | None:
@@ -336,6 +362,9 @@ def _why(d: Mapping[str, Any], reconstructed: bool = False, rival: str | None = 
     """A decision's reason with what else the reader must know: seeds left out, flags, the
     family's verdict, a reconstructed rival, stalls not checked."""
     why = d.get("reason", "")
+    const = d.get("constant") or {}
+    if const:
+        why += "; " + " and ".join(f"{arm} = {_g(v)}" for arm, v in const.items()) + f" in every seed ({d.get('n')})"
     by_seed = _effect_by_seed(d)
     if by_seed:
         why += f"; {by_seed}"
@@ -418,23 +447,27 @@ def _overview(sections: list[dict[str, Any]], readings: list[str]) -> str:
         )
         stalls = len(s["stalls"])
         rec = _counts_cell(count_verdicts(s["by_reading"]["default"], reconstructed=True))
+        fix = _counts_cell(count_verdicts(s["by_reading"]["default"], fixed=True))
         rows.append(
             f'<tr><td class="l"><a href="#{name}">{name}</a></td><td class="l">{h.escape(s["title"])}</td>'
-            f"{cells}<td>{rec}</td><td>{len(s['runs'])}</td><td>{stalls}</td><td>{s['wall_s']:.1f}</td></tr>"
+            f"{cells}<td>{rec}</td><td>{fix}</td><td>{len(s['runs'])}</td><td>{stalls}</td><td>{s['wall_s']:.1f}</td></tr>"
         )
     total = "".join(
         f"<td><b>{_counts_cell(count_verdicts([c for s in sections for c in s['by_reading'].get(r, [])]))}</b></td>" for r in readings
     )
-    rec_total = _counts_cell(count_verdicts([c for s in sections for c in s["by_reading"]["default"]], reconstructed=True))
+    default = [c for s in sections for c in s["by_reading"]["default"]]
+    rec_total = _counts_cell(count_verdicts(default, reconstructed=True))
+    fix_total = _counts_cell(count_verdicts(default, fixed=True))
     return (
         '<p class="note">Claims per verdict: holds / contradicted / inconclusive / not comparable, '
         "under each reading run (columns), as the headline counts them (a family's claims by their verdict under "
-        "Holm's correction, a claim on the same per-seed values once); the claims against a rival we reconstructed "
-        "without its paper in their own column.</p>"
+        "Holm's correction, a claim on the same per-seed values once); in their own columns, the claims whose outcome "
+        "the mechanism fixes (declared, counted by what the runs say) and, of the others, the claims against a rival "
+        "we reconstructed without its paper.</p>"
         '<div class="tbl"><table class="cmp"><tr><th class="l">experiment</th><th class="l">what</th>'
-        f"{head}<th>vs reconstructed rivals (default)</th><th>runs</th><th>stalled runs</th><th>wall time (s)</th></tr>"
+        f"{head}<th>vs reconstructed rivals (default)</th><th>fixed by the mechanism (default)</th><th>runs</th><th>stalled runs</th><th>wall time (s)</th></tr>"
         + "".join(rows)
-        + f'<tr><td class="l"><b>all</b></td><td class="l"></td>{total}<td><b>{rec_total}</b></td><td></td><td></td><td></td></tr></table></div>'
+        + f'<tr><td class="l"><b>all</b></td><td class="l"></td>{total}<td><b>{rec_total}</b></td><td><b>{fix_total}</b></td><td></td><td></td><td></td></tr></table></div>'
     )
 
 
@@ -706,6 +739,8 @@ def reproduce(
                     "by_reading": by_reading,
                     "verdicts": {r: count_verdicts(c) for r, c in by_reading.items()},
                     "verdicts_vs_reconstructed": {r: count_verdicts(c, reconstructed=True) for r, c in by_reading.items()},
+                    "verdicts_fixed_by_mechanism": {r: count_verdicts(c, fixed=True) for r, c in by_reading.items()},
+                    "decided_on_constant_arms": {r: count_constant(c) for r, c in by_reading.items()},
                     "depends_on_reading": depends,
                     "stalls": stalls,
                     "starved": starved,
@@ -744,10 +779,15 @@ def reproduce(
             },
             "verdicts": count_verdicts(comparisons),
             "verdicts_vs_reconstructed": count_verdicts(comparisons, reconstructed=True),
+            "verdicts_fixed_by_mechanism": count_verdicts(comparisons, fixed=True),
+            "decided_on_constant_arms": count_constant(comparisons),
             "reconstructed_rivals": dict(RECONSTRUCTED_RIVALS),
             "counted_once": sum(1 for c in comparisons if c.get("duplicate_of") is not None),
             "verdicts_by_reading": {
                 r: count_verdicts([c for s in sections for c in s["by_reading"].get(r, [])]) for r in all_readings
+            },
+            "verdicts_fixed_by_mechanism_by_reading": {
+                r: count_verdicts([c for s in sections for c in s["by_reading"].get(r, [])], fixed=True) for r in all_readings
             },
             "depends_on_reading": all_depends,
             "stalls": [st for s in sections for st in s["stalls"]],
@@ -786,7 +826,13 @@ def rule_text(alpha: float) -> str:
         f"unless it is about the stall. Bulk flows below {STARVED_FRACTION:.0%} of their fair share are listed and "
         "flag the claims on their runs. Claims over one axis (a family) are also decided with Holm's correction, and "
         "the headline counts the family's verdict; a claim decided twice on the same per-seed values counts once; "
-        "claims against a rival we reconstructed without its paper are counted apart."
+        "claims against a rival we reconstructed without its paper are counted apart. An arm that takes one value "
+        "in every seed is stated in the claim's row (\"a = 0 in every seed\"), and a claim that holds or is "
+        "contradicted on arms that all do is flagged: the seeds repeat one outcome rather than sample several. A claim "
+        "whose outcome the mechanism under test fixes (declared by its experiment, with the reason: no run of that "
+        "mechanism can come out otherwise, e.g. a marker that drops only a full buffer against RED's early drops) is "
+        "shown as fixed by the mechanism with what the runs say, and counted apart, by what the runs say, like the "
+        "claims against reconstructed rivals."
     )
 
 
@@ -839,20 +885,25 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
     out += [
         "Claims per verdict (holds / contradicted / inconclusive / not comparable), as the headline counts them "
         "(a family's claims by their verdict under Holm's correction, a claim on the same per-seed values once); "
-        "claims against a reconstructed rival in their own column:",
+        "in their own columns, the claims whose outcome the mechanism fixes (declared; by what the runs say) and, "
+        "of the others, the claims against a reconstructed rival:",
         "",
-        "| experiment | " + " | ".join(readings) + " | vs reconstructed rivals (default) | stalled runs |",
-        "| --- | " + " | ".join("---" for _ in readings) + " | --- | --- |",
+        "| experiment | " + " | ".join(readings) + " | vs reconstructed rivals (default) | fixed by the mechanism (default) | stalled runs |",
+        "| --- | " + " | ".join("---" for _ in readings) + " | --- | --- | --- |",
     ]
     for sec in summary.get("experiments", []):
         row = [counts(sec["verdicts"][r]) if r in sec.get("verdicts", {}) else "–" for r in readings]
         rec = (sec.get("verdicts_vs_reconstructed") or {}).get("default", {})
-        out.append(f"| {sec['experiment']} | " + " | ".join(row) + f" | {counts(rec)} | {len(sec.get('stalls', []))} |")
+        fix = (sec.get("verdicts_fixed_by_mechanism") or {}).get("default", {})
+        out.append(f"| {sec['experiment']} | " + " | ".join(row) + f" | {counts(rec)} | {counts(fix)} | {len(sec.get('stalls', []))} |")
     total = summary.get("verdicts_by_reading") or {}
     out.append(
         "| **all** | " + " | ".join(counts(total.get(r, {})) for r in readings)
-        + f" | {counts(summary.get('verdicts_vs_reconstructed') or {})} | {len(summary.get('stalls', []))} |"
+        + f" | {counts(summary.get('verdicts_vs_reconstructed') or {})} | {counts(summary.get('verdicts_fixed_by_mechanism') or {})} | {len(summary.get('stalls', []))} |"
     )
+    const = summary.get("decided_on_constant_arms")
+    if const:
+        out += ["", f"Of the default reading's counted claims, {const} hold or are contradicted on arms that each took one value in every seed (flagged in their rows: the seeds repeat one outcome)."]
     dep = summary.get("depends_on_reading") or []
     out += ["", f"## Claims whose verdict depends on the reading ({len(dep)})", ""]
     if len(readings) == 1:

@@ -113,8 +113,9 @@ def comparisons_under(exp: Experiment, available: Mapping[str, Results], quick: 
 
 def cannot_fail(comps: Sequence[Comparison]) -> list[str]:
     """The claims among ``comps`` that do not come out contradicted on values built to
-    contradict them, each with what was tried."""
-    return [f"{c.metric} ({c.kind.text()}): {c.can_fail[1]}" for c in comps if c.kind is not None and c.can_fail is not None and not c.can_fail[0]]
+    contradict them, each with what was tried; a claim its experiment declares fixed by the
+    mechanism (``claim(..., fixed=)``) is no finding and is not listed."""
+    return [f"{c.metric} ({c.kind.text()}): {c.can_fail[1]}" for c in comps if c.kind is not None and c.can_fail is not None and not c.can_fail[0] and not c.fixed]
 
 
 def stalls_unchecked(comps: Sequence[Comparison]) -> list[str]:

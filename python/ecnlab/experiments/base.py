@@ -60,7 +60,7 @@ from ._provenance import (
     hosts_tcp,
     paper,
 )
-from .verdict import Claim, Decision, Excluded, PerSeed, Verdict, can_fail, json_number, not_comparable
+from .verdict import Claim, Decision, Excluded, PerSeed, Verdict, can_fail, constant_flag, json_number, not_comparable
 
 __all__ = [
     "LINUX_HOSTS",
@@ -323,10 +323,10 @@ def flag_decision(d: Decision, a: PerSeed, b: PerSeed | None, about_stall: bool 
     used = set(d.effect) | {s for s in (a or {}) if s not in dict(d.excluded)}
     differ = _measured_differently(a, b)
     if differ is not None:
-        return replace(d, verdict=Verdict.NOT_COMPARABLE, reason=differ, flags=(differ,), unflagged=d.verdict), []
+        return replace(d, verdict=Verdict.NOT_COMPARABLE, reason=differ, flags=d.flags + (differ,), unflagged=d.verdict), []
     if _same_runs(a, b, used):
         reason = f"a ({a.config}) and b ({b.config}) are the same runs (identical scenarios in every seed): the claim compares a run with itself"  # type: ignore[union-attr]
-        return replace(d, verdict=Verdict.NOT_COMPARABLE, reason=reason, flags=(reason,), unflagged=d.verdict), []
+        return replace(d, verdict=Verdict.NOT_COMPARABLE, reason=reason, flags=d.flags + (reason,), unflagged=d.verdict), []
     stalls, starved, unchecked = [], [], []
     for arm, v in (("a", a), ("b", b)):
         st, sv, why = _arm_flags(arm, v, used)
@@ -343,8 +343,8 @@ def flag_decision(d: Decision, a: PerSeed, b: PerSeed | None, about_stall: bool 
         return d, unchecked
     if stalls and not about_stall and d.verdict in (Verdict.HOLDS, Verdict.CONTRADICTED):
         reason = f"decided on stalled runs ({len(stalls)}); the runs alone say {d.verdict.value}: {d.reason}"
-        return replace(d, verdict=Verdict.INCONCLUSIVE, reason=reason, flags=tuple(flags), unflagged=d.verdict), unchecked
-    return replace(d, flags=tuple(flags)), unchecked
+        return replace(d, verdict=Verdict.INCONCLUSIVE, reason=reason, flags=d.flags + tuple(flags), unflagged=d.verdict), unchecked
+    return replace(d, flags=d.flags + tuple(flags)), unchecked
 
 
 @dataclass
@@ -391,6 +391,11 @@ class Comparison:
         return self.decision.tests if self.decision is not None else ""
 
     @property
+    def fixed(self) -> str | None:
+        """Why the mechanism fixes this claim's outcome, where declared (:func:`claim`)."""
+        return None if self.decision is None else self.decision.fixed
+
+    @property
     def rival_reconstructed(self) -> bool:
         return self.rival is not None and self.rival.lower() in RECONSTRUCTED_RIVALS
 
@@ -430,6 +435,7 @@ class Comparison:
             "per_seed": {"a": values(self.a), "b": values(self.b)} if self.kind is not None else None,
             "stall_check": "; ".join(self.stall_unchecked) if self.stall_unchecked else ("checked" if self.kind is not None else None),
             "can_fail": None if self.can_fail is None else {"ok": self.can_fail[0], "how": self.can_fail[1]},
+            "fixed": self.fixed,
         }
 
 
@@ -448,6 +454,7 @@ def claim(
     family: str | None = None,
     about_stall: bool = False,
     measures: tuple[str, str] | None = None,
+    fixed: str | None = None,
 ) -> Comparison:
     """A comparison whose claim ``kind`` is decided on per-seed values ``a`` (and ``b``).
 
@@ -461,18 +468,49 @@ def claim(
     claims over one axis this one belongs to (decided also with Holm's correction);
     ``about_stall``: the claim is about a stall, so stalled runs decide it. A seed whose run
     stalled (the experiment's ``bottleneck()``, :func:`stall`) makes the claim inconclusive
-    otherwise; starved flows are flagged."""
+    otherwise; starved flows are flagged.
+
+    ``fixed``: why the mechanism under test fixes the claim's outcome (in the paper's or the
+    mechanism's terms; pass it under the readings whose mechanism does, None elsewhere): no run
+    of that mechanism can come out otherwise (EECN's marker that drops only a full buffer
+    against ECN's RED drops), so the claim is no finding. It is decided like any other, shown
+    as "fixed by the mechanism" with what the runs say, and counted apart in the headline
+    (``verdicts_fixed_by_mechanism``, by what the runs say). An arm that takes one value in
+    every seed is stated in the row whether declared or not (:attr:`.verdict.Decision.constant`);
+    a claim decided on arms that all do is flagged (:func:`.verdict.constant_flag`)."""
+    if fixed is not None and not (isinstance(fixed, str) and fixed.strip()):
+        raise ValueError(f"{metric}: fixed takes the reason the mechanism fixes the claim's outcome (a sentence), got {fixed!r}")
     if measures is not None:
         if not (isinstance(a, SeedValues) and isinstance(b, SeedValues)):
             raise TypeError(f"{metric}: measures= declares what each arm of RunSet.per_seed's values counts; pass SeedValues")
         a, b = a.derive(a, measures=measures[0]), b.derive(b, measures=measures[1])
+    from dataclasses import replace
+
     d, unchecked = flag_decision(kind.decide(a, b), a, b, about_stall)
     fails = can_fail(kind, a, b)
-    if not fails[0]:
-        from dataclasses import replace
-
-        d = replace(d, flags=d.flags + (f"cannot come out contradicted ({fails[1]})",))
+    if fixed is not None:
+        d = fix(d, fixed)
+    else:
+        const = constant_flag(d)
+        if const:
+            d = replace(d, flags=d.flags + (const,))
+        if not fails[0]:
+            d = replace(d, flags=d.flags + (f"cannot come out contradicted ({fails[1]})",))
     return Comparison(metric, paper, ours, d, unit, text, note, kind=kind, a=a, b=b, rival=rival, family=family, about_stall=about_stall, stall_unchecked=tuple(unchecked), can_fail=fails)
+
+
+def fix(d: Decision, why: str) -> Decision:
+    """The decision of a claim the mechanism fixes (:func:`claim`'s ``fixed``): its verdict
+    "fixed by the mechanism", the runs' verdict kept in ``unflagged`` and stated in the reason.
+    A declaration the runs do not bear out (with two seeds or more, no arm took one value in
+    every seed) is flagged."""
+    from dataclasses import replace
+
+    flags = d.flags
+    if d.n >= 2 and not d.constant and d.verdict is not Verdict.NOT_COMPARABLE:
+        flags += ("declared fixed by the mechanism, but no arm takes one value in every seed: check the declaration",)
+    reason = f"fixed by the mechanism: {why}; the runs say {d.verdict.value}: {d.reason}"
+    return replace(d, verdict=Verdict.FIXED, reason=reason, unflagged=d.verdict, fixed=why, flags=flags)
 
 
 def incomparable(metric: str, reason: str, *, paper: float | str | None = None, kind: Claim | None = None, unit: str = "", text: str = "", ours: Stat | None = None, note: str = "", rival: str | None = None) -> Comparison:

@@ -43,6 +43,17 @@ runs"); claims over one axis (a family) are also decided with Holm's correction,
 headline counts the family's verdict; a claim decided twice on the same per-seed values
 counts once.
 
+What the seeds cannot show: an arm that takes one value in every seed that entered the claim
+is stated with the decision (:attr:`Decision.constant`, "a = 0 in every seed (10)"), and a
+claim that holds or is contradicted on arms that all do (both arms; a one-arm claim's a) is
+flagged (:func:`constant_flag`): its seeds repeat one outcome, which the sign test counts as
+many. Where the mechanism under test fixes the outcome — no run of it can come out otherwise,
+e.g. a marker that drops only a full buffer its own signal keeps from filling, compared with
+RED's early drops — the experiment declares it with the reason (``claim(..., fixed=...)``):
+the claim is still decided, its verdict is :attr:`Verdict.FIXED` with what the runs say, and
+the headline counts it apart. :func:`can_fail` builds its contradicting values within what a
+run can give where the claim says what they are (a count is never negative).
+
 The sign test uses only the direction of each seed, never its size, so a single extreme seed
 weighs as much as any other; the size is reported beside the verdict as the per-seed effect
 (the paired ratio a/b, or the values), its mean and range.
@@ -98,6 +109,10 @@ class Verdict(str, Enum):
     CONTRADICTED = "contradicted"
     INCONCLUSIVE = "inconclusive"
     NOT_COMPARABLE = "not comparable"
+    #: A claim whose outcome the mechanism under test fixes (declared, with the reason: EECN's
+    #: marker that drops only a full buffer cannot drop more than its overflow): decided by
+    #: the rule like any other, shown with what the runs say, but not a finding.
+    FIXED = "fixed by the mechanism"
 
     def __str__(self) -> str:
         return self.value
@@ -164,6 +179,27 @@ class Decision:
     family: str | None = None
     family_size: int = 0
     family_verdict: Verdict | None = None
+    #: Per arm that took one value in every seed that entered the claim (two seeds or more):
+    #: (arm, value), e.g. (("a", 0.0),) for "a = 0 in every seed".
+    constant: tuple[tuple[str, float], ...] = ()
+    #: Why the mechanism fixes the claim's outcome, where the experiment declares it does
+    #: (the verdict is then FIXED and ``unflagged`` what the runs say).
+    fixed: str | None = None
+    #: Whether the claim compares two arms (set by :meth:`Claim.decide`).
+    paired: bool = False
+
+    @property
+    def every_arm_constant(self) -> bool:
+        """Whether every arm of the claim (a and b; a and the bound of a one-arm claim) took one
+        value in every seed: the seeds then repeat one outcome instead of sampling several."""
+        arms = {arm for arm, _ in self.constant}
+        return bool(arms) and (arms == {"a", "b"} if self.paired else arms == {"a"})
+
+    def constant_text(self) -> str:
+        """"a = 0 in every seed (10)", "a = 0 and b = 0 in every seed (10)", or ""."""
+        if not self.constant:
+            return ""
+        return " and ".join(f"{arm} = {_number_text(v)}" for arm, v in self.constant) + f" in every seed ({self.n})"
 
     @property
     def counted(self) -> Verdict:
@@ -193,7 +229,28 @@ class Decision:
             "family_size": self.family_size,
             "family_verdict": None if self.family_verdict is None else self.family_verdict.value,
             "counted": self.counted.value,
+            "constant": {arm: num(v) for arm, v in self.constant} or None,
+            "fixed": self.fixed,
         }
+
+
+def _number_text(x: float) -> str:
+    """A per-seed value as a row states it: integers whole, ∞ as ∞, the rest to 4 digits."""
+    if math.isinf(x):
+        return "∞" if x > 0 else "−∞"
+    return f"{x:.0f}" if x == int(x) and abs(x) < 1e15 else f"{x:.4g}"
+
+
+def constant_flag(d: "Decision") -> str | None:
+    """The flag of a decided claim (holds, contradicted) every arm of which took one value in
+    every seed: the seeds did not vary the comparison, so its agreeing seeds are one outcome
+    repeated, not independent ones; None otherwise."""
+    if not d.every_arm_constant or d.verdict not in (Verdict.HOLDS, Verdict.CONTRADICTED):
+        return None
+    return (
+        f"every arm takes one value in every seed: the seeds do not vary this comparison, so its {d.n} seeds are one outcome repeated, "
+        "not independent ones; the verdict says what that one outcome is, not that it is robust to chance"
+    )
 
 
 def sign_test_p(k: int, n: int) -> float:
@@ -352,6 +409,7 @@ class Claim:
         scores: list[tuple[int, int]] = []
         effect: dict[int, float] = {}
         zero_zero = 0
+        seen: dict[str, set[float]] = {"a": set(), "b": set()}
         for s in seeds:
             x = _value(a.get(s))
             y = _value(b.get(s)) if self.paired and b is not None else 0.0
@@ -360,6 +418,10 @@ class Claim:
                 excluded.append((s, "; ".join(why)))
                 continue
             sc = self._score(x, y)
+            if not isinstance(sc, str) or (x == 0 and y == 0):
+                seen["a"].add(x)
+                if self.paired:
+                    seen["b"].add(y)
             if isinstance(sc, str):
                 if x == 0 and y == 0:
                     zero_zero += 1
@@ -372,7 +434,11 @@ class Claim:
             effect[s] = eff
             if self.paired and x == 0 and y == 0:
                 zero_zero += 1
-        return self._verdict(scores, effect, excluded, zero_zero, alpha)
+        d = self._verdict(scores, effect, excluded, zero_zero, alpha)
+        if len(scores) >= 2:
+            const = tuple((arm, next(iter(v))) for arm, v in seen.items() if len(v) == 1)
+            d = replace(d, constant=const)
+        return replace(d, paired=self.paired)
 
     def _score(self, x: float, y: float) -> tuple[int, int, float] | str:
         """(+1/−1/0 on the upper-side statement, on the lower-side statement, effect), or the
@@ -517,7 +583,9 @@ def _ten(a: dict[int, float], b: dict[int, float], paired: bool) -> tuple[dict[i
 
 def contradicting(claim: Claim, a: PerSeed, b: PerSeed | None = None) -> list[tuple[str, dict[int, float], dict[int, float] | None]]:
     """Per-seed values built from the measured ones to contradict the claim, each with how:
-    a direction claim gets its arms swapped; a size claim the null effect (a = b), or a/b far
+    a direction claim gets its arms swapped, and b moved to the wrong side of a past its
+    smallest effect (a claim on counts, which are never negative, gets a raised past b
+    where b would fall below zero); a size claim the null effect (a = b), or a/b far
     outside its band for a claim whose point is equality; a value claim its quantity halved,
     set to zero, or (at_most) doubled and raised past the bound."""
     x, y = _ten(_numbers(a), _numbers(b), claim.paired)
@@ -527,17 +595,25 @@ def contradicting(claim: Claim, a: PerSeed, b: PerSeed | None = None) -> list[tu
         # ∞) b is moved to the wrong side of a, past the smallest effect that counts.
         d = (1 + (claim.effect_min or 0.0)) / 2
         moved = {}
-        for s_, v in x.items():
-            base = v if not math.isinf(v) else (y[s_] if not math.isinf(y[s_]) else 1.0)
+        a_at = {s_: (v if not math.isinf(v) else (y[s_] if not math.isinf(y[s_]) else 1.0)) for s_, v in x.items()}
+        raised = False
+        for s_, base in a_at.items():
             lower = base * (1 - d) if base > 0 else (-1.0 if base == 0 else base / (1 - d))
             higher = base / (1 - d) if base > 0 else (1.0 if base == 0 else base * (1 - d))
             moved[s_] = lower if k == "less" else higher
             if claim.count_spread is not None:
-                # Past the count tie rule too: |a − b| > k·√(a + b) for D = k² + k·√(2|a|) + 1.
+                # Past the count tie rule too: |a − b| > k·√(a + b) for D = k² + k·√(2|a|) + 1
+                # (either way: D² > k²·(2|a| + D)).
                 kk = claim.count_spread
                 gap = kk * kk + kk * math.sqrt(2 * abs(base)) + 1
                 moved[s_] = min(moved[s_], base - gap) if k == "less" else max(moved[s_], base + gap)
-        a_at = {s_: (v if not math.isinf(v) else (y[s_] if not math.isinf(y[s_]) else 1.0)) for s_, v in x.items()}
+                if moved[s_] < 0 <= base:
+                    # A count is never negative: a run can give a above b, not b below zero.
+                    raised = True
+        if raised:  # only "less" lowers b
+            kk = float(claim.count_spread)  # type: ignore[arg-type]
+            up = {s_: max(base / (1 - d) if base > 0 else 1.0, base + kk * kk + kk * math.sqrt(2 * abs(base)) + 1) for s_, base in a_at.items()}
+            return [("arms swapped", y, x), ("a raised past b by more than the smallest effect (a count is never negative)", up, a_at)]
         return [("arms swapped", y, x), ("b moved past a by more than the smallest effect", a_at, moved)]
     if k in ("ratio", "approx"):
         # On b as measured, or 1 where a ratio over it is undefined (0, ∞).
