@@ -411,3 +411,24 @@ def test_table3_drops_per_seed_under_each_router(quick):
     owns = Reading(t3.axes, {"eecn_router": "marker_owns"})
     runs = {n: ecnlab.run(Scenario.from_dict(sc)) for n, sc in t3.runs(True, [2, 3], owns).items()}
     assert all(r.port("rl->rr")["dropped_pkts"] == 0 for r in runs.values())
+
+
+def test_drops_against_new_reno_are_fixed_by_the_router_under_marker_owns(quick):
+    """Under eecn_router = marker_owns the EECN router cannot drop an ECT packet below a full
+    buffer while New Reno's RED drops early: "EECN drops fewer than New Reno" (and its size) is
+    decided by the router, declared fixed by the mechanism and counted apart. ECN's gentle RED
+    (forced drops from 2·max_th, beyond the buffer) and VCP's DropTail drop ECT packets only at a
+    full buffer too: those pairs compare overflows and stay claims; under red_drops none is
+    fixed. Before, "drops EECN/NewReno" held under marker_owns like any finding."""
+    from ecnlab.experiments.eecn import MARKER_OWNS_DROPS
+
+    out, summary = quick
+    owns = comparisons_of(out, summary, "eecn.table4", {"eecn_router": "marker_owns"})
+    for m in ("drops EECN/NewReno", "drops EECN/NewReno: size"):
+        assert owns[m].fixed == MARKER_OWNS_DROPS and owns[m].verdict.value == "fixed by the mechanism", m
+    fixed = sorted(m for m, c in owns.items() if c.fixed)
+    assert fixed == ["drops EECN/NewReno", "drops EECN/NewReno: size"]
+    default = comparisons_of(out, summary, "eecn.table4", {})
+    assert not [m for m, c in default.items() if c.fixed]
+    t3 = comparisons_of(out, summary, "eecn.table3", {"eecn_router": "marker_owns"})
+    assert not [m for m, c in t3.items() if c.fixed]
