@@ -90,3 +90,170 @@ def test_an_unfinished_flow_counts_censored_and_keeps_its_seed():
     assert hfcc.unfinished(r) == r.flows["name"].to_list()
     start = float(r.flows["start_s"][0])
     assert hfcc.Fct.mean_fct(r) == 3.0 - start
+
+
+# ------------------------------------------------------------- claims on constructed runs
+
+
+def _run(rates: dict[str, "callable"], end: float, ports: dict[str, float] | None = None):
+    """A run built by hand: each flow's delivery rate (bits/s) per 100 ms sample as a function
+    of time, and ports with a constant queue; no simulation."""
+    import polars as pl
+
+    from ecnlab.results import Results
+
+    rows = []
+    for k in range(1, int(round(end / 0.1)) + 1):
+        t = round(k * 0.1, 1)
+        rows += [(t, "delivery_bps", f, float(rate(t))) for f, rate in rates.items()]
+    ports = ports or {}
+    rows += [(round(k * 0.1, 1), "queue_pkts", p, q) for p, q in ports.items() for k in range(1, int(round(end / 0.1)) + 1)]
+    ts = pl.DataFrame(rows, schema=["time_s", "kind", "entity", "value"], orient="row")
+    flows = pl.DataFrame({"name": list(rates), "transport": ["tcp"] * len(rates)})
+    port_rows = pl.DataFrame({"port": list(ports) or ["none"], "dropped_pkts": [0] * max(1, len(ports)), "arrived_pkts": [1000] * max(1, len(ports))})
+    return Results(flows, port_rows, ts, {"duration_s": end}, "")
+
+
+def _analyze(name: str, runs: dict, reading: dict | None = None):
+    from ecnlab.experiments.base import Context, RunSet
+    from ecnlab.report import Html
+
+    e = get(name)
+    seeds = sorted({int(k.rpartition("-s")[2]) for k in runs})
+    ctx = Context(quick=True, seeds=seeds, doc=Html("t"), experiment=name, reading=Reading(e.axes, reading or {}), draw=False)
+    return {c.metric: c for c in e.analyze(RunSet(runs), ctx)}
+
+
+def _demand_runs(level: dict[str, tuple[float, float, float]]):
+    """hfcc.demand's quick form (join 30 s, leave 60 s, end 90 s) with each scheme's payload
+    utilisation before the join, with the 100 flows, and the seconds it takes, after they
+    leave, to climb back from 20 % to its level before the join."""
+    from ecnlab.experiments import hfcc
+
+    cap = hfcc.payload_capacity()
+    runs = {}
+    for s in hfcc.ALL:
+        pre, during, back = level.get(s.key, (0.8, 0.8, 5.0))
+
+        def rate(t, pre=pre, during=during, back=back):
+            if t <= 30:
+                return pre * cap
+            if t <= 60:
+                return during * cap
+            return (0.2 if t <= 60 + back - 1 else pre) * cap
+
+        for seed in range(1, 6):
+            runs[f"{s.key}-s{seed}"] = _run({"f0": rate}, 90.0, {hfcc.PORT: 5.0})
+    return runs
+
+
+def test_fig7_high_utilisation_is_tested_against_hfccs_own_level():
+    """Fig. 7's "ensure the high utilization … when the burstiness occurs": HFCC's utilisation
+    with the 100 flows against its own level before the join (it holds at 0.85 → 0.89, where
+    the 90 % bound of ours — kept, named as ours — is contradicted), and contradicted when the
+    burst pulls it down. Before, only the bound of ours was tested (0.893 against 0.9)."""
+    got = _analyze("hfcc.demand", _demand_runs({"hfcc": (0.85, 0.89, 3.0), "vcp": (0.83, 0.94, 10.0)}))
+    assert got["utilisation with 105 flows vs 5 flows before the join, HFCC"].verdict.value == "holds"
+    ours = next(c for m, c in got.items() if m.startswith("utilisation with 105 flows ≥ 90%"))
+    assert "a bound of ours" in ours.metric and ours.verdict.value == "contradicted"
+    back = next(c for m, c in got.items() if m.startswith("seconds back to 95% of its level before the join"))
+    assert "(ours)" in back.metric and back.verdict.value == "holds" and back.rival == "vcp"
+    got = _analyze("hfcc.demand", _demand_runs({"hfcc": (0.85, 0.80, 10.0), "vcp": (0.83, 0.94, 3.0)}))
+    assert got["utilisation with 105 flows vs 5 flows before the join, HFCC"].verdict.value == "contradicted"
+    assert next(c for m, c in got.items() if m.startswith("seconds back to 95%")).verdict.value == "contradicted"
+    # Within the smallest effect that counts (2 %) neither way: a tie, not a finding.
+    got = _analyze("hfcc.demand", _demand_runs({"hfcc": (0.85, 0.86, 3.0)}))
+    assert got["utilisation with 105 flows vs 5 flows before the join, HFCC"].verdict.value == "inconclusive"
+
+
+def test_fig7_recovery_is_timed_to_the_schemes_own_level():
+    """The recovery is timed to 95 % of the scheme's own level before the join: a scheme whose
+    steady state is below 90 % of the link is timed all the same (before, "back at 90 %"
+    timed a transient overshoot of HFCC's 0.85 steady state, or nothing)."""
+    got = _analyze("hfcc.demand", _demand_runs({"hfcc": (0.80, 0.85, 4.0), "vcp": (0.83, 0.94, 12.0)}))
+    back = next(c for m, c in got.items() if m.startswith("seconds back to 95%"))
+    assert back.verdict.value == "holds"
+    assert sorted(set(back.a.values())) == [4.0] and sorted(set(back.b.values())) == [12.0]
+
+
+def test_fairness_tests_by_hand():
+    """Two rates 1.5 : 1 are fair by Jain ≥ 0.95 (0.96) but not by Jain ≥ 0.99 nor within
+    10 %; 1.05 : 1 is fair by all three; a flow that sends nothing is fair by none."""
+    from ecnlab.experiments import hfcc
+
+    t = {k: f for k, (_, f) in hfcc.FAIR_TESTS.items()}
+    assert (t["jain_0.95"]([60, 40]), t["jain_0.99"]([60, 40]), t["rates_10pct"]([60, 40])) == (True, False, False)
+    assert all(f([42, 40]) for f in t.values())
+    assert not any(f([40, 0]) for f in t.values())
+    assert hfcc.FAIR_AXIS.default == "rates_10pct" and hfcc.FAIR_AXIS.affects == "analysis"
+
+
+def _fairness_runs(fig1_meets_at: float):
+    """hfcc.fairness's quick form (join 50 s, end 150 s): every pair's rates 60 : 40 after the
+    join until ``fig1_meets_at`` for Fig. 1's VCP pair (HFCC's meet 5 s after the join, the
+    others' at 140 s), equal after."""
+    from ecnlab.experiments import hfcc
+
+    runs = {}
+    for key, meet in (("hfcc", 55.0), ("vcp", 140.0), ("mlcp", 140.0), ("bmcc", 140.0), ("vcp-fig1", fig1_meets_at)):
+        rates = {
+            "f0": lambda t, meet=meet: 100e6 if t <= 50 else (60e6 if t <= meet else 50e6),
+            "f1": lambda t, meet=meet: 0.0 if t <= 50 else (40e6 if t <= meet else 50e6),
+        }
+        for seed in range(1, 6):
+            runs[f"{key}-s{seed}"] = _run(rates, 150.0, {hfcc.PORT: 5.0})
+    return runs
+
+
+def test_fig1_fairness_verdict_follows_the_fair_level_reading():
+    """Fig. 1's VCP pair whose rates stay 60 : 40 until 80 s after the join and meet then: fair
+    81 s after the join by the default reading (the rates within 10 %: the curves meet) and by
+    Jain ≥ 0.99, within a second of the join by Jain ≥ 0.95 (0.96 at 60 : 40), which cannot
+    tell these pairs apart. Each reading names its test in the claims' metrics."""
+    from ecnlab.experiments import hfcc
+
+    # A bin is fair from the first whole second of equal rates: meeting at 130 s is 81 s after the join.
+    for reading, name, fig1 in ((None, "the rates within 10 %", 81.0), ({"fair_level": "jain_0.95"}, "Jain ≥ 0.95", 1.0), ({"fair_level": "jain_0.99"}, "Jain ≥ 0.99", 81.0)):
+        got = _analyze("hfcc.fairness", _fairness_runs(130.0), reading)
+        c = got[f"seconds to {name} after the join, one VCP pair at 100 Mb/s"]
+        assert c.verdict.value == "not comparable"  # the quick form ends before the paper's 175 s
+        vs = got[f"seconds to {name} after the join: HFCC vs VCP"]
+        assert set(vs.b.values()) == {91.0 if name != "Jain ≥ 0.95" else 1.0}, (name, vs.b)
+        assert set(vs.a.values()) == {6.0 if name != "Jain ≥ 0.95" else 1.0}, (name, vs.a)
+        assert vs.verdict.value == ("holds" if name != "Jain ≥ 0.95" else "inconclusive")
+        fig1_run = _fairness_runs(130.0)["vcp-fig1-s1"]
+        assert hfcc.fair_after(fig1_run, 50.0, 150.0, hfcc.FAIR_TESTS[(reading or {}).get("fair_level", "rates_10pct")][1]) == fig1
+
+
+def _chain_runs(long_share: dict[str, float]):
+    """hfcc.multibottleneck's quick form (40 s): the 5 forward long flows together at
+    ``long_share`` of every link's payload capacity, the cross flows filling it to 90 %."""
+    from ecnlab.experiments import hfcc
+
+    cap = hfcc.payload_capacity()
+    ports = {f"r{i}->r{i + 1}": 5.0 for i in range(7)}
+    runs = {}
+    for s in hfcc.ALL:
+        share = long_share.get(s.key, 0.1)
+        rates = {f"long-f{k}": (lambda t, share=share: share * cap / 5) for k in range(5)}
+        rates.update({f"cross-{i}-{k}": (lambda t, share=share: (0.9 - share) * cap / 5) for i in range(7) for k in range(5)})
+        for seed in range(1, 6):
+            runs[f"{s.key}-s{seed}"] = _run(rates, 40.0, ports)
+    return runs
+
+
+def test_fig8_long_flows_share_is_a_claim():
+    """Fig. 8's "HFCC is better than other protocols" and the abstract's fairness: HFCC's
+    forward long flows against their max-min share, half of every link. Contradicted where
+    they starve (our 10-seed runs: 0.009 of a link against VCP's 0.136), holding where they
+    are nearer that share; a share above it counts as far from fair as one as far below."""
+    got = _analyze("hfcc.multibottleneck", _chain_runs({"hfcc": 0.01, "vcp": 0.13, "reno": 0.04}))
+    name = "forward long flows' share, fraction of their max-min share: HFCC vs {}"
+    assert got[name.format("VCP")].verdict.value == "contradicted"
+    assert got[name.format("Reno+ECN-RED")].verdict.value == "contradicted"
+    assert got[name.format("MLCP")].rival == "mlcp"
+    got = _analyze("hfcc.multibottleneck", _chain_runs({"hfcc": 0.45, "vcp": 0.13, "reno": 0.7}))
+    assert got[name.format("VCP")].verdict.value == "holds"
+    # 0.7 is 0.2 above the share, 0.45 only 0.05 below it.
+    assert got[name.format("Reno+ECN-RED")].verdict.value == "holds"
+    assert "starved flows" in got["mean link utilisation: HFCC vs VCP"].note
