@@ -52,10 +52,11 @@ const BUCKETS: usize = LEVELS * DIGITS;
 /// `t`'s digit there. Buckets in (level, digit) order hold ever later times, so the earliest
 /// event is in the first non-empty bucket, found through a two-level bitmap. Popping takes
 /// the front of the bucket of events at exactly the last popped time; when that is empty,
-/// the first non-empty bucket is redistributed around its earliest time, which moves each of
-/// its events to a strictly lower level. So an event moves at most once per level its
-/// delay spans (a 10 ms delay in picoseconds spans five), with sequential memory access,
-/// where a binary heap of thousands of events spends its time on cache misses.
+/// the first non-empty bucket's lone event is taken at once, or a bucket of several is
+/// redistributed around its earliest time, which moves each of its events to a strictly
+/// lower level. So an event moves at most once per level its delay spans (a 10 ms delay in
+/// picoseconds spans five), with sequential memory access, where a binary heap of thousands
+/// of events spends its time on cache misses.
 ///
 /// Order: every bucket holds its events in insertion order, so events pop in (time,
 /// insertion sequence) order exactly as a heap keyed on both would, without storing the
@@ -74,7 +75,8 @@ pub struct EventQueue {
     summary: u32,
     /// Time of the last event popped (the radix heap's reference point).
     last: Time,
-    len: usize,
+    /// Events scheduled so far (those pending are the ones not yet popped).
+    scheduled: u64,
     now: Time,
     /// Events popped so far (the "events" of events/s).
     pub executed: u64,
@@ -89,7 +91,7 @@ impl Default for EventQueue {
             occupied: [0; BUCKETS / 64],
             summary: 0,
             last: 0,
-            len: 0,
+            scheduled: 0,
             now: 0,
             executed: 0,
         }
@@ -133,7 +135,7 @@ impl EventQueue {
         // `now` ≥ `last` always, so `at` ≥ `last` as the radix heap needs; clamp anyway so a
         // release build given a past time fires it next instead of corrupting the order.
         let at = at.max(self.last);
-        self.len += 1;
+        self.scheduled += 1;
         self.put(Entry { time: at, ev });
     }
 
@@ -154,39 +156,51 @@ impl EventQueue {
         }
     }
 
-    /// Makes the current-time bucket hold the next events if any is due at or before
-    /// `until`; returns whether one is.
+    /// Pops the next event if it is due at or before `until`, advancing the clock.
     #[inline]
-    fn fill_now_bucket(&mut self, until: Time) -> bool {
-        if self.head < self.now_bucket.len() {
-            return self.last <= until;
-        }
+    pub fn pop_until(&mut self, until: Time) -> Option<(Time, Ev)> {
+        let e = if self.head < self.now_bucket.len() {
+            if self.last > until {
+                return None;
+            }
+            let e = self.now_bucket[self.head];
+            self.head += 1;
+            e
+        } else {
+            self.pop_from_buckets(until)?
+        };
+        self.now = e.time;
+        self.executed += 1;
+        Some((e.time, e.ev))
+    }
+
+    /// [`EventQueue::pop_until`] once the events at the last popped time are consumed: takes
+    /// the first event of the first non-empty bucket if due at or before `until`.
+    #[inline]
+    fn pop_from_buckets(&mut self, until: Time) -> Option<Entry> {
         self.now_bucket.clear();
         self.head = 0;
-        let Some(b) = self.first_bucket() else {
-            return false;
-        };
-        if let [e] = self.buckets[b][..] {
-            // A lone event (the common case when the near future is sparse): it is next.
+        let b = self.first_bucket()?;
+        let bucket = &mut self.buckets[b];
+        if let [e] = bucket[..] {
+            // A lone event (the common case when the near future is sparse) is next: it is
+            // returned at once, without passing through the current-time bucket.
             if e.time > until {
-                return false;
+                return None;
+            }
+            bucket.clear();
+            if bucket.capacity() >= TRIM_MIN {
+                trim_bucket(bucket, 1);
             }
             self.last = e.time;
-            self.buckets[b].clear();
-            trim_bucket(&mut self.buckets[b], 1);
             self.clear_occupied(b);
-            self.now_bucket.push(e);
-            return true;
+            return Some(e);
         }
-        let min = self.buckets[b]
-            .iter()
-            .map(|e| e.time)
-            .min()
-            .unwrap_or(NEVER);
+        let min = bucket.iter().map(|e| e.time).min().unwrap_or(NEVER);
         if min > until {
             // Leave everything in place: the reference point must not pass a time at which
             // something may still be scheduled.
-            return false;
+            return None;
         }
         self.last = min;
         self.clear_occupied(b);
@@ -199,21 +213,9 @@ impl EventQueue {
         // Give the bucket its allocation back, so steady state allocates nothing.
         trim_bucket(&mut moving, moved);
         self.buckets[b] = moving;
-        true
-    }
-
-    /// Pops the next event if it is due at or before `until`, advancing the clock.
-    #[inline]
-    pub fn pop_until(&mut self, until: Time) -> Option<(Time, Ev)> {
-        if !self.fill_now_bucket(until) {
-            return None;
-        }
-        let e = self.now_bucket[self.head];
-        self.head += 1;
-        self.len -= 1;
-        self.now = e.time;
-        self.executed += 1;
-        Some((e.time, e.ev))
+        // The earliest events went to the current-time bucket, in insertion order.
+        self.head = 1;
+        Some(self.now_bucket[0])
     }
 
     pub fn advance_to(&mut self, t: Time) {
@@ -223,7 +225,7 @@ impl EventQueue {
     }
 
     pub fn pending(&self) -> usize {
-        self.len
+        (self.scheduled - self.executed) as usize
     }
 
     pub fn peek_time(&self) -> Option<Time> {
@@ -235,6 +237,9 @@ impl EventQueue {
     }
 }
 
+/// Capacity below which a bucket's allocation is never cut.
+const TRIM_MIN: usize = 32;
+
 /// Cuts the allocation of a bucket that just held `held` events to twice that when it is more
 /// than four times larger: each bucket would otherwise keep the most it ever held, and over a
 /// run with many flows the buckets' high-water marks add up to many times the events pending
@@ -242,7 +247,7 @@ impl EventQueue {
 /// reallocations cost less than moving the events that passed through.
 #[inline]
 fn trim_bucket(v: &mut Vec<Entry>, held: usize) {
-    if v.capacity() >= 32 && held < v.capacity() / 4 {
+    if v.capacity() >= TRIM_MIN && held < v.capacity() / 4 {
         v.shrink_to(2 * held);
     }
 }
