@@ -811,13 +811,10 @@ impl Sim {
     fn deliver(&mut self, l: u32) {
         let now = self.now();
         let pipe = &mut self.pipes[l as usize];
-        let (at, id) = pipe
-            .in_flight
-            .pop_front()
-            .expect("Deliver on an empty pipe");
+        let (at, id, next) = pipe.pop().expect("Deliver on an empty pipe");
         debug_assert_eq!(at, now);
         let to = pipe.to;
-        if let Some(&(next, _)) = pipe.in_flight.front() {
+        if let Some(next) = next {
             self.events.schedule(next, Ev::Deliver(l));
         }
         self.node_receive(to, id);
@@ -948,7 +945,7 @@ impl Sim {
             in_net += p.qdisc.len() as u64 + p.busy.is_some() as u64 + p.batch_rest.len() as u64;
         }
         for l in &self.pipes {
-            in_net += l.in_flight.len() as u64;
+            in_net += l.len() as u64;
         }
         for n in &self.nodes {
             in_net += n.held.len() as u64;

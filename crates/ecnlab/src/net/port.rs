@@ -16,13 +16,26 @@ pub struct RateSchedule {
     steps: Vec<(Time, u64)>,
     /// Index of the step in force at the last query (queries are monotone in time).
     cursor: usize,
+    /// Picoseconds per byte of a constant rate that divides a byte-second evenly (every
+    /// usual link rate), else 0: a transmission's end is then a multiplication, exactly the
+    /// division's result.
+    byte_time: u64,
 }
 
 impl RateSchedule {
     pub fn constant(bps: u64) -> Self {
+        Self::with_steps(vec![(0, bps)])
+    }
+
+    fn with_steps(steps: Vec<(Time, u64)>) -> Self {
+        let byte_time = match steps[..] {
+            [(_, bps)] if bps > 0 && (8 * SEC) % bps == 0 => 8 * SEC / bps,
+            _ => 0,
+        };
         RateSchedule {
-            steps: vec![(0, bps)],
+            steps,
             cursor: 0,
+            byte_time,
         }
     }
 
@@ -34,7 +47,7 @@ impl RateSchedule {
         if steps.windows(2).any(|w| w[1].0 <= w[0].0) {
             return Err("step times must be strictly increasing".into());
         }
-        Ok(RateSchedule { steps, cursor: 0 })
+        Ok(Self::with_steps(steps))
     }
 
     pub fn steps(&self) -> &[(Time, u64)] {
@@ -81,6 +94,11 @@ impl RateSchedule {
     /// exactly (in bit·picoseconds) and rounding up to the next picosecond.
     #[inline(always)]
     pub fn finish_time(&mut self, start: Time, bytes: u32) -> Time {
+        if self.byte_time != 0 {
+            if let Some(t) = (bytes as u64).checked_mul(self.byte_time) {
+                return start + t;
+            }
+        }
         // A constant-rate link (most) whose bit·picoseconds fit 64 bits (any packet under
         // 2 MB): the general integration's rounding in one native division.
         if let [(_, rate)] = self.steps[..] {
@@ -339,6 +357,35 @@ mod tests {
     fn constant_rate_finish() {
         let mut r = RateSchedule::constant(100_000_000);
         assert_eq!(r.finish_time(5, 1000), 5 + 80 * US);
+    }
+
+    #[test]
+    fn constant_rate_finish_is_the_rounded_up_division_for_every_rate() {
+        // Rates that divide a byte-second (multiplied) and rates that do not (divided), up to
+        // sizes whose bit-picoseconds no longer fit 64 bits (integrated in 128).
+        for bps in [
+            1,
+            3,
+            7_000,
+            1_500_000,
+            100_000_000,
+            1_000_000_000,
+            2_500_000_000,
+            400_000_000_000,
+        ] {
+            let mut r = RateSchedule::constant(bps);
+            for bytes in [0, 1, 40, 1500, 9000, 65_536, 2_305_843, 2_305_844, u32::MAX] {
+                let want = 7 + (bytes as u128 * 8 * SEC as u128).div_ceil(bps as u128);
+                if want > Time::MAX as u128 / 2 {
+                    continue;
+                }
+                assert_eq!(
+                    r.finish_time(7, bytes) as u128,
+                    want,
+                    "{bps} bps, {bytes} B"
+                );
+            }
+        }
     }
 
     #[test]
