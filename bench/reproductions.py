@@ -424,7 +424,7 @@ def doc_block(summary: dict[str, Any], source: str, header: str) -> str:
     experiment, the claims whose verdict depends on the reading, every claim under the
     default reading, stalled runs and starved flows by configuration, parameters without a
     source."""
-    from ecnlab.experiments import VERDICT_CLASSES, claims_table
+    from ecnlab.experiments import VERDICT_CLASSES, claims_table, units_text
 
     def cell(x: Any) -> str:
         return str(x).replace("|", "\\|").replace("\n", " ")
@@ -436,12 +436,16 @@ def doc_block(summary: dict[str, Any], source: str, header: str) -> str:
     rec = summary.get("verdicts_vs_reconstructed") or {}
     fix = summary.get("verdicts_fixed_by_mechanism") or {}
     const = summary.get("decided_on_constant_arms") or 0
+    ours = summary.get("verdicts_our_statements") or {}
     lines += [
         f"**Headline, the default reading ({source}):** " + ", ".join(f"{head[k]} {k}" for k in VERDICT_CLASSES)
         + (f" ({const} of the holds and contradicted decided on arms constant in every seed)" if const else "")
         + (f"; fixed by the mechanism apart (what the runs say): " + ", ".join(f"{fix[k]} {k}" for k in VERDICT_CLASSES) if sum(fix.values()) else "")
         + (f"; against reconstructed rivals apart: " + ", ".join(f"{rec[k]} {k}" for k in VERDICT_CLASSES) if sum(rec.values()) else "")
-        + f"; {summary.get('counted_once', 0)} claims counted once (same claim, same per-seed values); stalled runs: "
+        + (f"; statements ours apart: " + ", ".join(f"{ours[k]} {k}" for k in VERDICT_CLASSES) if sum(ours.values()) else "")
+        + f"; {summary.get('counted_once', 0)} claims counted once (same claim, same per-seed values)"
+        + (f"; {units_text(summary['headline_units'])}" if summary.get("headline_units") else "")
+        + "; stalled runs: "
         + f"{len(summary.get('stalls') or [])} (every reading).",
         "",
         "Rule: " + summary["rule"]["text"],
@@ -451,19 +455,20 @@ def doc_block(summary: dict[str, Any], source: str, header: str) -> str:
     names = [s["experiment"] for s in exps]
     lines += [
         "Claims per verdict (holds / contradicted / inconclusive / not comparable), as the headline counts them; "
-        "the last columns the claims whose outcome the mechanism fixes (declared; by what the runs say) and, of the "
-        "others, the claims against reconstructed rivals:",
+        "the last columns the claims whose outcome the mechanism fixes (declared; by what the runs say), of the "
+        "others the claims against reconstructed rivals and, of the rest, the claims whose statement is ours:",
         "",
-        "| reading | " + " | ".join(names) + " | **all** | fixed by the mechanism | vs reconstructed rivals |",
-        "| --- | " + " | ".join("---" for _ in names) + " | --- | --- | --- |",
+        "| reading | " + " | ".join(names) + " | **all** | fixed by the mechanism | vs reconstructed rivals | statements ours |",
+        "| --- | " + " | ".join("---" for _ in names) + " | --- | --- | --- | --- |",
     ]
     for r in readings:
         row = [_counts(s["verdicts"].get(r)) if r in s["verdicts"] else "–" for s in exps]
         recr = {k: sum((s.get("verdicts_vs_reconstructed") or {}).get(r, {}).get(k, 0) for s in exps) for k in VERDICT_CLASSES}
         fixr = {k: sum((s.get("verdicts_fixed_by_mechanism") or {}).get(r, {}).get(k, 0) for s in exps) for k in VERDICT_CLASSES}
-        lines.append(f"| {r} | " + " | ".join(row) + f" | **{_counts(summary['verdicts_by_reading'].get(r))}** | {_counts(fixr)} | {_counts(recr)} |")
-    lines.append("| runs (every reading) | " + " | ".join(str(len(s["runs"])) for s in exps) + f" | {sum(len(s['runs']) for s in exps)} | | |")
-    lines.append("| stalled runs (every reading) | " + " | ".join(str(len(s["stalls"])) for s in exps) + f" | {sum(len(s['stalls']) for s in exps)} | | |")
+        oursr = {k: sum((s.get("verdicts_our_statements") or {}).get(r, {}).get(k, 0) for s in exps) for k in VERDICT_CLASSES}
+        lines.append(f"| {r} | " + " | ".join(row) + f" | **{_counts(summary['verdicts_by_reading'].get(r))}** | {_counts(fixr)} | {_counts(recr)} | {_counts(oursr)} |")
+    lines.append("| runs (every reading) | " + " | ".join(str(len(s["runs"])) for s in exps) + f" | {sum(len(s['runs']) for s in exps)} | | | |")
+    lines.append("| stalled runs (every reading) | " + " | ".join(str(len(s["stalls"])) for s in exps) + f" | {sum(len(s['stalls']) for s in exps)} | | | |")
     dep = summary.get("depends_on_reading") or []
     lines += ["", f"#### Claims whose verdict depends on the reading ({len(dep)})", ""]
     if len(readings) == 1:

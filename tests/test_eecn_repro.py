@@ -73,9 +73,12 @@ def test_report_is_complete(quick):
         assert c["paper"] == eecn.PAPER_T4[scheme][0]
         assert c["ours"] is not None and c["ours"]["n"] == 5
         assert c["verdict"] == "not comparable" and "run length" in c["decision"]["reason"]
-    # The headline counts each claim once; claims against reconstructed rivals apart.
-    counted = sum(summary["verdicts"].values()) + sum(summary["verdicts_vs_reconstructed"].values()) + summary["counted_once"]
-    assert counted == sum(1 for c in summary["comparisons"] if c["verdict"])
+    # The headline counts each claim once (a family once); claims against reconstructed rivals
+    # and claims whose statement is ours apart.
+    units = summary["headline_units"]
+    groups = ("verdicts", "verdicts_vs_reconstructed", "verdicts_our_statements")
+    assert sum(sum(summary[g].values()) for g in groups) == units["claims"] + units["families"]
+    assert units["claims"] + units["claims_in_families"] + units["repeats"] == sum(1 for c in summary["comparisons"] if c["verdict"])
 
 
 def test_eecn_drops_fewer_packets_than_ecn_and_newreno(quick):

@@ -260,10 +260,11 @@ def test_the_headline_counts_families_duplicates_and_reconstructed_rivals_apart(
     assert fam[0]["decision"]["family_size"] == 13
     assert comps[14]["duplicate_of"] == "a below b"
     assert comps[15]["rival_reconstructed"] is True and comps[16]["rival_reconstructed"] is False
-    # Thirteen family claims inconclusive; "a below b" once; HFCC vs VCP; MLCP apart.
-    assert s["verdicts"] == {"holds": 2, "contradicted": 0, "inconclusive": 13, "not comparable": 0}
+    # The family of thirteen once, inconclusive; "a below b" once; HFCC vs VCP; MLCP apart.
+    assert s["verdicts"] == {"holds": 2, "contradicted": 0, "inconclusive": 1, "not comparable": 0}
     assert s["verdicts_vs_reconstructed"] == {"holds": 1, "contradicted": 0, "inconclusive": 0, "not comparable": 0}
     assert s["counted_once"] == 1 and s["reconstructed_rivals"]["mlcp"]
+    assert s["headline_units"] == {"claims": 3, "families": 1, "claims_in_families": 13, "repeats": 1}
     html = (tmp_path / "out" / "report.html").read_text()
     assert "(Holm, 13)" in html and "a rival we reconstructed" in html
 
@@ -347,6 +348,149 @@ def test_claims_the_mechanism_fixes_and_constant_arms_say_so(tmp_path, monkeypat
 def test_a_fixed_claim_needs_its_reason():
     with pytest.raises(ValueError, match="fixed takes the reason"):
         claim("x", Claim("less"), {1: 0.0}, {1: 1.0}, fixed="")
+
+
+class _Families(_Base):
+    """A sweep over one axis is one finding: a family of ten claims that all hold, a family
+    whose claims hold at nine points and are contradicted at one, and a family tied at every
+    point but one."""
+
+    name = "toy.families"
+    quick_seeds = 10  # Holm over ten claims needs p <= 0.005: ten agreeing seeds (p = 1/1024)
+
+    def runs(self, quick, seeds, reading):
+        return ex.for_seeds({"half": udp()}, seeds)
+
+    def analyze(self, runs, ctx):
+        one = runs.per_seed("half", lambda r: 1.0)
+        two = runs.per_seed("half", lambda r: 2.0)
+        half = runs.per_seed("half", lambda r: 0.5)
+        out = [claim(f"a below b at buffer {i}", Claim("less"), one, two, family="over buffers") for i in range(10)]
+        out += [claim(f"a below c at buffer {i}", Claim("less"), one, two if i else half, family="one point against") for i in range(10)]
+        out += [claim(f"a below d at buffer {i}", Claim("less"), one, one if i else two, family="ties") for i in range(10)]
+        return out
+
+
+def test_a_family_counts_once_by_its_verdict_as_one_claim(tmp_path, monkeypatch):
+    """Before, each claim of a family counted by its own verdict under Holm's correction:
+    10 + 9 + 1 holds and 1 contradicted and 9 inconclusive from three sweeps."""
+    monkeypatch.setitem(ex._REGISTRY, "toy.families", _Families())
+    s = ex.reproduce("toy.families", tmp_path / "out", quick=True)
+    assert s["verdicts"] == {"holds": 1, "contradicted": 1, "inconclusive": 1, "not comparable": 0}
+    assert s["headline_units"] == {"claims": 0, "families": 3, "claims_in_families": 30, "repeats": 0}
+    comps = s["comparisons"]
+    # Every claim keeps its row and its own verdict; the family's verdict is beside it.
+    assert len(comps) == 30 and [c["verdict"] for c in comps[10:12]] == ["contradicted", "holds"]
+    whole = {c["family"]: c["family_whole"] for c in comps}
+    assert whole["one point against"] == {"verdict": "contradicted", "reason": "contradicted at 1 of its points (family split: 9 hold, 1 contradicted, 0 inconclusive of 10)"}
+    assert whole["ties"]["reason"] == "family split: 1 hold, 0 contradicted, 9 inconclusive of 10"
+    assert [c["counts_family"] for c in comps[:3]] == [True, False, False]
+    md = (tmp_path / "out" / "summary.md").read_text()
+    rule = next(x for x in md.splitlines() if x.startswith("Rule: "))
+    assert "counts the family once" in rule and "contradicted when any is contradicted" in rule
+    assert "(family: contradicted)" in md and "Counted: 0 claims one by one and 3 families once each" in md
+
+
+class _SameValues(_Base):
+    """Two configurations whose runs are byte-identical (a buffer the UDP flow never fills,
+    100 or 1000 packets), each compared with the same rival: one claim made twice under two
+    configuration names."""
+
+    name = "toy.samevalues"
+
+    def runs(self, quick, seeds, reading):
+        def buffered(limit):
+            s = ecnlab.Scenario.dumbbell(left=1, right=1, bottleneck_rate="10Mbps", duration="1s", queue={"kind": "droptail", "limit": limit})
+            return s.add_udp_flow("l0", "r0", rate="3Mbps", pattern="poisson", name="u")
+
+        return ex.for_seeds({"x-100": buffered(100), "x-1000": buffered(1000), "y": udp("6Mbps")}, seeds)
+
+    def analyze(self, runs, ctx):
+        util = lambda r: r.port("rl->rr")["utilization"]  # noqa: E731
+        y = runs.per_seed("y", util)
+        return [
+            claim("utilisation at 100 packets: x vs y", Claim("less"), runs.per_seed("x-100", util), y),
+            claim("utilisation at 1000 packets: x vs y", Claim("less"), runs.per_seed("x-1000", util), y),
+            claim("y above x at 1000 packets", Claim("greater"), y, runs.per_seed("x-1000", util)),
+        ]
+
+
+def test_a_claim_on_identical_runs_under_another_configuration_name_counts_once(tmp_path, monkeypatch):
+    """Before, the key held the arms' configuration names: three holds for one finding."""
+    monkeypatch.setitem(ex._REGISTRY, "toy.samevalues", _SameValues())
+    s = ex.reproduce("toy.samevalues", tmp_path / "out", quick=True)
+    a, b, c = s["comparisons"]
+    assert a["per_seed"] == b["per_seed"] and len(set(a["per_seed"]["a"].values())) > 1  # the seeds vary it
+    assert a["arms"]["a"] != b["arms"]["a"]
+    assert b["duplicate_of"] == a["metric"] and c["duplicate_of"] == a["metric"]
+    assert s["verdicts"] == {"holds": 1, "contradicted": 0, "inconclusive": 0, "not comparable": 0} and s["counted_once"] == 2
+
+
+def test_constant_values_are_the_same_claim_only_on_the_same_configurations():
+    """0 drops in every seed of two different configurations says nothing of their runs."""
+    from ecnlab.experiments import mark_duplicates
+
+    def row(metric, a, b, cfg_a):
+        kind = Claim("less").to_json()
+        return {"metric": metric, "kind": kind, "tests": "direction", "unit": "packets", "arms": {"a": cfg_a, "b": "y"}, "per_seed": {"a": a, "b": b}, "verdict": "holds"}
+
+    zeros, fives = {"1": 0.0, "2": 0.0}, {"1": 5.0, "2": 5.0}
+    rows = mark_duplicates([row("p", zeros, fives, "x1"), row("q", zeros, fives, "x2"), row("r", zeros, fives, "x1")])
+    assert [r.get("duplicate_of") for r in rows] == [None, None, "p"]
+
+
+class _OurStatement(_Base):
+    """A claim the paper makes and two it does not (a bound we chose), one of them in a
+    family."""
+
+    name = "toy.ourstatement"
+    quick_seeds = 10
+
+    def runs(self, quick, seeds, reading):
+        return ex.for_seeds({"half": udp()}, seeds)
+
+    def analyze(self, runs, ctx):
+        util = runs.per_seed("half", lambda r: r.port("rl->rr")["utilization"])
+        why = "the paper says only 'high utilisation'; the bound is ours"
+        return [
+            claim("utilisation", Claim("matches", target=0.5, within=0.1), util, paper=0.5),
+            claim("utilisation above 40 %", Claim("at_least", target=0.4), util, our_statement=why),
+            *(claim(f"utilisation above 30 % at {i}", Claim("at_least", target=0.3), util, our_statement=why, family="ours over i") for i in range(3)),
+        ]
+
+
+def test_claims_whose_statement_is_ours_are_marked_and_counted_apart(tmp_path, monkeypatch):
+    """Before, claim() had no way to say so (``ours=`` is the statistic a row shows) and the
+    bound we chose counted in the headline like the paper's number."""
+    monkeypatch.setitem(ex._REGISTRY, "toy.ourstatement", _OurStatement())
+    s = ex.reproduce("toy.ourstatement", tmp_path / "out", quick=True)
+    paper, ours, *fam = s["comparisons"]
+    assert paper["our_statement"] is None and ours["our_statement"].startswith("the paper says only")
+    assert s["verdicts"] == {"holds": 1, "contradicted": 0, "inconclusive": 0, "not comparable": 0}
+    assert s["verdicts_our_statements"] == {"holds": 2, "contradicted": 0, "inconclusive": 0, "not comparable": 0}
+    (sec,) = s["experiments"]
+    assert sec["verdicts_our_statements"]["default"] == s["verdicts_our_statements"]
+    md = (tmp_path / "out" / "summary.md").read_text()
+    assert "holds [statement ours]" in md and "the statement is ours, not the paper's (the paper says only" in md
+    assert "statements ours (default)" in md and "statement ours" in (tmp_path / "out" / "report.html").read_text()
+    with pytest.raises(ValueError, match="our_statement takes the reason"):
+        claim("x", Claim("at_least", target=0.4), {1: 0.5}, our_statement=True)
+
+
+def test_a_family_must_be_counted_in_one_place(tmp_path, monkeypatch):
+    class Mixed(_OurStatement):
+        name = "toy.mixed"
+
+        def analyze(self, runs, ctx):
+            util = runs.per_seed("half", lambda r: 0.5)
+            return [
+                claim("a", Claim("at_least", target=0.4), util, family="f"),
+                claim("b", Claim("at_least", target=0.4), util, family="f", our_statement="ours"),
+            ]
+
+    monkeypatch.setitem(ex._REGISTRY, "toy.mixed", Mixed())
+    with pytest.raises(ecnlab.ExperimentError, match="family 'f' mixes claims the headline counts apart"):
+        ex.reproduce("toy.mixed", tmp_path / "out", quick=True)
 
 
 class _Provenance(_Base):

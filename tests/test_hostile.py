@@ -239,6 +239,12 @@ def test_reproduce_names_each_contradicted_claim_by_its_metric_as_the_count_coun
             dict(same, metric="p95 AP queue: Zhuge vs P-Scheduler"),
             dict(same, metric="again", duplicate_of="peak delay: Zhuge vs P-Scheduler"),
             {"experiment": "x", "metric": "in a family", "claim": "c", "verdict": "contradicted", "counted": "inconclusive"},
+            # A family counted once, by its verdict as one claim: named once, by the family.
+            *(
+                {"experiment": "x", "metric": f"at {i}", "claim": "c", "verdict": v, "counted": v, "family": "sweep",
+                 "family_whole": {"verdict": "contradicted", "reason": "contradicted at 2 of its points"}, "counts_family": i == 0}
+                for i, v in enumerate(("holds", "contradicted", "contradicted"))
+            ),
         ],
     }
     monkeypatch.setattr(experiments, "reproduce", lambda *a, **k: summary)
@@ -247,6 +253,7 @@ def test_reproduce_names_each_contradicted_claim_by_its_metric_as_the_count_coun
     assert lines == [
         "contradicted: apcc.bwdrop: peak delay: Zhuge vs P-Scheduler (Zhuge above P-Scheduler)",
         "contradicted: apcc.bwdrop: p95 AP queue: Zhuge vs P-Scheduler (Zhuge above P-Scheduler)",
+        "contradicted: x: family 'sweep' (contradicted at 2 of its points)",
     ]
 
 

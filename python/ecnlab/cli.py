@@ -352,25 +352,33 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     if not args.quiet:
         counts = ", ".join(f"{n} {k}" for k, n in summary["verdicts"].items())
         rec = summary.get("verdicts_vs_reconstructed") or {}
+        ours = summary.get("verdicts_our_statements") or {}
         apart = f"; against reconstructed rivals: {', '.join(f'{n} {k}' for k, n in rec.items())}" if sum(rec.values()) else ""
         fixed = summary.get("verdicts_fixed_by_mechanism") or {}
         if sum(fixed.values()):
             apart += f"; fixed by the mechanism (what the runs say): {', '.join(f'{n} {k}' for k, n in fixed.items())}"
+        apart += f"; statements ours: {', '.join(f'{n} {k}' for k, n in ours.items())}" if sum(ours.values()) else ""
         stalls = len(summary["stalls"])
         print(f"wrote {args.out}/report.html and summary.json; claims (default reading): {counts}{apart}; stalled runs: {stalls}")
         missing = summary.get("provenance_missing") or {}
         if missing:
             print(f"{len(missing)} experiment(s) with parameters without a source (report: 'Parameters without a source')")
         # The counts alone would send a reader to the report for what matters most.
-        # The same claims the count counts: a family's by its verdict under Holm's correction,
-        # a claim repeated on the same per-seed values once; each named by its metric (two
-        # claims can share a text: "Zhuge above P-Scheduler" of the delay and of the queue).
+        # The same claims the count counts: a family once, by its verdict as one claim (named
+        # by the family), a claim repeated on the same per-seed values once; each claim named by
+        # its metric (two claims can share a text: "Zhuge above P-Scheduler" of the delay and
+        # of the queue).
+        from .experiments import headline_verdict
+
         for c in summary.get("comparisons") or []:
-            if c.get("duplicate_of") is not None or (c.get("counted") or c.get("verdict")) != "contradicted":
+            if headline_verdict(c) != "contradicted":
                 continue
             metric, text = c.get("metric"), c.get("claim")
             what = f"{metric} ({text})" if metric and text else (metric or text or "a claim")
+            if c.get("family") and c.get("family_whole"):
+                what = f"family '{c['family']}' ({c['family_whole']['reason']})"
             rival = " [against a rival we reconstructed]" if c.get("rival_reconstructed") else ""
+            rival += " [statement ours]" if c.get("our_statement") and not c.get("rival_reconstructed") else ""
             print(f"contradicted: {c.get('experiment', '')}: {what}{rival}")
         if len(summary["readings"]) > 1:
             print(f"{len(summary['depends_on_reading'])} claim(s) change verdict with the reading")

@@ -45,7 +45,7 @@ from .base import (
     percent_change,
     stall,
 )
-from .verdict import MIN_EFFECT, holm
+from .verdict import MIN_EFFECT, family_whole, holm
 
 __all__ = [
     "Comparison",
@@ -244,6 +244,13 @@ def _link_tree(src: Path, dst: Path) -> None:
 VERDICT_CLASSES = ("holds", "contradicted", "inconclusive", "not comparable")
 FIXED = "fixed by the mechanism"
 _VERDICT_CSS = {"holds": "yes", "contradicted": "no", "inconclusive": "na", "not comparable": "na", FIXED: "na"}
+#: How the headline counts, as the report's count tables say it.
+HEADLINE_COUNTS = (
+    "as the headline counts them (a family of claims over one axis once, by its verdict as one claim; a claim on "
+    "the same per-seed values as an earlier one once); in their own columns, the claims whose outcome the "
+    "mechanism fixes (declared, counted by what the runs say) and, of the others, the claims against a rival we "
+    "reconstructed without its paper and, of the rest, the claims whose statement is ours, not the paper's"
+)
 
 
 def is_fixed(c: Mapping[str, Any]) -> bool:
@@ -251,37 +258,86 @@ def is_fixed(c: Mapping[str, Any]) -> bool:
     return bool(c.get("fixed")) or c.get("verdict") == FIXED
 
 
-def count_verdicts(comparisons: list[dict[str, Any]], reconstructed: bool = False, fixed: bool = False) -> dict[str, int]:
+def headline_group(c: Mapping[str, Any]) -> str:
+    """Where the headline counts a comparison of summary.json: ``"fixed"`` (a claim whose
+    outcome the mechanism fixes, declared), else ``"reconstructed"`` (against a rival we
+    reconstructed without its paper), else ``"ours"`` (a statement that is ours, not the
+    paper's: ``our_statement``), else ``"paper"`` (the headline itself)."""
+    if is_fixed(c):
+        return "fixed"
+    if c.get("rival_reconstructed"):
+        return "reconstructed"
+    if c.get("our_statement"):
+        return "ours"
+    return "paper"
+
+
+def headline_verdict(c: Mapping[str, Any]) -> str | None:
+    """The verdict the headline counts for a comparison of summary.json, or None when it
+    counts none for it: a family is counted once, by its verdict as one claim
+    (:func:`.verdict.family_whole`, on the claim that ``counts_family``), a claim repeating an
+    earlier one on the same per-seed values (``duplicate_of``) not again, a row without a
+    claim not at all, a claim the mechanism fixes by what its runs say. Summaries written
+    before families were counted once fall back to each claim's verdict under Holm's
+    correction (``counted``)."""
+    whole = c.get("family_whole")
+    if c.get("family") and whole:
+        return whole["verdict"] if c.get("counts_family") else None
+    if c.get("duplicate_of") is not None:
+        return None
+    if is_fixed(c):
+        return (c.get("decision") or {}).get("unflagged")
+    return c.get("counted") or c.get("verdict")
+
+
+def count_verdicts(comparisons: list[dict[str, Any]], reconstructed: bool = False, fixed: bool = False, ours: bool = False) -> dict[str, int]:
     """How many comparisons (as in summary.json) fall in each verdict class, as the headline
-    counts them: a claim of a family by its verdict under Holm's correction (``counted``), a
-    claim decided a second time on the same per-seed values not again (``duplicate_of``), and
-    two groups apart: the claims whose outcome the mechanism fixes (declared; ``fixed=True``
-    counts only those, by what their runs say), then, of the others, those against a
-    reconstructed rival (``reconstructed=True`` counts only those). Rows without a claim are
-    not counted."""
+    counts them (:func:`headline_verdict`: a family once, a repeat not again), with three
+    groups apart (:func:`headline_group`): ``fixed=True`` counts only the claims whose outcome
+    the mechanism fixes (declared; by what their runs say), ``reconstructed=True`` only the
+    others against a reconstructed rival, ``ours=True`` only the others whose statement is
+    ours; none of them, the rest (the headline)."""
+    want = "fixed" if fixed else "reconstructed" if reconstructed else "ours" if ours else "paper"
     out = {k: 0 for k in VERDICT_CLASSES}
     for c in comparisons:
-        if c.get("duplicate_of") is not None or is_fixed(c) != fixed:
-            continue
-        if fixed:
-            v = (c.get("decision") or {}).get("unflagged")
-        else:
-            if bool(c.get("rival_reconstructed")) != reconstructed:
-                continue
-            v = c.get("counted") or c.get("verdict")
-        if v in out:
+        v = headline_verdict(c)
+        if v in out and headline_group(c) == want:
             out[v] += 1
     return out
 
 
+def headline_units(comparisons: list[dict[str, Any]]) -> dict[str, int]:
+    """What the counts of :func:`count_verdicts` (every group) are made of: ``claims`` counted
+    one by one, ``families`` counted once each, the ``claims_in_families`` those stand for, and
+    the ``repeats`` not counted (a claim, or every claim of a family, on the same per-seed
+    values as an earlier one). ``claims + claims_in_families + repeats`` is every decided claim."""
+    out = {"claims": 0, "families": 0, "claims_in_families": 0, "repeats": 0}
+    counted: set[str] = set()
+    for c in comparisons:
+        if c.get("verdict") is None:
+            continue
+        if c.get("family") and c.get("family_whole"):
+            if c.get("family_repeats"):
+                out["repeats"] += 1
+            else:
+                out["claims_in_families"] += 1
+                out["families"] += bool(c.get("counts_family"))
+        elif c.get("duplicate_of") is not None:
+            out["repeats"] += 1
+        else:
+            out["claims"] += 1
+    return out
+
+
 def count_constant(comparisons: list[dict[str, Any]]) -> int:
-    """How many of the claims the headline counts (:func:`count_verdicts`, neither fixed nor
-    against a reconstructed rival) hold or are contradicted on arms that each took one value in
-    every seed (flagged: the seeds repeat one outcome)."""
+    """How many of the claims the headline counts (:func:`count_verdicts`: neither fixed, nor
+    against a reconstructed rival, nor whose statement is ours; a repeat not again) hold or are
+    contradicted, each by its own verdict, on arms that each took one value in every seed
+    (flagged: the seeds repeat one outcome)."""
     return sum(
         1
         for c in comparisons
-        if c.get("duplicate_of") is None and not is_fixed(c) and not c.get("rival_reconstructed")
+        if c.get("duplicate_of") is None and headline_group(c) == "paper"
         and (c.get("counted") or c.get("verdict")) in ("holds", "contradicted")
         and any("the seeds do not vary this comparison" in f for f in (c.get("decision") or {}).get("flags") or [])
     )
@@ -289,24 +345,40 @@ def count_constant(comparisons: list[dict[str, Any]]) -> int:
 
 def _same_claim_key(c: Mapping[str, Any]) -> str | None:
     """What makes two comparisons the same claim on the same runs and values: the claim (a > b
-    written as b < a), the configurations of its arms and their per-seed values."""
-    kind, ps, arms = c.get("kind"), c.get("per_seed"), c.get("arms") or {}
-    if not kind or not ps or not arms.get("a"):
-        return None  # without the runs it was measured on, sameness cannot be told
+    written as b < a, its target, tolerance, smallest effect: every field but its text), what
+    it tests, its unit, what each arm counts, the rival, and both arms' per-seed values.
+    Not the arms' configuration names: two configurations whose runs are byte-identical (a
+    buffer the scheme never fills) give the same values, and a claim on them says nothing
+    new. Identical per-seed values that vary over the seeds identify the runs; an arm that
+    takes one value in every seed (0 drops) does not, so where no arm varies the
+    configurations are part of the key."""
+    kind, ps = c.get("kind"), c.get("per_seed")
+    if not kind or not ps:
+        return None  # without the values it was decided on, sameness cannot be told
     a, b = ps.get("a"), ps.get("b")
     if not any(v is not None for v in (a or {}).values()):
         return None  # no value: nothing is counted twice
     k = dict(kind)
     k.pop("text", None)
+    arms = c.get("arms") or {}
     ra, rb = arms.get("a"), arms.get("b")
+    measures = dict(c.get("measures") or {})
+    ma, mb = measures.get("a"), measures.get("b")
     if k.get("kind") == "greater":
-        k["kind"], a, b, ra, rb = "less", b, a, rb, ra
-    return json.dumps([k, ra, rb, a, b], sort_keys=True, default=str)
+        k["kind"], a, b, ra, rb, ma, mb = "less", b, a, rb, ra, mb, ma
+    varies = any(len({json.dumps(x) for x in (v or {}).values()}) > 1 for v in (a, b))
+    if not varies and not ra:
+        return None  # constant values of runs not named: nothing ties them to one run
+    configs = [] if varies else [ra, rb]
+    return json.dumps([k, c.get("tests"), c.get("unit"), ma, mb, c.get("rival"), a, b, configs], sort_keys=True, default=str)
 
 
 def mark_duplicates(comparisons: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Marks each comparison that repeats an earlier one's claim on the same per-seed values
-    (``duplicate_of``: the earlier one's metric), so the headline counts it once."""
+    """Marks, in one experiment's comparisons (one reading), what the headline counts once:
+    each comparison that repeats an earlier one's claim on the same per-seed values
+    (``duplicate_of``: the earlier one's metric), and per family the claim that counts it
+    (``counts_family``, its first; none when every claim of the family repeats an earlier one,
+    ``family_repeats``)."""
     seen: dict[str, str] = {}
     for c in comparisons:
         key = _same_claim_key(c)
@@ -316,18 +388,43 @@ def mark_duplicates(comparisons: list[dict[str, Any]]) -> list[dict[str, Any]]:
             c["duplicate_of"] = seen[key]
         else:
             seen[key] = c["metric"]
+    families: dict[str, list[dict[str, Any]]] = {}
+    for c in comparisons:
+        if c.get("family") and c.get("family_whole") and c.get("verdict") is not None:
+            families.setdefault(c["family"], []).append(c)
+    for members in families.values():
+        repeats = all(c.get("duplicate_of") is not None for c in members)
+        for i, c in enumerate(members):
+            c["counts_family"] = i == 0 and not repeats
+            if repeats:
+                c["family_repeats"] = True
     return comparisons
 
 
 def decide_families(comps: list[Comparison]) -> list[Comparison]:
-    """Every family of claims (``claim(..., family=)``) decided also with Holm's correction."""
+    """Every family of claims (``claim(..., family=)``) decided also with Holm's correction,
+    and as the one claim it makes (:func:`.verdict.family_whole`, ``family_whole``), which the
+    headline counts once. A claim the mechanism fixes is none of its family's tests (Holm
+    leaves it out) and is counted apart on its own. The family's other claims must be counted
+    in one place: a family that mixes claims against a reconstructed rival, or claims whose
+    statement is ours, with others is refused."""
     families: dict[str, list[int]] = {}
     for i, c in enumerate(comps):
         if c.family and c.decision is not None:
             families.setdefault(c.family, []).append(i)
     for name, idx in families.items():
+        tested = [i for i in idx if not comps[i].fixed]
+        groups = {(comps[i].rival_reconstructed, bool(comps[i].our_statement)) for i in tested}
+        if len(groups) > 1:
+            raise ExperimentError(
+                f"family {name!r} mixes claims the headline counts apart (against a reconstructed rival, or with our_statement) with others: split it"
+            )
         for i, d in zip(idx, holm([comps[i].decision for i in idx], name)):  # type: ignore[misc]
             comps[i].decision = d
+        if tested:
+            whole = family_whole(comps[i].decision.counted for i in tested)  # type: ignore[union-attr]
+            for i in tested:
+                comps[i].family_whole = whole
     return comps
 
 
@@ -341,15 +438,32 @@ def _verdict_cell(c: Comparison) -> str:
     if c.decision is None:
         return '<td><span class="na">–</span></td><td class="l"></td><td class="l"></td>'
     d = c.decision
+    whole = c.family_whole
     why = _why(d.to_json(), c.rival_reconstructed, c.rival, "; ".join(c.stall_unchecked))
+    why += _counting_why(c.our_statement, c.family, None if whole is None else {"verdict": whole[0].value, "reason": whole[1]})
     family = ""
     if d.family_verdict is not None:
         family = f'<br><span class="{_VERDICT_CSS[d.family_verdict.value]}">{h.escape(d.family_verdict.value)}</span> <small>(Holm, {d.family_size})</small>'
+    if whole is not None:
+        family += f'<br><small>family:</small> <span class="{_VERDICT_CSS[whole[0].value]}">{h.escape(whole[0].value)}</span>'
+    if c.our_statement:
+        family += "<br><small>statement ours</small>"
     return (
         f'<td><span class="{_VERDICT_CSS[d.verdict.value]}">{h.escape(d.verdict.value)}</span>{family}</td>'
         f'<td class="l">{h.escape(d.tests)}</td>'
         f'<td class="l">{h.escape(_claim_and_why(d.claim, why))}</td>'
     )
+
+
+def _counting_why(our_statement: str | None, family: str | None, whole: Mapping[str, Any] | None) -> str:
+    """What the reader must know of how the headline counts a claim: its family as one claim
+    (counted once, by that verdict) and a statement that is ours (counted apart)."""
+    why = ""
+    if family and whole:
+        why += f"; the family '{family}' as one claim (counted once): {whole['verdict']}, {whole['reason']}"
+    if our_statement:
+        why += f"; the statement is ours, not the paper's ({our_statement}): counted apart"
+    return why
 
 
 def _claim_and_why(claim: str, why: str) -> str:
@@ -448,9 +562,10 @@ def _overview(sections: list[dict[str, Any]], readings: list[str]) -> str:
         stalls = len(s["stalls"])
         rec = _counts_cell(count_verdicts(s["by_reading"]["default"], reconstructed=True))
         fix = _counts_cell(count_verdicts(s["by_reading"]["default"], fixed=True))
+        ours = _counts_cell(count_verdicts(s["by_reading"]["default"], ours=True))
         rows.append(
             f'<tr><td class="l"><a href="#{name}">{name}</a></td><td class="l">{h.escape(s["title"])}</td>'
-            f"{cells}<td>{rec}</td><td>{fix}</td><td>{len(s['runs'])}</td><td>{stalls}</td><td>{s['wall_s']:.1f}</td></tr>"
+            f"{cells}<td>{rec}</td><td>{fix}</td><td>{ours}</td><td>{len(s['runs'])}</td><td>{stalls}</td><td>{s['wall_s']:.1f}</td></tr>"
         )
     total = "".join(
         f"<td><b>{_counts_cell(count_verdicts([c for s in sections for c in s['by_reading'].get(r, [])]))}</b></td>" for r in readings
@@ -458,16 +573,14 @@ def _overview(sections: list[dict[str, Any]], readings: list[str]) -> str:
     default = [c for s in sections for c in s["by_reading"]["default"]]
     rec_total = _counts_cell(count_verdicts(default, reconstructed=True))
     fix_total = _counts_cell(count_verdicts(default, fixed=True))
+    ours_total = _counts_cell(count_verdicts(default, ours=True))
     return (
         '<p class="note">Claims per verdict: holds / contradicted / inconclusive / not comparable, '
-        "under each reading run (columns), as the headline counts them (a family's claims by their verdict under "
-        "Holm's correction, a claim on the same per-seed values once); in their own columns, the claims whose outcome "
-        "the mechanism fixes (declared, counted by what the runs say) and, of the others, the claims against a rival "
-        "we reconstructed without its paper.</p>"
+        f"under each reading run (columns), {HEADLINE_COUNTS}.</p>"
         '<div class="tbl"><table class="cmp"><tr><th class="l">experiment</th><th class="l">what</th>'
-        f"{head}<th>vs reconstructed rivals (default)</th><th>fixed by the mechanism (default)</th><th>runs</th><th>stalled runs</th><th>wall time (s)</th></tr>"
+        f"{head}<th>vs reconstructed rivals (default)</th><th>fixed by the mechanism (default)</th><th>statements ours (default)</th><th>runs</th><th>stalled runs</th><th>wall time (s)</th></tr>"
         + "".join(rows)
-        + f'<tr><td class="l"><b>all</b></td><td class="l"></td>{total}<td><b>{rec_total}</b></td><td><b>{fix_total}</b></td><td></td><td></td><td></td></tr></table></div>'
+        + f'<tr><td class="l"><b>all</b></td><td class="l"></td>{total}<td><b>{rec_total}</b></td><td><b>{fix_total}</b></td><td><b>{ours_total}</b></td><td></td><td></td><td></td></tr></table></div>'
     )
 
 
@@ -740,6 +853,8 @@ def reproduce(
                     "verdicts": {r: count_verdicts(c) for r, c in by_reading.items()},
                     "verdicts_vs_reconstructed": {r: count_verdicts(c, reconstructed=True) for r, c in by_reading.items()},
                     "verdicts_fixed_by_mechanism": {r: count_verdicts(c, fixed=True) for r, c in by_reading.items()},
+                    "verdicts_our_statements": {r: count_verdicts(c, ours=True) for r, c in by_reading.items()},
+                    "headline_units": {r: headline_units(c) for r, c in by_reading.items()},
                     "decided_on_constant_arms": {r: count_constant(c) for r, c in by_reading.items()},
                     "depends_on_reading": depends,
                     "stalls": stalls,
@@ -775,19 +890,25 @@ def reproduce(
                 "stall_utilisation": STALL_UTILISATION,
                 "starved_fraction": STARVED_FRACTION,
                 "family_correction": "Holm",
+                "family_counted": "once, by its verdict as one claim: holds when every comparable claim holds, contradicted when any is, otherwise inconclusive",
                 "text": rule_text(ALPHA),
             },
             "verdicts": count_verdicts(comparisons),
             "verdicts_vs_reconstructed": count_verdicts(comparisons, reconstructed=True),
             "verdicts_fixed_by_mechanism": count_verdicts(comparisons, fixed=True),
+            "verdicts_our_statements": count_verdicts(comparisons, ours=True),
+            "headline_units": headline_units(comparisons),
             "decided_on_constant_arms": count_constant(comparisons),
             "reconstructed_rivals": dict(RECONSTRUCTED_RIVALS),
-            "counted_once": sum(1 for c in comparisons if c.get("duplicate_of") is not None),
+            "counted_once": headline_units(comparisons)["repeats"],
             "verdicts_by_reading": {
                 r: count_verdicts([c for s in sections for c in s["by_reading"].get(r, [])]) for r in all_readings
             },
             "verdicts_fixed_by_mechanism_by_reading": {
                 r: count_verdicts([c for s in sections for c in s["by_reading"].get(r, [])], fixed=True) for r in all_readings
+            },
+            "verdicts_our_statements_by_reading": {
+                r: count_verdicts([c for s in sections for c in s["by_reading"].get(r, [])], ours=True) for r in all_readings
             },
             "depends_on_reading": all_depends,
             "stalls": [st for s in sections for st in s["stalls"]],
@@ -824,9 +945,17 @@ def rule_text(alpha: float) -> str:
         "other pair. A run is flagged as stalled when, while a bulk flow was backlogged, the flows delivered less "
         f"than {STALL_UTILISATION:.0%} of the bottleneck's capacity; a claim decided on a stalled run is inconclusive "
         f"unless it is about the stall. Bulk flows below {STARVED_FRACTION:.0%} of their fair share are listed and "
-        "flag the claims on their runs. Claims over one axis (a family) are also decided with Holm's correction, and "
-        "the headline counts the family's verdict; a claim decided twice on the same per-seed values counts once; "
-        "claims against a rival we reconstructed without its paper are counted apart. An arm that takes one value "
+        "flag the claims on their runs. Claims over one axis (a family: a claim per min_th, per buffer size) are also "
+        "decided with Holm's correction, and the headline counts the family once, as the one claim it makes over the "
+        "axis: it holds when every comparable claim of the family holds under Holm's correction, is contradicted when "
+        "any is contradicted (a point of the axis where the runs say the opposite at the family-wise level, which a "
+        "statement over every point cannot survive), and is inconclusive otherwise, with the split (k hold, m "
+        "contradicted, j inconclusive of n); every claim keeps its row and its own verdict. A claim decided on the "
+        "same per-seed values as an earlier one (the same claim, unit and rival; identical runs under two "
+        "configuration names, e.g. a buffer the scheme never fills) counts once. Claims against a rival we "
+        "reconstructed without its paper are counted apart, and so, of the others, are claims whose statement is "
+        "ours, not the paper's (a statement the paper does not make, or a bound or comparison we chose), each "
+        "marked with the reason. An arm that takes one value "
         "in every seed is stated in the claim's row (\"a = 0 in every seed\"), and a claim that holds or is "
         "contradicted on arms that all do is flagged: the seeds repeat one outcome rather than sample several. A claim "
         "whose outcome the mechanism under test fixes (declared by its experiment, with the reason: no run of that "
@@ -883,24 +1012,26 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
             "",
         ]
     out += [
-        "Claims per verdict (holds / contradicted / inconclusive / not comparable), as the headline counts them "
-        "(a family's claims by their verdict under Holm's correction, a claim on the same per-seed values once); "
-        "in their own columns, the claims whose outcome the mechanism fixes (declared; by what the runs say) and, "
-        "of the others, the claims against a reconstructed rival:",
+        f"Claims per verdict (holds / contradicted / inconclusive / not comparable), {HEADLINE_COUNTS}:",
         "",
-        "| experiment | " + " | ".join(readings) + " | vs reconstructed rivals (default) | fixed by the mechanism (default) | stalled runs |",
-        "| --- | " + " | ".join("---" for _ in readings) + " | --- | --- | --- |",
+        "| experiment | " + " | ".join(readings) + " | vs reconstructed rivals (default) | fixed by the mechanism (default) | statements ours (default) | stalled runs |",
+        "| --- | " + " | ".join("---" for _ in readings) + " | --- | --- | --- | --- |",
     ]
     for sec in summary.get("experiments", []):
         row = [counts(sec["verdicts"][r]) if r in sec.get("verdicts", {}) else "–" for r in readings]
         rec = (sec.get("verdicts_vs_reconstructed") or {}).get("default", {})
         fix = (sec.get("verdicts_fixed_by_mechanism") or {}).get("default", {})
-        out.append(f"| {sec['experiment']} | " + " | ".join(row) + f" | {counts(rec)} | {counts(fix)} | {len(sec.get('stalls', []))} |")
+        ours = (sec.get("verdicts_our_statements") or {}).get("default", {})
+        out.append(f"| {sec['experiment']} | " + " | ".join(row) + f" | {counts(rec)} | {counts(fix)} | {counts(ours)} | {len(sec.get('stalls', []))} |")
     total = summary.get("verdicts_by_reading") or {}
     out.append(
         "| **all** | " + " | ".join(counts(total.get(r, {})) for r in readings)
-        + f" | {counts(summary.get('verdicts_vs_reconstructed') or {})} | {counts(summary.get('verdicts_fixed_by_mechanism') or {})} | {len(summary.get('stalls', []))} |"
+        + f" | {counts(summary.get('verdicts_vs_reconstructed') or {})} | {counts(summary.get('verdicts_fixed_by_mechanism') or {})}"
+        + f" | {counts(summary.get('verdicts_our_statements') or {})} | {len(summary.get('stalls', []))} |"
     )
+    units = summary.get("headline_units")
+    if units:
+        out += ["", units_text(units) + "."]
     const = summary.get("decided_on_constant_arms")
     if const:
         out += ["", f"Of the default reading's counted claims, {const} hold or are contradicted on arms that each took one value in every seed (flagged in their rows: the seeds repeat one outcome)."]
@@ -932,6 +1063,15 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
+def units_text(units: Mapping[str, int]) -> str:
+    """What the counts are made of (summary.json's ``headline_units``), as a sentence."""
+    return (
+        f"Counted: {units['claims']} claims one by one and {units['families']} families once each (standing for "
+        f"{units['claims_in_families']} claims); {units['repeats']} claims repeat an earlier claim on the same per-seed values "
+        "and are not counted again"
+    )
+
+
 def _g(x: Any, digits: int = 4) -> str:
     """A number of summary.json (±∞ are the strings "inf", "-inf"; no value null) as text."""
     if x is None:
@@ -961,7 +1101,12 @@ def claims_table(summary: Mapping[str, Any]) -> list[str]:
         why = _why(d, bool(c.get("rival_reconstructed")), c.get("rival"), unchecked)
         if c.get("duplicate_of") is not None:
             why += f"; counted once: the same claim on the same values as {c['duplicate_of']!r}"
-        verdict = c["verdict"] + (f" (family: {d['family_verdict']})" if d.get("family_verdict") else "")
+        why += _counting_why(c.get("our_statement"), c.get("family"), c.get("family_whole"))
+        verdict = c["verdict"] + (f" (Holm: {d['family_verdict']})" if d.get("family_verdict") else "")
+        if c.get("family_whole"):
+            verdict += f" (family: {c['family_whole']['verdict']})"
+        if c.get("our_statement"):
+            verdict += " [statement ours]"
         lines.append(
             f"| {c['experiment']} | {cell(c['metric'])} | {c.get('tests', '')} | {cell(c.get('paper'))} | {_ours_text(c.get('ours') or {})} "
             f"| {cell(c.get('unit') or '')} | {verdict} | {cell(why)} | {cell(c.get('note') or '')} |"

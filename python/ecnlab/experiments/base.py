@@ -29,8 +29,10 @@ Besides, every experiment declares
   other value must change a run) or only the analysis (``affects="analysis"``, every other
   value must change a comparison);
 - per claim (:func:`claim`): the rival b is measured on (``rival``; those in
-  :data:`RECONSTRUCTED_RIVALS` are counted apart) and the family of claims over one axis it
-  belongs to (``family``, decided also with Holm's correction).
+  :data:`RECONSTRUCTED_RIVALS` are counted apart), the family of claims over one axis it
+  belongs to (``family``, decided also with Holm's correction and counted once) and, where
+  the statement tested is ours rather than the paper's, why (``our_statement``, counted
+  apart).
 
 Nothing in a report is typed in by hand except the paper's published values, which each
 comparison names as ``paper``.
@@ -355,8 +357,9 @@ class Comparison:
     shows a number beside the paper's without claiming anything. ``ours`` defaults to the
     decision's per-seed effect (the paired ratio, or the values). Made by :func:`claim`, it
     also keeps the claim (``kind``), the per-seed values of its arms (``a``, ``b``), the rival
-    b is measured on (``rival``), the family it is decided in (``family``) and whether the
-    claim is about a stall (``about_stall``)."""
+    b is measured on (``rival``), the family it is decided in (``family``), whether the
+    claim is about a stall (``about_stall``) and why its statement is ours, not the paper's
+    (``our_statement``)."""
 
     metric: str
     paper: float | str | None
@@ -375,6 +378,12 @@ class Comparison:
     #: Whether the claim comes out contradicted on values built to contradict it
     #: (:func:`.verdict.can_fail`), and how.
     can_fail: tuple[bool, str] | None = None
+    #: Why the statement this claim tests is ours and not the paper's (a statement the paper
+    #: does not make, or a bound or comparison we chose); None for the paper's own.
+    our_statement: str | None = None
+    #: The family's verdict as the one claim it makes, with the reason
+    #: (:func:`.verdict.family_whole`; set when the framework decides the families).
+    family_whole: tuple[Verdict, str] | None = None
 
     def __post_init__(self) -> None:
         if self.ours is None and self.decision is not None and self.decision.effect:
@@ -429,6 +438,8 @@ class Comparison:
             "rival": self.rival,
             "rival_reconstructed": self.rival_reconstructed,
             "family": self.family,
+            "our_statement": self.our_statement,
+            "family_whole": None if self.family_whole is None else {"verdict": self.family_whole[0].value, "reason": self.family_whole[1]},
             "about_stall": self.about_stall,
             "arms": arms,
             "measures": measures or None,
@@ -455,6 +466,7 @@ def claim(
     about_stall: bool = False,
     measures: tuple[str, str] | None = None,
     fixed: str | None = None,
+    our_statement: str | None = None,
 ) -> Comparison:
     """A comparison whose claim ``kind`` is decided on per-seed values ``a`` (and ``b``).
 
@@ -477,7 +489,14 @@ def claim(
     as "fixed by the mechanism" with what the runs say, and counted apart in the headline
     (``verdicts_fixed_by_mechanism``, by what the runs say). An arm that takes one value in
     every seed is stated in the row whether declared or not (:attr:`.verdict.Decision.constant`);
-    a claim decided on arms that all do is flagged (:func:`.verdict.constant_flag`)."""
+    a claim decided on arms that all do is flagged (:func:`.verdict.constant_flag`).
+
+    ``our_statement``: why the statement the claim tests is ours, not the paper's (the paper
+    does not make it, or the bound or comparison is ours: "the paper gives no value; 90 % is
+    ours"). Such a claim is decided like any other, marked in its row and counted apart in the
+    headline (``verdicts_our_statements``). Not to be confused with ``ours``, the statistic
+    the row shows."""
+    _check_our_statement(metric, our_statement)
     if fixed is not None and not (isinstance(fixed, str) and fixed.strip()):
         raise ValueError(f"{metric}: fixed takes the reason the mechanism fixes the claim's outcome (a sentence), got {fixed!r}")
     if measures is not None:
@@ -496,7 +515,12 @@ def claim(
             d = replace(d, flags=d.flags + (const,))
         if not fails[0]:
             d = replace(d, flags=d.flags + (f"cannot come out contradicted ({fails[1]})",))
-    return Comparison(metric, paper, ours, d, unit, text, note, kind=kind, a=a, b=b, rival=rival, family=family, about_stall=about_stall, stall_unchecked=tuple(unchecked), can_fail=fails)
+    return Comparison(metric, paper, ours, d, unit, text, note, kind=kind, a=a, b=b, rival=rival, family=family, about_stall=about_stall, stall_unchecked=tuple(unchecked), can_fail=fails, our_statement=our_statement)
+
+
+def _check_our_statement(metric: str, why: str | None) -> None:
+    if why is not None and not (isinstance(why, str) and why.strip()):
+        raise ValueError(f"{metric}: our_statement takes the reason the statement is ours, not the paper's (a sentence), got {why!r}")
 
 
 def fix(d: Decision, why: str) -> Decision:
@@ -513,10 +537,11 @@ def fix(d: Decision, why: str) -> Decision:
     return replace(d, verdict=Verdict.FIXED, reason=reason, unflagged=d.verdict, fixed=why, flags=flags)
 
 
-def incomparable(metric: str, reason: str, *, paper: float | str | None = None, kind: Claim | None = None, unit: str = "", text: str = "", ours: Stat | None = None, note: str = "", rival: str | None = None) -> Comparison:
+def incomparable(metric: str, reason: str, *, paper: float | str | None = None, kind: Claim | None = None, unit: str = "", text: str = "", ours: Stat | None = None, note: str = "", rival: str | None = None, our_statement: str | None = None) -> Comparison:
     """A claim that cannot be compared with the paper (a scheme missing from the build, a
     quantity measured over a different run length), with the reason."""
-    return Comparison(metric, paper, ours, not_comparable(kind, reason), unit, text, note, rival=rival)
+    _check_our_statement(metric, our_statement)
+    return Comparison(metric, paper, ours, not_comparable(kind, reason), unit, text, note, rival=rival, our_statement=our_statement)
 
 
 # ---------------------------------------------------------------------- readings

@@ -40,8 +40,8 @@ The rule, the same for every experiment:
 Around the rule, the experiment framework (:mod:`.base`, :mod:`ecnlab.experiments`) adds:
 a claim one of whose arms includes a stalled run is inconclusive ("decided on stalled
 runs"); claims over one axis (a family) are also decided with Holm's correction, and the
-headline counts the family's verdict; a claim decided twice on the same per-seed values
-counts once.
+headline counts each family once, by :func:`family_whole`; a claim decided twice on the same
+per-seed values counts once.
 
 What the seeds cannot show: an arm that takes one value in every seed that entered the claim
 is stated with the decision (:attr:`Decision.constant`, "a = 0 in every seed (10)"), and a
@@ -77,6 +77,7 @@ __all__ = [
     "Verdict",
     "can_fail",
     "contradicting",
+    "family_whole",
     "holm",
     "json_number",
     "sign_test_p",
@@ -558,6 +559,36 @@ def holm(decisions: list[Decision], family: str, alpha: float = ALPHA) -> list[D
             fv = Verdict.INCONCLUSIVE
         out.append(replace(d, family=family, family_size=m, family_verdict=fv))
     return out
+
+
+def family_whole(verdicts: Iterable[Verdict]) -> tuple[Verdict, str]:
+    """The verdict of a family as the one claim it makes, from its members' verdicts under
+    Holm's correction (:func:`holm`); the headline counts a family once, by this verdict.
+
+    A family states one thing over a whole axis ("higher for all values of min_threshold",
+    "better at every buffer size"), so it **holds** when every comparable member holds, and is
+    **contradicted** when any member is: a member contradicted under Holm's correction is a
+    point of the axis where the runs say the opposite at the family-wise level, which a
+    statement over every point cannot survive. Anything else (a member inconclusive, e.g. tied
+    or decided on stalled runs, and none contradicted) leaves the statement **inconclusive**.
+    Members not comparable stay out, as they do of Holm's m; a family none of whose members is
+    comparable is **not comparable**. The reason gives the split."""
+    vs = [Verdict(v) for v in verdicts]
+    n = len(vs)
+    k = {v: vs.count(v) for v in Verdict}
+    split = (
+        f"family split: {k[Verdict.HOLDS]} hold, {k[Verdict.CONTRADICTED]} contradicted, {k[Verdict.INCONCLUSIVE]} inconclusive"
+        + (f", {k[Verdict.NOT_COMPARABLE]} not comparable" if k[Verdict.NOT_COMPARABLE] else "")
+        + f" of {n}"
+    )
+    comparable = n - k[Verdict.NOT_COMPARABLE]
+    if comparable == 0:
+        return Verdict.NOT_COMPARABLE, f"no claim of the family is comparable ({split})"
+    if k[Verdict.CONTRADICTED]:
+        return Verdict.CONTRADICTED, f"contradicted at {k[Verdict.CONTRADICTED]} of its points ({split})"
+    if k[Verdict.HOLDS] == comparable:
+        return Verdict.HOLDS, f"every comparable claim holds ({split})"
+    return Verdict.INCONCLUSIVE, split
 
 
 def _numbers(v: PerSeed | None) -> dict[int, float]:
