@@ -74,8 +74,8 @@ Readings (each a constant here, with its source in ``provenance()``, or a readin
 - HFCC's readings (``hfcc`` module doc of the simulator states each): ``u_th`` axis (0.9
   default; 0.8 is Algorithm 1 as printed, 0.95), ``fair_share`` axis (``afd`` by eq. 4 bounded
   to [mean, max] of the flows' counts, ``mean`` of the flows' counts, ``sample_match``), ``t_p``
-  axis (``adaptive`` by eqs. 11–12 at the routers and the same rule on the sender's RTT, or
-  ``fixed`` 200 ms), ``rtt_units`` axis (eq. 12's falling gain T·RTT_T/(φ·RTT_d) is not
+  axis (``adaptive`` by eqs. 11–12 at the routers, returned to the senders with the code as
+  MLCP's routers return theirs, or ``fixed`` 200 ms), ``rtt_units`` axis (eq. 12's falling gain T·RTT_T/(φ·RTT_d) is not
   dimensionless: ``ms``, the section's own numbers — T = 10 and RTT_d compared with 1400 and
   S = {80, …, 1400}, all milliseconds — or ``s``, T = 0.01, with which t_p needs ~109 s to come
   down from 200 to 80 ms), ``ri_bandwidth`` axis (eq. 8's bandwidth term, or RI's
@@ -350,12 +350,18 @@ def marker(scheme: Scheme, rd: Reading) -> dict[str, Any] | None:
 
 def cc_params(scheme: Scheme, rd: Reading) -> dict[str, Any] | None:
     if scheme.key == "hfcc":
-        return {"t_p": rd.t_p, "ri_bandwidth": bool(rd.ri_bandwidth), "ri_step": rd.ri_step, "freeze": rd.amd_freeze, "rtt_tick_s": rtt_tick(rd)}
+        return {"t_p": sender_t_p(rd), "ri_bandwidth": bool(rd.ri_bandwidth), "ri_step": rd.ri_step, "freeze": rd.amd_freeze, "rtt_tick_s": rtt_tick(rd)}
     if scheme.key == "vcp" and rd.vcp == "ns2":
         return {"ai_scaling": "ns2"}
     if scheme.key == "mlcp":
         return {"ii": rd.mlcp_ii == "inverse"}
     return None
+
+
+def sender_t_p(rd: Reading) -> str:
+    """The t_p HFCC's senders scale eqs. 2–3 by: the routers' adaptive t_p returned with the
+    code (``path``), or VCP's fixed 200 ms with the ``fixed`` reading."""
+    return "path" if rd.t_p == "adaptive" else "fixed"
 
 
 #: VCP's ns-2 code (vcp-queue.cc): target utilisation 0.95 (the VCP paper's is 0.98).
@@ -586,7 +592,7 @@ def common_sources(rd: Reading, *, red: bool) -> list[Source]:
         # ------------------------------------------------------------- MLCP's router
         default("ports.marker.rtt_weight", 0.02, f"{_MLCP_R}: the mean-RTT weight a = 0.02 UNO gives for MLCP's routers"),
         # ------------------------------------------------------------ controllers
-        paper("flows.cc_params.t_p", rd.t_p, "§IV-C1 assumes the flows' RTT equals t_p (the t_p axis: the routers' rule on the sender's RTT, or 200 ms)"),
+        paper("flows.cc_params.t_p", sender_t_p(rd), "§IV-C1 scales by the routers' t_p; §IV-D takes t_p 'like [12]' (MLCP), whose routers return it to the senders: 'path', the t_p of the router that set the code, returned with it (an imagined 3-bit field, as MLCP's); the t_p axis' 'fixed': 200 ms"),
         paper("flows.cc_params.ri_bandwidth", bool(rd.ri_bandwidth), "§IV-C1 eq. 8's bandwidth term (the ri_bandwidth axis)"),
         paper("flows.cc_params.freeze", rd.amd_freeze, "§IV-C1: 'cwnd must be frozen by one RTT after the AMD action' (the amd_freeze axis)"),
         paper("flows.cc_params.alpha", "HFCC 0.0625 (RI); VCP/MLCP/BMCC 1.0 (AI)", "§IV-C1: α 'default value is 0.0625'; Table I: VCP's AI step (α = 1 in [11]); MLCP/BMCC: ours"),

@@ -16,10 +16,19 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TpMode {
-    /// The routers' rule applied to the flow's own smoothed RTT: the smallest interval of S at
-    /// or above it (what the routers choose when the flows share an RTT).
+    /// The `t_p` the routers return with the code (the router that set the highest code; ties:
+    /// the longer), as MLCP's routers return theirs (§IV-D: "a similar method like [12]"):
+    /// every flow through a router then scales by that router's interval, which is what makes
+    /// eqs. 2–3 RTT-fair. Until an ACK brings one (no HFCC router on the path), the flow's own
+    /// RTT picks it as `own_rtt` does.
     #[default]
-    Adaptive,
+    Path,
+    /// The routers' rule applied to the flow's own smoothed RTT: the smallest interval of S at
+    /// or above it. The same as `path` when every flow through a router has one RTT; with
+    /// different RTTs it cancels eqs. 2–3's RTT scaling (rtt/t_p stays in (0.4, 1]), and a
+    /// flow's rate grows at β/t_p(rtt)²: a 360-ms flow 25 times slower than a 60-ms one.
+    #[serde(alias = "adaptive")]
+    OwnRtt,
     /// `t_p_s`, as VCP's fixed `t_ρ`.
     Fixed,
 }
@@ -97,7 +106,7 @@ impl Default for HfccConfig {
             gamma_max: 0.875,
             degree_gain: 1.0 / 16.0,
             pi_min: 0.25,
-            t_p: TpMode::Adaptive,
+            t_p: TpMode::Path,
             t_p_s: 0.2,
             freeze: FreezeMode::Rtt,
             initial_rtt_s: 0.1,
@@ -215,6 +224,8 @@ pub struct Hfcc {
     ri_due: Time,
     srtt: Time,
     min_rtt: Time,
+    /// The `t_p` the latest ACK returned from the routers (`TpMode::Path`).
+    path_t_p: Option<Time>,
     /// Code of the latest ACK that carried one, and whether the ACK being processed did.
     code: OverlayCode,
     coded: bool,
@@ -248,6 +259,7 @@ impl Hfcc {
             ri_due: 0,
             srtt: 0,
             min_rtt: 0,
+            path_t_p: None,
             code: OverlayCode::Low,
             coded: false,
             frozen_until: 0,
@@ -285,11 +297,11 @@ impl Hfcc {
 
     /// The `t_p` the increments are scaled by, in seconds.
     pub fn t_p_s(&self) -> f64 {
+        let own = || interval_at_or_above(to_secs(self.rtt()) * 1e3) as f64 * to_secs(MS);
         match self.cfg.t_p {
             TpMode::Fixed => self.cfg.t_p_s,
-            TpMode::Adaptive => {
-                interval_at_or_above(to_secs(self.rtt()) * 1e3) as f64 * to_secs(MS)
-            }
+            TpMode::Path => self.path_t_p.map_or_else(own, to_secs),
+            TpMode::OwnRtt => own(),
         }
     }
 
@@ -366,10 +378,15 @@ impl Controller for Hfcc {
     }
 
     fn on_signal(&mut self, _ev: &AckEvent, signal: Signal) {
-        let Signal::Load(bits) = signal else { return };
+        let Some((bits, t_p)) = signal.load_code() else {
+            return;
+        };
         let Some(code) = OverlayCode::from_bits(bits) else {
             return;
         };
+        if let Some(t) = t_p {
+            self.path_t_p = Some(t);
+        }
         self.code = code;
         self.coded = true;
     }
@@ -428,6 +445,7 @@ impl Controller for Hfcc {
         out.push(("hfcc_code", self.code.bits() as f64));
         out.push(("hfcc_bandwidth_mbps", self.bandwidth.bytes_per_s * 8e-6));
         out.push(("hfcc_degree", self.degree));
+        out.push(("t_p_s", self.t_p_s()));
     }
 }
 
@@ -647,6 +665,53 @@ mod tests {
                 RiStep::Ack => assert!(at.len() > 3, "{at:?}"),
             }
         }
+    }
+
+    /// Eqs. 2–3 scale the increments by the routers' `t_p`, "to eliminate the RTT unfairness"
+    /// (§III): behind a router whose `t_p` is 80 ms, a 60-ms flow's A²I adds
+    /// β·(60/80)² = 0.5625 segments per RTT and a 360-ms flow's β·(360/80)² = 20.25, so both
+    /// rates grow by β/t_p² = 156.25 segments/s per second (0.5625/0.06², 20.25/0.36²). With
+    /// `t_p` taken from each flow's own RTT (80 and 400 ms) the long flow's rate would grow 25
+    /// times slower: 0.81/0.36² = 6.25. RI's exponent is capped at 2.5 (VCP's cap).
+    #[test]
+    fn increments_scale_by_the_t_p_the_routers_return() {
+        let t_p = 80 * MS;
+        let mut growth = Vec::new();
+        for (rtt_ms, per_rtt, ri) in [(60, 0.5625, 0.75), (360, 20.25, 2.5)] {
+            let rtt = rtt_ms * MS;
+            let mut h = hfcc(10.0);
+            h.on_signal(
+                &ev(0, rtt),
+                Signal::LoadInterval {
+                    code: OverlayCode::High.bits(),
+                    t_rho: t_p,
+                },
+            );
+            h.on_ack(&ev(0, rtt));
+            assert_eq!(h.t_p_s(), 0.08, "{rtt_ms} ms");
+            assert_eq!(h.beta(), 1.0);
+            let w = h.cwnd_segments();
+            assert!(
+                (h.ai_increment() * w - per_rtt).abs() < 1e-9,
+                "{rtt_ms} ms: {}",
+                h.ai_increment() * w
+            );
+            assert!(
+                (h.ri_increment() - (1.0625f64.powf(ri) - 1.0)).abs() < 1e-12,
+                "{rtt_ms} ms"
+            );
+            growth.push(per_rtt / (rtt_ms as f64 / 1e3).powi(2));
+        }
+        assert!(
+            (growth[0] - 156.25).abs() < 1e-9 && (growth[1] - 156.25).abs() < 1e-9,
+            "{growth:?}"
+        );
+        // Routers that return no interval (none on the path speaks it): the flow's own RTT
+        // picks t_p, 360 ms → 400 ms.
+        let mut h = hfcc(10.0);
+        h.on_signal(&ev(0, 360 * MS), Signal::Load(OverlayCode::High.bits()));
+        h.on_ack(&ev(0, 360 * MS));
+        assert_eq!(h.t_p_s(), 0.4);
     }
 
     /// With ns-2's 10 ms tick an RTT of 80.07 ms is 80 ms: t_p = 80 ms and rtt/t_p = 1, so RI

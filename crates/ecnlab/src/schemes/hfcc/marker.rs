@@ -1,6 +1,8 @@
 //! HFCC's router (Algorithm 1): the family's load factor over `t_p` ([`LoadMeter`], κ_q =
 //! 0.5), a per-flow fair-share factor (SF), and their overlay in the two ECN bits of departing
-//! data packets, raised only. `t_p` follows the flows' mean RTT ([`MeanRtt`], eqs. 11–12).
+//! data packets, raised only. `t_p` follows the flows' mean RTT ([`MeanRtt`], eqs. 11–12) and
+//! rides back to the senders with the code, as MLCP's routers return theirs: a router that
+//! raises the code writes its `t_p`, one whose code equals the packet's keeps the longer.
 
 use super::{FairShare, OverlayCode, RttUnits};
 use crate::aqm::DropReason;
@@ -8,6 +10,7 @@ use crate::engine::rng::Rng;
 use crate::marker::flows::FlowTable;
 use crate::marker::load::{
     interval_at_or_above, load_meter_config, validate_bands, LoadMeter, LoadMeterConfig, MeanRtt,
+    INTERVAL_SET_MS,
 };
 use crate::marker::{Marker, PortView};
 use crate::packet::{FlowKey, Packet};
@@ -199,6 +202,16 @@ pub struct HfccMarker {
     pub raised: [u64; 4],
 }
 
+/// The interval field ([`crate::packet::Meta::ideal_interval`]) announcing `t_p`: its index
+/// in S plus one; 0 (nothing announced: the senders pick t_p themselves) for a fixed `t_p_s`
+/// outside S.
+fn interval_field(t_p: Time) -> u8 {
+    INTERVAL_SET_MS
+        .iter()
+        .position(|&ms| ms as Time * MS == t_p)
+        .map_or(0, |i| i as u8 + 1)
+}
+
 impl HfccMarker {
     pub fn new(cfg: HfccMarkerConfig, rng: Rng) -> Result<Self, String> {
         cfg.validate()?;
@@ -371,8 +384,13 @@ impl Marker for HfccMarker {
         if pkt.ip.ecn.is_ect() {
             let sf = self.cfg.needs_sf(self.rho) && self.above_fair_share(pkt);
             let code = self.cfg.overlay(self.rho, sf);
+            let own = interval_field(self.meter.interval());
+            if pkt.ip.ecn.bits() == code.bits() {
+                pkt.meta.ideal_interval = pkt.meta.ideal_interval.max(own);
+            }
             if pkt.ip.ecn.bits() < code.bits() {
                 pkt.ip.ecn = code.ecn();
+                pkt.meta.ideal_interval = own;
                 self.raised[code.bits() as usize] += 1;
                 if sf && code == OverlayCode::Decrease {
                     self.sf_decreases += 1;
@@ -516,6 +534,50 @@ mod tests {
         load(&mut m, &[150, 150]);
         assert_eq!(departing(&mut m, 1, Ecn::ECT1), Ecn::CE);
         assert_eq!(m.sf_decreases, 0);
+    }
+
+    /// `t_p` rides back with the code (as MLCP's routers return theirs): the router that
+    /// raises the code writes its own interval (index in S + 1), one whose code equals the
+    /// packet's keeps the longer, one whose code is lower changes nothing.
+    #[test]
+    fn routers_return_their_t_p_with_the_code() {
+        let pkt = |port: u16, ecn: Ecn, interval: u8| {
+            let mut p = data(port, ecn);
+            p.meta.ideal_interval = interval;
+            p
+        };
+        let leave = |m: &mut HfccMarker, mut p: Packet| {
+            m.on_dequeue(&view(200 * MS, 0), &mut p);
+            (p.ip.ecn, p.meta.ideal_interval)
+        };
+        // t_p 200 ms (S[1]: field 2), ρ = 0.902: flow 0 above the mean (`11`), flow 1 not (`10`).
+        let mut m200 = marker(fixed());
+        load(&mut m200, &[147, 74]);
+        assert_eq!(leave(&mut m200, pkt(1, Ecn::ECT1, 0)), (Ecn::ECT0, 2));
+        assert_eq!(leave(&mut m200, pkt(1, Ecn::ECT1, 1)), (Ecn::ECT0, 2));
+        assert_eq!(leave(&mut m200, pkt(0, Ecn::ECT0, 1)), (Ecn::CE, 2));
+        // Same code: the longer of the two.
+        assert_eq!(leave(&mut m200, pkt(1, Ecn::ECT0, 1)), (Ecn::ECT0, 2));
+        assert_eq!(leave(&mut m200, pkt(0, Ecn::CE, 1)), (Ecn::CE, 2));
+        assert_eq!(leave(&mut m200, pkt(0, Ecn::CE, 3)), (Ecn::CE, 3));
+        // A higher code from upstream keeps its router's interval.
+        assert_eq!(leave(&mut m200, pkt(1, Ecn::CE, 1)), (Ecn::CE, 1));
+        // t_p 80 ms (field 1) from 60-ms packets, no load yet: code `01`.
+        let mut m80 = marker(HfccMarkerConfig::default());
+        let mut p = data(0, Ecn::ECT1);
+        p.meta.rtt_hint_us = 60_000;
+        m80.on_arrival(&view(5 * MS, 0), &mut p);
+        m80.on_timer(&view(10 * MS, 0));
+        assert_eq!(m80.t_p(), 80 * MS);
+        assert_eq!(leave(&mut m80, pkt(0, Ecn::ECT1, 0)), (Ecn::ECT1, 1));
+        assert_eq!(leave(&mut m80, pkt(0, Ecn::ECT1, 2)), (Ecn::ECT1, 2));
+        assert_eq!(leave(&mut m80, pkt(0, Ecn::ECT0, 2)), (Ecn::ECT0, 2));
+        // A fixed t_p outside S announces nothing.
+        let mut m = marker(HfccMarkerConfig {
+            t_p_s: 0.25,
+            ..fixed()
+        });
+        assert_eq!(leave(&mut m, pkt(0, Ecn::ECT1, 0)), (Ecn::ECT1, 0));
     }
 
     /// One flow alone at high load is never above its own share.

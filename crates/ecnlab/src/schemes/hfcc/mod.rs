@@ -7,7 +7,8 @@
 //!   are served first by a strict-priority queue ([`crate::aqm::PrioQueue`], queue kind
 //!   `prio`), which the scenario puts under the marker.
 //! - Feedback: VCP's codec ([`crate::schemes::vcp::VcpCodec::hfcc`]): the code in the ECN
-//!   field, echoed in (CWR, ECE); data segments also carry the sender's smoothed RTT.
+//!   field, echoed in (CWR, ECE); data segments also carry the sender's smoothed RTT, and the
+//!   routers' `t_p` rides back with the code.
 //! - Sender: [`controller::Hfcc`]: `01` RI, `10` A²I, `11` AMD then a freeze of one RTT.
 //!
 //! # Codepoints (Table II, Algorithm 1)
@@ -66,9 +67,18 @@
 //!   rises — the section's "keep t_p as small as possible"). `s` counts T as 0.01: θ ≤ 2e-4
 //!   per 10 ms, and t_p needs ~109 s to come down from 200 to 80 ms, longer than most of the
 //!   paper's runs.
-//! - **Sender t_p** (`HfccConfig::t_p`): the paper assumes flows' RTTs equal t_p and does not
-//!   say how a sender learns the routers' t_p; `adaptive` applies the routers' rule to the
-//!   flow's own smoothed RTT, `fixed` uses 200 ms.
+//! - **Sender t_p** (`HfccConfig::t_p`): eqs. 2–3 scale the increments by rtt/t_p "to
+//!   eliminate the RTT unfairness" (§III), which needs the t_p of the routers the flow
+//!   crosses; §IV-C1 assumes the flows' RTTs equal it and §IV-D takes t_p "like [12]" (MLCP),
+//!   whose routers return their t_p to the senders. `path` (default): each router writes its
+//!   t_p next to the code (an imagined 3-bit field, `Meta::ideal_interval`, MLCP's): the
+//!   router that raises the code writes its own, one whose code equals the packet's keeps the
+//!   longer; the receiver echoes it with the code and the sender scales by it (its own RTT's
+//!   t_p until an ACK brings one). `own_rtt` applies the routers' rule to the flow's own
+//!   smoothed RTT: the same where every flow through a router has one RTT, but rtt/t_p then
+//!   stays in (0.4, 1] whatever the RTT and the scaling cancels — on the paper's seven-link
+//!   chain the 360-ms flows' rates grew 25 times slower than the 60-ms cross flows' and they
+//!   were starved (0.1–0.5 Mb/s of a 15 Mb/s share). `fixed` uses 200 ms.
 //! - **RI** (eq. 8): per acknowledged segment `cwnd += α_s` (α_s of eq. 2, ×(1+α_s) per RTT,
 //!   with VCP's cap of 2.5 on rtt/t_p), then `cwnd = max(cwnd, RTT_min·B_n/P_s)`
 //!   (`ri_bandwidth`). B_n is TCP-Jersey's estimate of the rate the flow's ACKs return

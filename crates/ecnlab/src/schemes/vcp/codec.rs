@@ -1,12 +1,14 @@
 //! VCP feedback: data segments carry the low-load code `01`; routers raise it; the receiver
 //! echoes the highest code of the segments an ACK covers in (CWR, ECE); the sender turns
-//! every ACK of new data into [`Signal::Load`].
+//! every ACK of new data into [`Signal::Load`]. HFCC's variant also carries the sender's RTT
+//! to the routers and the routers' `t_p` back ([`Signal::LoadInterval`]).
 
 use super::LoadCode;
 use crate::cc::Signal;
+use crate::marker::load::INTERVAL_SET_MS;
 use crate::packet::Packet;
 use crate::tcp::codec::{Codec, Handshake, TcpInfo};
-use crate::time::{Time, US};
+use crate::time::{Time, MS, US};
 use crate::wire::{Ecn, TcpFlags};
 
 /// The load-factor family's handshake (VCP, UNO): the SYN carries ECE, CWR and AE; a
@@ -69,11 +71,16 @@ pub struct VcpCodec {
     /// Data segments carry the sender's smoothed RTT for the routers (HFCC's adaptive `t_p`;
     /// an imagined header field, as XCP and MLCP have).
     rtt_hint: bool,
+    /// The routers' `t_p` rides back with the code (HFCC: MLCP's imagined 3-bit interval
+    /// field, [`crate::packet::Meta::ideal_interval`]).
+    returns_interval: bool,
     // ---- data receiver
-    /// Highest code among the segments received since the last ACK.
-    pending: Option<LoadCode>,
-    /// Code of the last segment received (echoed again by ACKs that cover nothing new).
-    last: Option<LoadCode>,
+    /// Highest code among the segments received since the last ACK, with the interval field
+    /// of that segment (ties: the longer; 0 when absent).
+    pending: Option<(LoadCode, u8)>,
+    /// Code and interval of the last segment received (echoed again by ACKs that cover
+    /// nothing new).
+    last: Option<(LoadCode, u8)>,
     /// Load signals delivered, by code bits.
     pub signals: [u64; 4],
 }
@@ -89,6 +96,7 @@ impl VcpCodec {
         VcpCodec {
             setup: LoadSetup::default(),
             rtt_hint: false,
+            returns_interval: false,
             pending: None,
             last: None,
             signals: [0; 4],
@@ -98,10 +106,12 @@ impl VcpCodec {
 
 impl VcpCodec {
     /// HFCC's feedback: VCP's two-bit code and echo (the overlay code of Algorithm 1 uses
-    /// the same bits and is raised the same way), plus the sender's smoothed RTT on data.
+    /// the same bits and is raised the same way), plus the sender's smoothed RTT on data and
+    /// the `t_p` of the router that set the code, echoed with it.
     pub fn hfcc() -> Self {
         VcpCodec {
             rtt_hint: true,
+            returns_interval: true,
             ..Self::new()
         }
     }
@@ -129,6 +139,9 @@ impl Codec for VcpCodec {
         if self.rtt_hint && self.negotiated() {
             pkt.meta.rtt_hint_us = (info.srtt / US).min(u32::MAX as Time) as u32;
         }
+        if self.returns_interval {
+            pkt.meta.ideal_interval = 0;
+        }
     }
 
     fn ack_in(&mut self, pkt: &Packet, info: &TcpInfo) -> Option<Signal> {
@@ -138,14 +151,22 @@ impl Codec for VcpCodec {
         }
         let code = LoadCode::from_echo(pkt.tcp()?.flags)?;
         self.signals[code.bits() as usize] += 1;
-        Some(Signal::Load(code.bits()))
+        let interval = pkt.meta.ideal_interval as usize;
+        Some(match INTERVAL_SET_MS.get(interval.wrapping_sub(1)) {
+            Some(&ms) if self.returns_interval => Signal::LoadInterval {
+                code: code.bits(),
+                t_rho: ms as Time * MS,
+            },
+            _ => Signal::Load(code.bits()),
+        })
     }
 
     fn data_in(&mut self, pkt: &Packet) -> bool {
         if self.negotiated() {
             if let Some(c) = LoadCode::from_ecn(pkt.ip.ecn) {
-                self.pending = self.pending.max(Some(c));
-                self.last = Some(c);
+                let f = Some((c, pkt.meta.ideal_interval));
+                self.pending = self.pending.max(f);
+                self.last = f;
             }
         }
         false
@@ -160,8 +181,11 @@ impl Codec for VcpCodec {
             return;
         }
         let code = self.pending.take().or(self.last);
-        if let (Some(c), Some(t)) = (code, pkt.tcp_mut()) {
+        if let (Some((c, interval)), Some(t)) = (code, pkt.tcp_mut()) {
             c.write_echo(&mut t.flags);
+            if self.returns_interval {
+                pkt.meta.ideal_interval = interval;
+            }
         }
     }
 }
@@ -272,5 +296,69 @@ mod tests {
         );
         assert_eq!(tx.ack_in(&a, &acked(0)), None);
         assert_eq!(tx.signals, [0, 2, 1, 2]);
+    }
+    /// HFCC's variant: data leaves with no interval; the receiver echoes the interval of the
+    /// segment with the highest code (ties: the longer) and the sender returns it as the
+    /// routers' `t_p`; VCP's codec echoes none.
+    #[test]
+    fn hfcc_echoes_the_routers_interval_with_the_code() {
+        let (mut tx, mut rx) = {
+            let (mut a, mut b) = (VcpCodec::hfcc(), VcpCodec::hfcc());
+            let mut syn = seg(0, Ecn::NOT_ECT, TcpFlags::SYN);
+            a.handshake_out(Handshake::Syn, &mut syn);
+            b.handshake_in(Handshake::Syn, &syn);
+            let mut sa = seg(0, Ecn::NOT_ECT, TcpFlags::SYN | TcpFlags::ACK);
+            b.handshake_out(Handshake::SynAck, &mut sa);
+            a.handshake_in(Handshake::SynAck, &sa);
+            (a, b)
+        };
+        let mut d = seg(1000, Ecn::NOT_ECT, TcpFlags::ACK);
+        d.meta.ideal_interval = 5;
+        tx.data_out(&mut d, false, &TcpInfo::default());
+        assert_eq!(d.meta.ideal_interval, 0);
+        let echo = |rx: &mut VcpCodec, segs: &[(LoadCode, u8)]| {
+            for &(c, i) in segs {
+                let mut d = seg(1000, c.ecn(), TcpFlags::ACK);
+                d.meta.ideal_interval = i;
+                rx.data_in(&d);
+            }
+            let mut a = seg(0, Ecn::NOT_ECT, TcpFlags::ACK);
+            rx.ack_out(&mut a);
+            a
+        };
+        let a = echo(&mut rx, &[(LoadCode::High, 1)]);
+        assert_eq!(
+            tx.ack_in(&a, &acked(1000)),
+            Some(Signal::LoadInterval {
+                code: 0b10,
+                t_rho: 80 * MS
+            })
+        );
+        let a = echo(&mut rx, &[(LoadCode::Overload, 1), (LoadCode::High, 3)]);
+        assert_eq!(
+            tx.ack_in(&a, &acked(2000)),
+            Some(Signal::LoadInterval {
+                code: 0b11,
+                t_rho: 80 * MS
+            })
+        );
+        let a = echo(&mut rx, &[(LoadCode::High, 1), (LoadCode::High, 3)]);
+        assert_eq!(
+            tx.ack_in(&a, &acked(2000)),
+            Some(Signal::LoadInterval {
+                code: 0b10,
+                t_rho: 400 * MS
+            })
+        );
+        // No interval on the path: the code alone.
+        let a = echo(&mut rx, &[(LoadCode::Low, 0)]);
+        assert_eq!(tx.ack_in(&a, &acked(1000)), Some(Signal::Load(0b01)));
+        // VCP neither clears nor echoes the field.
+        let (mut vtx, mut vrx) = pair();
+        let a = echo(&mut vrx, &[(LoadCode::High, 2)]);
+        assert_eq!(a.meta.ideal_interval, 0);
+        let mut a = a;
+        a.meta.ideal_interval = 2;
+        assert_eq!(vtx.ack_in(&a, &acked(1000)), Some(Signal::Load(0b10)));
     }
 }
