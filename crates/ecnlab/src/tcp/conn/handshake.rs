@@ -100,7 +100,7 @@ impl TcpConn {
         self.irs = t.seq;
         self.rcv.rcv_nxt = 1;
         self.rcv.last_ack_sent = 1;
-        self.mss = (self.cfg.mss as u64).min(t.mss.map_or(DEFAULT_PEER_MSS, |m| m as u64));
+        self.set_mss((self.cfg.mss as u64).min(t.mss.map_or(DEFAULT_PEER_MSS, |m| m as u64)));
         self.sack_ok = self.cfg.sack && t.sack_permitted;
         self.ts_ok = self.cfg.timestamps && t.timestamp.is_some();
         self.peer_offered_wscale = t.window_scale.is_some();
@@ -128,7 +128,7 @@ impl TcpConn {
     pub(super) fn on_syn_ack(&mut self, ctx: &mut Ctx, pkt: &Packet, t: &TcpRepr) {
         self.irs = t.seq;
         self.rcv.rcv_nxt = 1;
-        self.mss = (self.cfg.mss as u64).min(t.mss.map_or(DEFAULT_PEER_MSS, |m| m as u64));
+        self.set_mss((self.cfg.mss as u64).min(t.mss.map_or(DEFAULT_PEER_MSS, |m| m as u64)));
         self.sack_ok = self.cfg.sack && t.sack_permitted;
         self.ts_ok = self.cfg.timestamps && t.timestamp.is_some();
         self.peer_offered_wscale = t.window_scale.is_some();

@@ -161,6 +161,9 @@ pub struct TcpConn {
 
     // Negotiated at the handshake.
     mss: u64,
+    /// Segments of the send stream, `send_bytes` over `mss` (`u64::MAX` unlimited): kept with
+    /// them by [`Self::set_geometry`], as every segment, ACK and SACK block reads it.
+    n_segs: u64,
     sack_ok: bool,
     ts_ok: bool,
     /// Shift applied to the peer's advertised window / to ours.
@@ -203,8 +206,9 @@ impl TcpConn {
             None => (State::Listen, NEVER),
         };
         let has_cc = p.cc.is_some();
-        TcpConn {
+        let mut c = TcpConn {
             mss: cfg.mss as u64,
+            n_segs: 0,
             local_addr: p.local_addr,
             remote_addr: p.remote_addr,
             local_port: p.local_port,
@@ -237,7 +241,9 @@ impl TcpConn {
             autotune: None,
             stats: Stats::new(has_cc),
             cfg,
-        }
+        };
+        c.set_geometry();
+        c
     }
 
     /// An unlimited sender's application stops writing at `t` (an FTP source stopped): the
@@ -254,6 +260,7 @@ impl TcpConn {
         if self.send_bytes.is_none() {
             // Every segment sent so far was full; the one being written becomes the last.
             self.send_bytes = Some((self.tx().sb.end() + 1) * self.mss);
+            self.set_geometry();
             self.app_closed = true;
         }
     }
@@ -359,34 +366,58 @@ impl TcpConn {
 
     // ------------------------------------------------------------ segment geometry
 
-    fn n_segs(&self) -> u64 {
-        match self.send_bytes {
+    /// Recomputes what the segment geometry caches, after `mss` or `send_bytes` changed.
+    fn set_geometry(&mut self) {
+        self.n_segs = match self.send_bytes {
             Some(0) => 1,
             Some(s) => s.div_ceil(self.mss),
             None => u64::MAX,
-        }
+        };
+    }
+
+    /// The handshake settled the MSS.
+    fn set_mss(&mut self, mss: u64) {
+        self.mss = mss;
+        self.set_geometry();
+    }
+
+    #[inline(always)]
+    fn n_segs(&self) -> u64 {
+        self.n_segs
     }
 
     /// Relative sequence number where segment `k` starts (for `k` = number of segments: one
     /// past the FIN).
+    #[inline(always)]
     fn seg_start(&self, k: u64) -> u64 {
+        if k < self.n_segs {
+            return 1 + k * self.mss;
+        }
         match self.send_bytes {
-            Some(s) if k >= self.n_segs() => s + 2,
-            _ => 1 + k * self.mss,
+            Some(s) => s + 2,
+            None => 1 + k * self.mss,
         }
     }
 
+    /// Every segment but a sized stream's last is full.
+    #[inline(always)]
     fn seg_payload(&self, k: u64) -> u32 {
+        if k + 1 < self.n_segs {
+            return self.mss as u32;
+        }
         match self.send_bytes {
             Some(s) => s.saturating_sub(k * self.mss).min(self.mss) as u32,
             None => self.mss as u32,
         }
     }
 
+    /// An unlimited stream's `n_segs` is `u64::MAX`, which no segment number reaches.
+    #[inline(always)]
     fn seg_has_fin(&self, k: u64) -> bool {
-        self.send_bytes.is_some() && k + 1 == self.n_segs()
+        k + 1 == self.n_segs
     }
 
+    #[inline(always)]
     fn seg_len(&self, k: u64) -> u64 {
         self.seg_payload(k) as u64 + self.seg_has_fin(k) as u64
     }
@@ -410,6 +441,7 @@ impl TcpConn {
             .min(self.n_segs())
     }
 
+    #[inline(always)]
     fn snd_max_seq(&self) -> u64 {
         self.seg_start(self.tx().sb.end())
     }
@@ -435,29 +467,30 @@ impl TcpConn {
 
     /// Bytes the sender believes are in the network.
     fn in_flight(&self) -> u64 {
+        let s = self.tx();
         if self.sack_ok {
-            self.tx().sb.pipe()
-        } else if self.tx().recovery.state() == Recovery::Timeout {
-            self.seg_start(self.tx().snd_nxt)
-                .saturating_sub(self.snd_una)
+            s.sb.pipe()
+        } else if s.recovery.state() == Recovery::Timeout {
+            self.seg_start(s.snd_nxt).saturating_sub(self.snd_una)
         } else {
-            self.flight_size()
+            self.seg_start(s.sb.end()) - self.snd_una
         }
     }
 
     fn info(&self, now: Time, acked: u64) -> TcpInfo {
+        let s = self.tx();
         TcpInfo {
             now,
             snd_una: self.snd_una,
-            snd_nxt: self.snd_max_seq(),
+            snd_nxt: self.seg_start(s.sb.end()),
             srtt: self.rtt.srtt(),
             min_rtt: self.rtt.min_rtt(),
             cwnd: self.cwnd(),
             mss: self.mss as u32,
             acked_bytes: acked,
-            in_recovery: self.tx().recovery.in_fast_or_timeout(),
-            recovery_point: self.tx().recovery.recovery_point(),
-            loss_reductions: self.tx().recovery.loss_reductions(),
+            in_recovery: s.recovery.in_fast_or_timeout(),
+            recovery_point: s.recovery.recovery_point(),
+            loss_reductions: s.recovery.loss_reductions(),
         }
     }
 }
@@ -539,10 +572,12 @@ impl Endpoint for TcpConn {
 #[cfg(test)]
 mod tests {
     use crate::net::Endpoint;
+    use crate::packet::L4;
     use crate::tcp::codecs::Rfc3168;
     use crate::tcp::testing::{thousand_byte_segments, Dir, Harness, Reno};
     use crate::tcp::TcpConfig;
     use crate::time::{MS, SEC};
+    use crate::wire::TcpFlags;
 
     fn harness(cfg: TcpConfig, size: Option<u64>, client_initiated: bool) -> Harness {
         Harness::new(
@@ -579,6 +614,46 @@ mod tests {
             h.run_clean(10 * SEC);
             assert!(h.a.finished() && h.b.finished());
             assert!(h.b.snd.is_some());
+        }
+    }
+
+    #[test]
+    fn a_sized_stream_is_cut_by_the_mss_the_handshake_settles() {
+        // Both sides are configured for 1000-byte segments and b announces 600 in its SYN or
+        // SYN-ACK: a's 10 000 bytes go as 16 segments of 600 and a last one of 400 that
+        // carries the FIN, whichever side opens.
+        for client_initiated in [false, true] {
+            let mut h = harness(thousand_byte_segments(), Some(10_000), client_initiated);
+            h.run(10 * SEC, &mut |_, dir, p| {
+                if let (Dir::BtoA, L4::Tcp(t)) = (dir, &mut p.l4) {
+                    if t.mss.is_some() {
+                        t.mss = Some(600);
+                    }
+                }
+                true
+            });
+            assert!(h.a.finished() && h.b.finished());
+            assert_eq!((h.a.mss(), h.b.bytes_delivered()), (600, 10_000));
+            let mut segs: Vec<(u64, u32, bool)> = h
+                .sent
+                .iter()
+                .filter(|s| s.dir == Dir::AtoB)
+                .filter_map(|s| {
+                    let t = s.pkt.tcp()?;
+                    let fin = t.flags.has(TcpFlags::FIN);
+                    (s.pkt.payload_len > 0 || fin)
+                        .then(|| (h.rel_seq_a(&s.pkt), s.pkt.payload_len, fin))
+                })
+                .collect();
+            segs.dedup();
+            assert_eq!(segs.len(), 17, "{segs:?}");
+            for (k, &(seq, len, fin)) in segs.iter().enumerate() {
+                let last = k == 16;
+                assert_eq!(
+                    (seq, len, fin),
+                    (1 + 600 * k as u64, if last { 400 } else { 600 }, last)
+                );
+            }
         }
     }
 }

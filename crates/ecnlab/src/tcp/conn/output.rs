@@ -183,8 +183,10 @@ impl TcpConn {
         if k >= self.n_segs() || (self.seg_has_fin(k) && !self.app_closed) {
             return None;
         }
-        let end = self.seg_start(k) + self.seg_payload(k) as u64;
-        if end > self.snd_una + self.snd_wnd && self.snd_una < self.snd_max_seq() {
+        let start = self.seg_start(k);
+        let end = start + self.seg_payload(k) as u64;
+        // `start` is SND.MAX: segment `k` is the first not yet sent.
+        if end > self.snd_una + self.snd_wnd && self.snd_una < start {
             return None;
         }
         Some(k)
@@ -193,51 +195,45 @@ impl TcpConn {
     /// Which segment to send next (number, is a retransmission), if any.
     fn next_segment(&self) -> Option<(u64, bool)> {
         let cwnd = self.cwnd();
-        match self.tx().recovery.state() {
+        let s = self.tx();
+        match s.recovery.state() {
             Recovery::Fast | Recovery::Timeout if self.sack_ok => {
                 // RFC 6675 §5 step (C): while cwnd − pipe ≥ 1 SMSS, NextSeg.
-                let pipe = self.tx().sb.pipe();
+                let pipe = s.sb.pipe();
                 if pipe > 0 && pipe + self.mss > cwnd {
                     return None;
                 }
-                if self.tx().recovery.frto_new_data() {
+                if s.recovery.frto_new_data() {
                     return self.new_segment().map(|k| (k, false));
                 }
-                if let Some(k) = self.tx().sb.next_resend() {
+                if let Some(k) = s.sb.next_resend() {
                     return Some((k, true));
                 }
                 if let Some(k) = self.new_segment() {
                     return Some((k, false));
                 }
-                self.tx()
-                    .sb
-                    .first_unsacked(
-                        self.tx().recovery.rxt_next(),
-                        self.tx().sb.high_sacked_end(),
-                    )
-                    .filter(|&k| !self.tx().sb.get(k).has(RTX_IN_FLIGHT))
+                s.sb.first_unsacked(s.recovery.rxt_next(), s.sb.high_sacked_end())
+                    .filter(|&k| !s.sb.get(k).has(RTX_IN_FLIGHT))
                     .map(|k| (k, true))
             }
             Recovery::Fast => {
                 let k = self.new_segment()?;
-                let wnd =
-                    (cwnd as i64 + self.tx().recovery.inflation()).max(self.mss as i64) as u64;
+                let wnd = (cwnd as i64 + s.recovery.inflation()).max(self.mss as i64) as u64;
                 (self.flight_size() + self.seg_len(k) <= wnd).then_some((k, false))
             }
-            _ if self.tx().snd_nxt < self.tx().sb.end() => {
-                let k = self.tx().snd_nxt;
+            _ if s.snd_nxt < s.sb.end() => {
+                let k = s.snd_nxt;
                 let flight = self.seg_start(k).saturating_sub(self.snd_una);
                 (flight == 0 || flight + self.seg_len(k) <= cwnd).then_some((k, true))
             }
-            _ => {
+            state => {
                 let k = self.new_segment()?;
                 let flight = self.flight_size();
-                let allowance =
-                    if self.cfg.limited_transmit && self.tx().recovery.state() == Recovery::Open {
-                        self.tx().recovery.dupacks().min(2) as u64 * self.mss
-                    } else {
-                        0
-                    };
+                let allowance = if self.cfg.limited_transmit && state == Recovery::Open {
+                    s.recovery.dupacks().min(2) as u64 * self.mss
+                } else {
+                    0
+                };
                 (flight == 0 || flight + self.seg_len(k) <= cwnd.saturating_add(allowance))
                     .then_some((k, false))
             }
@@ -247,6 +243,13 @@ impl TcpConn {
     /// A sending opportunity: segments go while the window, pacing and TSO deferral allow.
     pub(super) fn try_send(&mut self, ctx: &mut Ctx) {
         if self.state != State::Established {
+            return;
+        }
+        // A transfer's receiver before its application closes (at every data segment it
+        // gets): its only segment is the FIN, held until then, it has no window to validate,
+        // and without a sending half it is not pacing, so nothing below would change.
+        if self.snd.is_none() && self.cc.is_none() && self.send_bytes == Some(0) && !self.app_closed
+        {
             return;
         }
         // Written only if made: a side that has sent nothing is not waiting.

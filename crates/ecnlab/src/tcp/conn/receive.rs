@@ -35,7 +35,8 @@ impl TcpConn {
         if fin {
             self.rcv.fin_seq = Some(s + pkt.payload_len as u64);
         }
-        if pkt.payload_len > 0 && self.codec.flush_before(pkt) && self.rcv.unacked_segs > 0 {
+        // The codec is asked only when an ACK is owed (its answer changes nothing otherwise).
+        if pkt.payload_len > 0 && self.rcv.unacked_segs > 0 && self.codec.flush_before(pkt) {
             self.send_ack(ctx);
         }
         if pkt.payload_len > 0 {
