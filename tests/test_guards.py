@@ -434,9 +434,13 @@ def test_constant_values_are_the_same_claim_only_on_the_same_configurations():
         kind = Claim("less").to_json()
         return {"metric": metric, "kind": kind, "tests": "direction", "unit": "packets", "arms": {"a": cfg_a, "b": "y"}, "per_seed": {"a": a, "b": b}, "verdict": "holds"}
 
-    zeros, fives = {"1": 0.0, "2": 0.0}, {"1": 5.0, "2": 5.0}
+    zeros, fives, varied = {"1": 0.0, "2": 0.0}, {"1": 5.0, "2": 5.0}, {"1": 5.0, "2": 7.0}
     rows = mark_duplicates([row("p", zeros, fives, "x1"), row("q", zeros, fives, "x2"), row("r", zeros, fives, "x1")])
     assert [r.get("duplicate_of") for r in rows] == [None, None, "p"]
+    # b's runs are the same (its values vary), a's are two configurations at 0 in every seed:
+    # "VCP drops < ECN's" and "EECN drops < ECN's" are two claims.
+    rows = mark_duplicates([row("p", zeros, varied, "x1"), row("q", zeros, varied, "x2"), row("r", varied, varied, "x3"), row("s", varied, varied, "x4")])
+    assert [r.get("duplicate_of") for r in rows] == [None, None, None, "r"]
 
 
 class _OurStatement(_Base):

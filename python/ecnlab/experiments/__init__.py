@@ -349,9 +349,10 @@ def _same_claim_key(c: Mapping[str, Any]) -> str | None:
     it tests, its unit, what each arm counts, the rival, and both arms' per-seed values.
     Not the arms' configuration names: two configurations whose runs are byte-identical (a
     buffer the scheme never fills) give the same values, and a claim on them says nothing
-    new. Identical per-seed values that vary over the seeds identify the runs; an arm that
-    takes one value in every seed (0 drops) does not, so where no arm varies the
-    configurations are part of the key."""
+    new. Identical per-seed values that vary over the seeds identify an arm's runs; an arm that
+    takes one value in every seed (0 drops) does not, so such an arm is keyed by its
+    configuration as well ("VCP drops < ECN's" and "EECN drops < ECN's" at 0 drops in every
+    seed are two claims)."""
     kind, ps = c.get("kind"), c.get("per_seed")
     if not kind or not ps:
         return None  # without the values it was decided on, sameness cannot be told
@@ -366,10 +367,12 @@ def _same_claim_key(c: Mapping[str, Any]) -> str | None:
     ma, mb = measures.get("a"), measures.get("b")
     if k.get("kind") == "greater":
         k["kind"], a, b, ra, rb, ma, mb = "less", b, a, rb, ra, mb, ma
-    varies = any(len({json.dumps(x) for x in (v or {}).values()}) > 1 for v in (a, b))
-    if not varies and not ra:
+    def varies(v: Mapping[str, Any] | None) -> bool:
+        return len({json.dumps(x) for x in (v or {}).values()}) > 1
+
+    configs = [None if varies(a) else ra, None if varies(b) or b is None else rb]
+    if not varies(a) and not ra:
         return None  # constant values of runs not named: nothing ties them to one run
-    configs = [] if varies else [ra, rb]
     return json.dumps([k, c.get("tests"), c.get("unit"), ma, mb, c.get("rival"), a, b, configs], sort_keys=True, default=str)
 
 
@@ -900,7 +903,7 @@ def reproduce(
             "headline_units": headline_units(comparisons),
             "decided_on_constant_arms": count_constant(comparisons),
             "reconstructed_rivals": dict(RECONSTRUCTED_RIVALS),
-            "counted_once": headline_units(comparisons)["repeats"],
+            "counted_once": sum(1 for c in comparisons if c.get("duplicate_of") is not None),
             "verdicts_by_reading": {
                 r: count_verdicts([c for s in sections for c in s["by_reading"].get(r, [])]) for r in all_readings
             },
