@@ -340,7 +340,7 @@ def bottleneck_queue(scheme: Scheme, buffer: int, rd: Reading, rate_bps: float, 
 
 def marker(scheme: Scheme, rd: Reading) -> dict[str, Any] | None:
     if scheme.key == "hfcc":
-        return {"kind": "hfcc", "u_th": float(rd.u_th), "fair_share": rd.fair_share, "adapt_t_p": rd.t_p == "adaptive", "rtt_units": rd.rtt_units, "rtt_tick_s": rtt_tick(rd)}
+        return {"kind": "hfcc", "u_th": float(rd.u_th), "fair_share": rd.fair_share, "adapt_t_p": rd.t_p == "adaptive", "rtt_units": rd.rtt_units, "rtt_tick_s": rtt_tick(rd), "t_p_ties": "load"}
     if scheme.key == "vcp" and rd.vcp == "ns2":
         return {"kind": "vcp", "target_utilization": VCP_NS2_TARGET, "percent_rounding": True}
     if scheme.key in ("vcp", "mlcp", "bmcc"):
@@ -592,7 +592,8 @@ def common_sources(rd: Reading, *, red: bool) -> list[Source]:
         # ------------------------------------------------------------- MLCP's router
         default("ports.marker.rtt_weight", 0.02, f"{_MLCP_R}: the mean-RTT weight a = 0.02 UNO gives for MLCP's routers"),
         # ------------------------------------------------------------ controllers
-        paper("flows.cc_params.t_p", sender_t_p(rd), "§IV-C1 scales by the routers' t_p; §IV-D takes t_p 'like [12]' (MLCP), whose routers return it to the senders: 'path', the t_p of the router that set the code, returned with it (an imagined 3-bit field, as MLCP's); the t_p axis' 'fixed': 200 ms"),
+        assumption("flows.cc_params.t_p", sender_t_p(rd), "eqs. 2–3 need the routers' t_p to be RTT-fair (§III), and the paper does not say how a sender learns it; §IV-D takes t_p 'like [12]' (MLCP), whose routers return theirs (the UNO paper): 'path', the t_p of the router that set the code, returned with it in an imagined 3-bit field (MLCP's; HFCC's paper has only the 2 ECN bits); the t_p axis' 'fixed': 200 ms"),
+        assumption("ports.marker.t_p_ties", "load", "routers with the same code: the packet keeps the t_p of the more loaded one (load in whole percent, VCP's ns-2 unit, in a second imagined field), the bottleneck's, as MLCP returns the most loaded router's; equal loads: the longer. 'longer' / 'shorter' pick by the interval alone, whichever router is the bottleneck"),
         paper("flows.cc_params.ri_bandwidth", bool(rd.ri_bandwidth), "§IV-C1 eq. 8's bandwidth term (the ri_bandwidth axis)"),
         paper("flows.cc_params.freeze", rd.amd_freeze, "§IV-C1: 'cwnd must be frozen by one RTT after the AMD action' (the amd_freeze axis)"),
         paper("flows.cc_params.alpha", "HFCC 0.0625 (RI); VCP/MLCP/BMCC 1.0 (AI)", "§IV-C1: α 'default value is 0.0625'; Table I: VCP's AI step (α = 1 in [11]); MLCP/BMCC: ours"),

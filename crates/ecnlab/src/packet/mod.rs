@@ -45,8 +45,10 @@ pub struct Meta {
     /// The sender's smoothed RTT in microseconds, for routers that need per-packet RTT (HFCC,
     /// as XCP and MLCP carry it in a header); 0 when the sender does not set it.
     pub rtt_hint_us: u32,
-    /// An imagined 3-bit load header (UNO's idealised VCP3 carries its router's exact load
-    /// level in every packet): 0 when absent, else level + 1. Not on any real wire.
+    /// An imagined load header (UNO's idealised VCP3 carries its router's exact load level in
+    /// every packet: 0 when absent, else level + 1; MLCP its 4-bit level; HFCC the load, in
+    /// whole percent, of the router whose `t_p` rides in `ideal_interval`). Not on any real
+    /// wire.
     pub ideal_load: u8,
     /// An imagined 3-bit interval header riding with `ideal_load` (MLCP's routers return the
     /// load interval they chose from the flows' mean RTT): 0 when absent, else code + 1.

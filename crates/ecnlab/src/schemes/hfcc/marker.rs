@@ -2,9 +2,10 @@
 //! 0.5), a per-flow fair-share factor (SF), and their overlay in the two ECN bits of departing
 //! data packets, raised only. `t_p` follows the flows' mean RTT ([`MeanRtt`], eqs. 11–12) and
 //! rides back to the senders with the code, as MLCP's routers return theirs: a router that
-//! raises the code writes its `t_p`, one whose code equals the packet's keeps the longer.
+//! raises the code writes its `t_p` and load, one whose code equals the packet's writes its
+//! own only if it is more loaded ([`TpTies`]).
 
-use super::{FairShare, OverlayCode, RttUnits};
+use super::{FairShare, OverlayCode, RttUnits, TpTies};
 use crate::aqm::DropReason;
 use crate::engine::rng::Rng;
 use crate::marker::flows::FlowTable;
@@ -66,6 +67,8 @@ pub struct HfccMarkerConfig {
     pub flow_timeout_s: f64,
     /// Sample-match: how many queued packets the departing one is compared with.
     pub sample_n: u32,
+    /// Whose `t_p` a packet keeps when this router's code equals the packet's.
+    pub t_p_ties: TpTies,
 }
 
 impl Default for HfccMarkerConfig {
@@ -92,6 +95,7 @@ impl Default for HfccMarkerConfig {
             q_target_pkts: 5.0,
             flow_timeout_s: 1.0,
             sample_n: 1,
+            t_p_ties: TpTies::Load,
         }
     }
 }
@@ -385,12 +389,28 @@ impl Marker for HfccMarker {
             let sf = self.cfg.needs_sf(self.rho) && self.above_fair_share(pkt);
             let code = self.cfg.overlay(self.rho, sf);
             let own = interval_field(self.meter.interval());
+            let load = (self.rho * 100.0).round().clamp(0.0, 255.0) as u8;
             if pkt.ip.ecn.bits() == code.bits() {
-                pkt.meta.ideal_interval = pkt.meta.ideal_interval.max(own);
+                let m = &mut pkt.meta;
+                match self.cfg.t_p_ties {
+                    TpTies::Longer => m.ideal_interval = m.ideal_interval.max(own),
+                    TpTies::Shorter if m.ideal_interval == 0 => m.ideal_interval = own,
+                    TpTies::Shorter if own > 0 => m.ideal_interval = m.ideal_interval.min(own),
+                    TpTies::Shorter => {}
+                    TpTies::Load => {
+                        if load > m.ideal_load {
+                            m.ideal_interval = own;
+                        } else if load == m.ideal_load {
+                            m.ideal_interval = m.ideal_interval.max(own);
+                        }
+                        m.ideal_load = m.ideal_load.max(load);
+                    }
+                }
             }
             if pkt.ip.ecn.bits() < code.bits() {
                 pkt.ip.ecn = code.ecn();
                 pkt.meta.ideal_interval = own;
+                pkt.meta.ideal_load = load;
                 self.raised[code.bits() as usize] += 1;
                 if sf && code == OverlayCode::Decrease {
                     self.sf_decreases += 1;
@@ -551,7 +571,11 @@ mod tests {
             (p.ip.ecn, p.meta.ideal_interval)
         };
         // t_p 200 ms (S[1]: field 2), ρ = 0.902: flow 0 above the mean (`11`), flow 1 not (`10`).
-        let mut m200 = marker(fixed());
+        let longer = HfccMarkerConfig {
+            t_p_ties: TpTies::Longer,
+            ..fixed()
+        };
+        let mut m200 = marker(longer.clone());
         load(&mut m200, &[147, 74]);
         assert_eq!(leave(&mut m200, pkt(1, Ecn::ECT1, 0)), (Ecn::ECT0, 2));
         assert_eq!(leave(&mut m200, pkt(1, Ecn::ECT1, 1)), (Ecn::ECT0, 2));
@@ -563,7 +587,10 @@ mod tests {
         // A higher code from upstream keeps its router's interval.
         assert_eq!(leave(&mut m200, pkt(1, Ecn::CE, 1)), (Ecn::CE, 1));
         // t_p 80 ms (field 1) from 60-ms packets, no load yet: code `01`.
-        let mut m80 = marker(HfccMarkerConfig::default());
+        let mut m80 = marker(HfccMarkerConfig {
+            t_p_ties: TpTies::Longer,
+            ..Default::default()
+        });
         let mut p = data(0, Ecn::ECT1);
         p.meta.rtt_hint_us = 60_000;
         m80.on_arrival(&view(5 * MS, 0), &mut p);
@@ -578,6 +605,39 @@ mod tests {
             ..fixed()
         });
         assert_eq!(leave(&mut m, pkt(0, Ecn::ECT1, 0)), (Ecn::ECT1, 0));
+    }
+
+    /// Equal codes: the packet keeps the `t_p` of the more loaded router (the bottleneck's,
+    /// as MLCP returns the most loaded router's), the load in whole percent riding with it.
+    /// This router: t_p 200 ms (field 2), ρ = 0.902 → 90 %, flow 1's code `10`.
+    #[test]
+    fn equal_codes_keep_the_more_loaded_routers_t_p() {
+        let pkt = |ecn: Ecn, interval: u8, load: u8| {
+            let mut p = data(1, ecn);
+            p.meta.ideal_interval = interval;
+            p.meta.ideal_load = load;
+            p
+        };
+        let mut m = marker(fixed());
+        load(&mut m, &[147, 74]);
+        let mut leave = |p: Packet| {
+            let mut p = p;
+            m.on_dequeue(&view(200 * MS, 0), &mut p);
+            (p.ip.ecn, p.meta.ideal_interval, p.meta.ideal_load)
+        };
+        // Upstream 400 ms at 85 %: this router is the bottleneck, its 200 ms (the longer
+        // rule would keep 400).
+        assert_eq!(leave(pkt(Ecn::ECT0, 3, 85)), (Ecn::ECT0, 2, 90));
+        // Upstream 80 ms at 95 %: that router is the bottleneck, 80 ms stays (the longer
+        // rule would write 200).
+        assert_eq!(leave(pkt(Ecn::ECT0, 1, 95)), (Ecn::ECT0, 1, 95));
+        // Equal loads: the longer.
+        assert_eq!(leave(pkt(Ecn::ECT0, 1, 90)), (Ecn::ECT0, 2, 90));
+        assert_eq!(leave(pkt(Ecn::ECT0, 3, 90)), (Ecn::ECT0, 3, 90));
+        // Raising the code writes this router's interval and load, whatever came before.
+        assert_eq!(leave(pkt(Ecn::ECT1, 3, 40)), (Ecn::ECT0, 2, 90));
+        // A higher code from upstream is left alone.
+        assert_eq!(leave(pkt(Ecn::CE, 1, 120)), (Ecn::CE, 1, 120));
     }
 
     /// One flow alone at high load is never above its own share.

@@ -72,9 +72,12 @@
 //!   crosses; §IV-C1 assumes the flows' RTTs equal it and §IV-D takes t_p "like [12]" (MLCP),
 //!   whose routers return their t_p to the senders. `path` (default): each router writes its
 //!   t_p next to the code (an imagined 3-bit field, `Meta::ideal_interval`, MLCP's): the
-//!   router that raises the code writes its own, one whose code equals the packet's keeps the
-//!   longer; the receiver echoes it with the code and the sender scales by it (its own RTT's
-//!   t_p until an ACK brings one). `own_rtt` applies the routers' rule to the flow's own
+//!   router that raises the code writes its own, one whose code equals the packet's writes its
+//!   own only if its load factor (whole percent, a second imagined field) is higher — the
+//!   bottleneck's t_p, as MLCP returns the most loaded router's; equal loads: the longer
+//!   ([`TpTies`]; `longer` / `shorter` pick by the interval alone); the receiver echoes it
+//!   with the code (among the segments an ACK covers: the highest code, ties the longer) and
+//!   the sender scales by it (its own RTT's t_p until an ACK brings one). `own_rtt` applies the routers' rule to the flow's own
 //!   smoothed RTT: the same where every flow through a router has one RTT, but rtt/t_p then
 //!   stays in (0.4, 1] whatever the RTT and the scaling cancels — on the paper's seven-link
 //!   chain the 360-ms flows' rates grew 25 times slower than the 60-ms cross flows' and they
@@ -164,6 +167,22 @@ pub enum FairShare {
     Mean,
     /// Compare with packets drawn from the queue.
     SampleMatch,
+}
+
+/// Whose `t_p` a packet carries back when routers on its path give it the same code.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TpTies {
+    /// The more loaded router's — the bottleneck's, as MLCP's routers return the `t_p` of
+    /// the most loaded router — by the load factor in whole percent (VCP's ns-2 router's
+    /// unit) riding in a second imagined field (`Meta::ideal_load`, as MLCP's load field);
+    /// equal loads: the longer.
+    #[default]
+    Load,
+    /// The longer of the two (never scaled faster than any tied router's own flows).
+    Longer,
+    /// The shorter of the two.
+    Shorter,
 }
 
 /// The unit eq. 12 counts its window `T` and the RTTs in (§IV-D writes T = 10 ms and compares

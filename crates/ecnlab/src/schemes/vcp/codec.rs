@@ -141,6 +141,7 @@ impl Codec for VcpCodec {
         }
         if self.returns_interval {
             pkt.meta.ideal_interval = 0;
+            pkt.meta.ideal_load = 0;
         }
     }
 
