@@ -20,6 +20,12 @@ the table shows the sum beside it. A form already recorded for this commit and b
 skipped with `--resume`; an interrupted form started again resumes from the runs ecnlab kept
 (`.<out>.resume/`), and its time adds the attempts up.
 
+`--rejudge PAPER` judges a paper's recorded forms again with today's analysis, from their own
+runs whatever simulator build wrote them (`reproduce --reuse DIR --reuse-any-build`, into
+`<paper>-<form>-rejudged/`): nothing is run, and a run the form lacks fails it (exit 2, naming
+the run). The record and the doc name the builds the runs came from and the commit that
+judged them.
+
 `--write-docs PAPER` replaces the generated part of docs/reproductions/<paper>.md (between
 its BEGIN/END GENERATED markers) with the verdict tables of the form's summary.json (every
 reading when it was run, else the default), leaving the prose around them alone. `--from DIR`
@@ -504,10 +510,12 @@ def doc_block(summary: dict[str, Any], source: str, header: str) -> str:
 
 
 def rejudge(paper: str, form: str, root: Path, jobs: int, ecnlab: str) -> dict[str, Any]:
-    """Judges a recorded form again with today's analysis: `ecnlab reproduce … --reuse` of its
-    output into ``<paper>-<form>-rejudged/`` (a run whose scenario or build changed is run)."""
+    """Judges a recorded form again with today's analysis from its own runs, whatever build
+    wrote them: `ecnlab reproduce … --reuse DIR --reuse-any-build` of its output into
+    ``<paper>-<form>-rejudged/``. Nothing is run: a run the form lacks, or holds with another
+    scenario, fails it (exit 2, naming the run)."""
     src, out = out_dir(root, paper, form), root / f"{paper}-{form}-rejudged"
-    argv = [ecnlab, "reproduce", PAPERS[paper][0], "--out", str(out), "--jobs", str(jobs), "--reuse", str(src)] + (["--readings", "all"] if form == "all" else [])
+    argv = [ecnlab, "reproduce", PAPERS[paper][0], "--out", str(out), "--jobs", str(jobs), "--reuse", str(src), "--reuse-any-build"] + (["--readings", "all"] if form == "all" else [])
     at = build()
     t0 = time.monotonic()
     with open(root / f"{paper}-{form}-rejudged.log", "a", encoding="utf-8") as f:
@@ -517,7 +525,8 @@ def rejudge(paper: str, form: str, root: Path, jobs: int, ecnlab: str) -> dict[s
     if code != 0:
         raise SystemExit(f"{paper}/{form}: judging again failed (exit {code}); see {root / f'{paper}-{form}-rejudged.log'}")
     reuse = json.loads((out / "summary.json").read_text(encoding="utf-8"))["reuse"]
-    return {**at, "out": str(out), "wall_s": time.monotonic() - t0, "reused": reuse["reused"], "run": reuse["run"], "not_taken": reuse["not_taken"]}
+    # ``source_hash`` is the build that judged (it ran nothing); the runs' builds are apart.
+    return {**at, "out": str(out), "wall_s": time.monotonic() - t0, "reused": reuse["reused"], "run": reuse["run"], "not_taken": reuse["not_taken"], "run_builds": reuse.get("runs_from_builds", {})}
 
 
 def write_doc(paper: str, summary_dir: Path, entry: dict[str, Any] | None, judged: dict[str, Any] | None = None) -> Path:
@@ -530,14 +539,22 @@ def write_doc(paper: str, summary_dir: Path, entry: dict[str, Any] | None, judge
     cmd = f"ecnlab reproduce {summary['experiment']}" + (" --quick" if summary.get("quick") else "") + (" --readings all" if len(summary["readings"]) > 1 else "")
     reuse = summary.get("reuse")
     runs = f"{sum(len(s['runs']) for s in summary['experiments'])} runs"
-    if reuse:
+    if reuse and reuse.get("any_build"):
+        built = ", ".join(f"{k.split()[-1][:12]} ({n})" for k, n in reuse["runs_from_builds"].items())
+        runs += f", all read from {Path(reuse['from']).name}/ (same scenario), run on simulator source {built}"
+    elif reuse:
         runs += f", {reuse['reused']} of them read from {Path(reuse['from']).name}/ (same scenario, same build), {reuse['run']} run"
         if entry and entry.get("attempts", 1) > 1 and not entry.get("rejudged"):
             runs += f" in the last of {entry['attempts']} attempts (the others' runs kept for it)"
     source = f"{'quick' if summary.get('quick') else 'full'} form, {'/'.join(map(str, seeds))} seeds, " + (f"the default and {len(summary['readings']) - 1} other readings" if len(summary["readings"]) > 1 else "the default reading alone")
     header = (
         f"written by `bench/reproductions.py --write-docs {paper}` from the summary.json of `{cmd}` ({source}; {runs}) "
-        f"judged at commit {landed(b['commit'])}, simulator source {b['source_hash'][:12]}, written {time.strftime('%Y-%m-%d')}"
+        + (
+            f"judged by the analysis of commit {landed(b['commit'])}"
+            if reuse and reuse.get("any_build")
+            else f"judged at commit {landed(b['commit'])}, simulator source {b['source_hash'][:12]}"
+        )
+        + f", written {time.strftime('%Y-%m-%d')}"
         + (f"; the runs were timed in bench/results/reproductions.md (run at {landed(entry['commit'])}, {entry['started'][:10]})" if entry else "")
         + ". Everything down to END GENERATED is regenerated; the prose outside it is written by hand"
     )
@@ -564,7 +581,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--resume", action="store_true", help="skip the forms already recorded as done with this commit and build")
     ap.add_argument("--status", action="store_true", help="progress of the forms under --out-root")
     ap.add_argument("--write-docs", nargs="+", metavar="PAPER", choices=list(PAPERS), help="regenerate these papers' docs from their recorded forms")
-    ap.add_argument("--rejudge", nargs="+", metavar="PAPER", choices=list(PAPERS), help="judge these papers' recorded forms again with today's analysis (reproduce --reuse), recorded for --write-docs")
+    ap.add_argument("--rejudge", nargs="+", metavar="PAPER", choices=list(PAPERS), help="judge these papers' recorded forms again with today's analysis from their own runs, whatever build wrote them, running nothing (reproduce --reuse --reuse-any-build), recorded for --write-docs")
     ap.add_argument("--from", dest="from_dir", type=Path, help="with one --write-docs paper: the reproduction to take the tables from")
     ap.add_argument("--note", action="append", default=[], help="a line for 'Forms not finished' (replaces the earlier ones)")
     ap.add_argument("--record", type=Path, default=RESULTS / "reproductions.json")
@@ -591,7 +608,7 @@ def main(argv: list[str] | None = None) -> int:
                 data = load(args.record)
                 data["forms"][key]["rejudged"] = judged
                 save(data, args.record)
-                print(f"{key}: judged again at {judged['commit']}: {judged['reused']} runs reused, {judged['run']} run ({_hms(judged['wall_s'])})")
+                print(f"{key}: judged again at {judged['commit']}: {judged['reused']} runs read (written by {', '.join(f'{k} ({n})' for k, n in judged['run_builds'].items())}), {judged['run']} run ({_hms(judged['wall_s'])})")
         return 0
     if args.write_docs:
         if args.from_dir and len(args.write_docs) != 1:

@@ -103,3 +103,49 @@ def test_reuse_of_a_directory_that_is_no_reproduction_exits_2(tmp_path, toy, cap
     err = capsys.readouterr().err
     assert "--reuse" in err and "not a reproduction" in err
     assert not (tmp_path / "out").exists()
+
+
+def _other_build(out, run):
+    """Rewrites ``run``'s run.json as if another simulator build had written it."""
+    f = out / "runs" / run / "run.json"
+    info = json.loads(f.read_text())
+    info["source_hash"] = "0" * len(_core.source_hash)
+    f.unlink()
+    f.write_text(json.dumps(info, indent=2) + "\n")
+    return f.read_bytes()
+
+
+def test_reuse_any_build_judges_another_builds_runs_and_runs_nothing(tmp_path, toy):
+    first = ex.reproduce("toyreuse", tmp_path / "first", quick=True, readings="all", jobs=1)
+    other = _other_build(tmp_path / "first", "toyreuse.util-half-s2")
+    again = ex.reproduce("toyreuse", tmp_path / "again", quick=True, readings="all", jobs=1, reuse=tmp_path / "first", reuse_any_build=True)
+    r = again["reuse"]
+    assert (r["reused"], r["run"], r["any_build"]) == (6, 0, True)
+    assert r["runs_from_builds"] == {f"{_core.__version__} {_core.source_hash}": 5, f"{_core.__version__} {'0' * len(_core.source_hash)}": 1}
+    # The other build's run is read as it is, not run again.
+    assert (tmp_path / "again" / "runs" / "toyreuse.util-half-s2" / "run.json").read_bytes() == other
+    assert run_jsons(tmp_path / "again") == run_jsons(tmp_path / "first")
+    assert again["verdicts_by_reading"] == first["verdicts_by_reading"]
+    md = (tmp_path / "again" / "summary.md").read_text()
+    assert f"written by {_core.__version__} {_core.source_hash} (5 runs), {_core.__version__} {'0' * len(_core.source_hash)} (1 runs))" in md
+    # The normal --reuse still runs it.
+    plain = ex.reproduce("toyreuse", tmp_path / "plain", quick=True, jobs=1, reuse=tmp_path / "first")
+    assert (plain["reuse"]["reused"], plain["reuse"]["run"]) == (2, 1)
+
+
+def test_reuse_any_build_exits_2_naming_a_run_it_lacks(tmp_path, toy, capsys):
+    ex.reproduce("toyreuse", tmp_path / "first", quick=True, jobs=1)
+    # A fourth seed is a run the recorded form does not hold: nothing is run, nothing written.
+    code = cli.main(["reproduce", "toyreuse", "--quick", "--seeds", "4", "--jobs", "1", "--out", str(tmp_path / "out"),
+                     "--reuse", str(tmp_path / "first"), "--reuse-any-build"])
+    err = capsys.readouterr().err
+    assert code == 2 and "toyreuse.util-half-s4" in err and "no such run" in err
+    assert not (tmp_path / "out").exists() and not (tmp_path / ".out.resume").exists()
+    # Another rate: the same run names with other scenarios.
+    code = cli.main(["reproduce", "toyreuse", "--quick", "--jobs", "1", "--readings", "rate=6Mbps", "--out", str(tmp_path / "out"),
+                     "--reuse", str(tmp_path / "first"), "--reuse-any-build"])
+    err = capsys.readouterr().err
+    assert code == 2 and "toyreuse.util-half-s1" in err and "scenario changed" in err
+    assert not (tmp_path / "out").exists()
+    code = cli.main(["reproduce", "toyreuse", "--quick", "--out", str(tmp_path / "out"), "--reuse-any-build"])
+    assert code == 2 and "--reuse-any-build needs --reuse" in capsys.readouterr().err

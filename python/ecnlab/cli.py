@@ -324,6 +324,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         raise _UsageError("reproduce needs an experiment name (or --list)")
     if not args.out:
         raise _UsageError("reproduce needs --out DIR")
+    if args.reuse_any_build and not args.reuse:
+        raise _UsageError("--reuse-any-build needs --reuse DIR")
     try:
         summary = experiments.reproduce(
             args.name,
@@ -337,6 +339,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             scheduler=args.scheduler,
             threads=args.threads,
             reuse=args.reuse,
+            reuse_any_build=args.reuse_any_build,
         )
     except KeyboardInterrupt as e:
         out = Path(args.out).absolute()
@@ -511,6 +514,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="an earlier reproduction whose runs are read instead of run when their scenario TOML is the "
         "same byte for byte and they were written by this build (judges them again with today's analysis)",
+    )
+    rp.add_argument(
+        "--reuse-any-build",
+        action="store_true",
+        help="with --reuse: read every run from DIR whatever simulator build wrote them and run nothing (a run "
+        "DIR lacks, or holds with another scenario, exits 2 naming it); summary.json names the builds",
     )
     rp.add_argument("--quiet", "-q", action="store_true")
     rp.set_defaults(func=cmd_reproduce)

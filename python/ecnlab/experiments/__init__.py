@@ -690,6 +690,7 @@ def reproduce(
     scheduler: str | None = None,
     threads: bool = False,
     reuse: str | os.PathLike[str] | None = None,
+    reuse_any_build: bool = False,
 ) -> dict[str, Any]:
     """Runs one experiment or all of a paper's under the chosen readings (``None`` or
     ``"default"``: the default reading; ``"all"``: the default and every other value of each
@@ -704,7 +705,10 @@ def reproduce(
     reproduction's directory) a run whose scenario TOML that reproduction holds byte for byte,
     written by this same simulator build, is read from it instead of run (:class:`Reuse`):
     the verdicts are judged again by today's analysis without running again what cannot have
-    changed; summary.json says how many runs were reused and how many run (``"reuse"``).
+    changed; summary.json says how many runs were reused and how many run (``"reuse"``). With
+    ``reuse_any_build`` every run is read from ``reuse`` whatever build wrote it and nothing
+    is run: a run it lacks (or holds with another scenario) fails the call, naming the run,
+    before anything is read.
 
     Before anything runs, every experiment must name its bottleneck (or say why none) and
     every reading of a run axis must change a run; after the analysis, every reading of an
@@ -733,7 +737,14 @@ def reproduce(
         per_keys = [{k: scenario_key(v) for k, v in runs.items()} for _, runs in per_reading]
         check_readings_change_runs(exp, per_reading, per_keys)
         plans.append((exp, sd, per_reading, per_keys))
-    earlier = Reuse(reuse) if reuse is not None else None
+    if reuse_any_build and reuse is None:
+        raise ExperimentError("reuse_any_build needs reuse (the reproduction whose runs are judged again)")
+    earlier = Reuse(reuse, any_build=reuse_any_build) if reuse is not None else None
+    if earlier is not None and earlier.any_build:
+        for _, _, per_reading, _ in plans:
+            for _, runs in per_reading:
+                for k, v in runs.items():
+                    earlier.require(k, validate(v))
     from ..sweeps import Executor
 
     out_path = Path(out).absolute()
@@ -1008,8 +1019,13 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
     reuse = summary.get("reuse")
     if reuse:
         out += [
-            f"Runs: {reuse['reused']} read from the earlier reproduction {reuse['from']} (same scenario TOML, same build "
-            f"{reuse['build']['source_hash']}), {reuse['run']} run"
+            f"Runs: {reuse['reused']} read from the earlier reproduction {reuse['from']} (same scenario TOML, "
+            + (
+                "written by " + ", ".join(f"{k} ({n} runs)" for k, n in reuse["runs_from_builds"].items())
+                if reuse.get("any_build")
+                else f"same build {reuse['build']['source_hash']}"
+            )
+            + f"), {reuse['run']} run"
             + (" (" + ", ".join(f"{n} {k}" for k, n in reuse["not_taken"].items() if n) + ")" if reuse["run"] else "")
             + ".",
             "",

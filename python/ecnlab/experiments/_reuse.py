@@ -8,6 +8,11 @@ name included) and was written by this simulator build (the same ``ecnlab_versio
 ``source_hash``, the hash of the simulator's source). Anything else is run, and counted by
 why it was not taken: the scenario changed, the build differs, or the earlier reproduction
 has no run of that name.
+
+With ``any_build`` the build is not asked: a recorded reproduction is judged again from its
+own runs whatever simulator wrote them, and nothing is run. Every run must then be there
+with the very scenario TOML; one that is not is an error naming it (before anything is read),
+and summary.json names the builds the runs came from.
 """
 
 from __future__ import annotations
@@ -34,8 +39,9 @@ class Reuse:
     scenario TOML. :meth:`take` answers whether a new run may be read from one of them, and
     counts the answers."""
 
-    def __init__(self, directory: str | os.PathLike[str]) -> None:
+    def __init__(self, directory: str | os.PathLike[str], any_build: bool = False) -> None:
         root = Path(directory).absolute()
+        self.any_build = any_build
         if not (root / "summary.json").is_file() and not (root / "runs").is_dir():
             raise OutputError(f"--reuse {directory}: not a reproduction (it has neither summary.json nor runs/)")
         self.root = root
@@ -58,25 +64,45 @@ class Reuse:
         self.ran = 0
         self.not_taken = {"scenario changed": 0, "other build": 0, "no such run": 0}
         self.other_builds: dict[str, int] = {}
+        self.read_builds: dict[str, int] = {}  # the builds of the runs taken, with how many
+
+    @staticmethod
+    def _build_key(built: dict[str, Any]) -> str:
+        return f"{built['ecnlab_version']} {built['source_hash']}"
+
+    def _why_not(self, name: str, toml: str) -> str | None:
+        """Why the run ``name`` of scenario ``toml`` cannot be taken, or None."""
+        found = self._by_toml.get(_digest(toml))
+        if found is not None:
+            built = {k: found[1].get(k) for k in self.build}
+            return None if self.any_build or built == self.build else "other build"
+        return "scenario changed" if name in self._names else "no such run"
+
+    def require(self, name: str, toml: str) -> None:
+        """With ``any_build``: raises naming the run ``name`` unless it can be taken."""
+        why = self._why_not(name, toml)
+        if why is not None:
+            raise OutputError(
+                f"--reuse {self.root} --reuse-any-build: run {name}: {why} (its scenario TOML is not among the "
+                "recorded runs); judging again from another build's runs runs nothing"
+            )
 
     def take(self, name: str, toml: str) -> Path | None:
         """The earlier run directory to read instead of running the run ``name`` whose
         validated, fully-defaulted scenario is ``toml``, or None (then the caller runs it and
         it is counted as run)."""
-        found = self._by_toml.get(_digest(toml))
-        if found is not None:
-            d, info = found
-            built = {k: info.get(k) for k in self.build}
-            if built == self.build:
-                self.reused += 1
-                return d
-            key = f"{built['ecnlab_version']} {built['source_hash']}"
+        if self.any_build:
+            self.require(name, toml)
+        why = self._why_not(name, toml)
+        if why is None:
+            d, info = self._by_toml[_digest(toml)]
+            key = self._build_key({k: info.get(k) for k in self.build})
+            self.read_builds[key] = self.read_builds.get(key, 0) + 1
+            self.reused += 1
+            return d
+        if why == "other build":
+            key = self._build_key({k: self._by_toml[_digest(toml)][1].get(k) for k in self.build})
             self.other_builds[key] = self.other_builds.get(key, 0) + 1
-            why = "other build"
-        elif name in self._names:
-            why = "scenario changed"
-        else:
-            why = "no such run"
         self.not_taken[why] += 1
         self.ran += 1
         return None
@@ -90,11 +116,19 @@ class Reuse:
             "run": self.ran,
             "not_taken": dict(self.not_taken),
             "other_builds": dict(self.other_builds),
-            "rule": "a run is taken from the earlier reproduction only when its run.json holds the very scenario TOML "
-            "(byte for byte) and was written by this build (ecnlab_version and source_hash); every other run is run",
+            "any_build": self.any_build,
+            "runs_from_builds": dict(self.read_builds),
+            "rule": (
+                "every run is read from the earlier reproduction, whatever build wrote it (runs_from_builds), when its "
+                "run.json holds the very scenario TOML (byte for byte); a run it lacks is an error and nothing is run"
+                if self.any_build
+                else "a run is taken from the earlier reproduction only when its run.json holds the very scenario TOML "
+                "(byte for byte) and was written by this build (ecnlab_version and source_hash); every other run is run"
+            ),
         }
 
     def text(self) -> str:
         """One line for the log: how many runs were taken, how many run and why."""
         why = ", ".join(f"{n} {k}" for k, n in self.not_taken.items() if n)
-        return f"reused {self.reused} runs from {self.root}, ran {self.ran}" + (f" ({why})" if why else "")
+        built = "; written by " + ", ".join(f"{k} ({n})" for k, n in self.read_builds.items()) if self.any_build else ""
+        return f"reused {self.reused} runs from {self.root}, ran {self.ran}" + (f" ({why})" if why else "") + built
