@@ -149,3 +149,29 @@ def test_reuse_any_build_exits_2_naming_a_run_it_lacks(tmp_path, toy, capsys):
     assert not (tmp_path / "out").exists()
     code = cli.main(["reproduce", "toyreuse", "--quick", "--out", str(tmp_path / "out"), "--reuse-any-build"])
     assert code == 2 and "--reuse-any-build needs --reuse" in capsys.readouterr().err
+
+
+class _Shared(_Toy):
+    """A reading that adds a configuration and leaves the other's scenario alone but for its
+    name: that run is shared with the default reading's, not run again."""
+
+    name = "toyshared.util"
+    axes = (ex.ReadingAxis("more", ("no", "yes"), "a second load"),)
+
+    def runs(self, quick, seeds, reading):
+        base = {"half": udp("5Mbps")}
+        if reading.more == "yes":
+            base = {"half": udp("5Mbps").set("name", f"half [{reading.name}]"), "more": udp("6Mbps")}
+        return ex.for_seeds(base, seeds)
+
+    def analyze(self, runs, ctx):
+        util = runs.per_seed("half", lambda r: r.port("rl->rr")["utilization"])
+        return [ex.base.claim("utilisation", Claim("matches", target=0.5, within=0.1), util, paper=0.5, text="ρ = 0.5")]
+
+
+def test_reuse_any_build_asks_only_for_the_runs_a_reading_adds(tmp_path, monkeypatch):
+    monkeypatch.setitem(ex._REGISTRY, "toyshared.util", _Shared())
+    first = ex.reproduce("toyshared", tmp_path / "first", quick=True, readings="all", jobs=1)
+    again = ex.reproduce("toyshared", tmp_path / "again", quick=True, readings="all", jobs=1, reuse=tmp_path / "first", reuse_any_build=True)
+    assert (again["reuse"]["reused"], again["reuse"]["run"]) == (6, 0)
+    assert again["verdicts_by_reading"] == first["verdicts_by_reading"]

@@ -741,10 +741,15 @@ def reproduce(
         raise ExperimentError("reuse_any_build needs reuse (the reproduction whose runs are judged again)")
     earlier = Reuse(reuse, any_build=reuse_any_build) if reuse is not None else None
     if earlier is not None and earlier.any_build:
-        for _, _, per_reading, _ in plans:
-            for _, runs in per_reading:
+        # Every run the loop below would run must be there; a run another reading already
+        # ran (the same scenario but for its name) is shared, not run, and so not asked for.
+        for _, _, per_reading, per_keys in plans:
+            seen: set[str] = set()
+            for (rd, runs), keys in zip(per_reading, per_keys):
                 for k, v in runs.items():
-                    earlier.require(k, validate(v))
+                    if keys[k] not in seen:
+                        earlier.require(k, validate(v), rd.name)
+                seen.update(keys.values())
     from ..sweeps import Executor
 
     out_path = Path(out).absolute()

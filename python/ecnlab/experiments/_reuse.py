@@ -78,12 +78,14 @@ class Reuse:
             return None if self.any_build or built == self.build else "other build"
         return "scenario changed" if name in self._names else "no such run"
 
-    def require(self, name: str, toml: str) -> None:
-        """With ``any_build``: raises naming the run ``name`` unless it can be taken."""
+    def require(self, name: str, toml: str, reading: str | None = None) -> None:
+        """With ``any_build``: raises naming the run ``name`` (of ``reading``) unless it can be taken."""
         why = self._why_not(name, toml)
         if why is not None:
             raise OutputError(
-                f"--reuse {self.root} --reuse-any-build: run {name}: {why} (its scenario TOML is not among the "
+                f"--reuse {self.root} --reuse-any-build: run {name}"
+                + (f" (reading {reading})" if reading else "")
+                + f": {why} (its scenario TOML is not among the "
                 "recorded runs); judging again from another build's runs runs nothing"
             )
 
