@@ -449,8 +449,12 @@ def doc_block(summary: dict[str, Any], source: str, header: str) -> str:
         + (f"; fixed by the mechanism apart (what the runs say): " + ", ".join(f"{fix[k]} {k}" for k in VERDICT_CLASSES) if sum(fix.values()) else "")
         + (f"; against reconstructed rivals apart: " + ", ".join(f"{rec[k]} {k}" for k in VERDICT_CLASSES) if sum(rec.values()) else "")
         + (f"; statements ours apart: " + ", ".join(f"{ours[k]} {k}" for k in VERDICT_CLASSES) if sum(ours.values()) else "")
-        + f"; {summary.get('counted_once', 0)} claims counted once (same claim, same per-seed values)"
-        + (f"; {units_text(summary['headline_units'])}" if summary.get("headline_units") else "")
+        # The units say how many repeats were not counted again; older summaries only counted_once.
+        + (
+            "; " + units_text(summary["headline_units"]).replace("Counted:", "counted:", 1)
+            if summary.get("headline_units")
+            else f"; {summary.get('counted_once', 0)} claims counted once (same claim, same per-seed values)"
+        )
         + "; stalled runs: "
         + f"{len(summary.get('stalls') or [])} (every reading).",
         "",
@@ -540,8 +544,8 @@ def write_doc(paper: str, summary_dir: Path, entry: dict[str, Any] | None, judge
     reuse = summary.get("reuse")
     runs = f"{sum(len(s['runs']) for s in summary['experiments'])} runs"
     if reuse and reuse.get("any_build"):
-        built = ", ".join(f"{k.split()[-1][:12]} ({n})" for k, n in reuse["runs_from_builds"].items())
-        runs += f", all read from {Path(reuse['from']).name}/ (same scenario), run on simulator source {built}"
+        built = ", ".join(f"{k.split()[-1][:12]} ({n} distinct runs)" for k, n in reuse["runs_from_builds"].items())
+        runs += f", read from {Path(reuse['from']).name}/ (same scenario; readings share runs), run on simulator source {built}"
     elif reuse:
         runs += f", {reuse['reused']} of them read from {Path(reuse['from']).name}/ (same scenario, same build), {reuse['run']} run"
         if entry and entry.get("attempts", 1) > 1 and not entry.get("rejudged"):
