@@ -327,30 +327,28 @@ mod tests {
             rx.ack_out(&mut a);
             a
         };
-        let a = echo(&mut rx, &[(LoadCode::High, 1)]);
-        assert_eq!(
-            tx.ack_in(&a, &acked(1000)),
-            Some(Signal::LoadInterval {
-                code: 0b10,
-                t_rho: 80 * MS
-            })
-        );
-        let a = echo(&mut rx, &[(LoadCode::Overload, 1), (LoadCode::High, 3)]);
-        assert_eq!(
-            tx.ack_in(&a, &acked(2000)),
-            Some(Signal::LoadInterval {
-                code: 0b11,
-                t_rho: 80 * MS
-            })
-        );
-        let a = echo(&mut rx, &[(LoadCode::High, 1), (LoadCode::High, 3)]);
-        assert_eq!(
-            tx.ack_in(&a, &acked(2000)),
-            Some(Signal::LoadInterval {
-                code: 0b10,
-                t_rho: 400 * MS
-            })
-        );
+        // (segments an ACK covers: code and interval each) -> the code and t_p returned.
+        let cases: [(&[(LoadCode, u8)], u64, u8, u64); 3] = [
+            (&[(LoadCode::High, 1)], 1000, 0b10, 80),
+            (
+                &[(LoadCode::Overload, 1), (LoadCode::High, 3)],
+                2000,
+                0b11,
+                80,
+            ),
+            (&[(LoadCode::High, 1), (LoadCode::High, 3)], 2000, 0b10, 400),
+        ];
+        for (segs, bytes, code, t_rho_ms) in cases {
+            let a = echo(&mut rx, segs);
+            assert_eq!(
+                tx.ack_in(&a, &acked(bytes)),
+                Some(Signal::LoadInterval {
+                    code,
+                    t_rho: t_rho_ms * MS
+                }),
+                "{segs:?}"
+            );
+        }
         // No interval on the path: the code alone.
         let a = echo(&mut rx, &[(LoadCode::Low, 0)]);
         assert_eq!(tx.ack_in(&a, &acked(1000)), Some(Signal::Load(0b01)));
