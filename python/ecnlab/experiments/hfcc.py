@@ -75,7 +75,9 @@ Readings (each a constant here, with its source in ``provenance()``, or a readin
   default; 0.8 is Algorithm 1 as printed, 0.95), ``fair_share`` axis (``afd`` by eq. 4 bounded
   to [mean, max] of the flows' counts, ``mean`` of the flows' counts, ``sample_match``), ``t_p``
   axis (``adaptive`` by eqs. 11–12 at the routers, returned to the senders with the code as
-  MLCP's routers return theirs, or ``fixed`` 200 ms), ``rtt_units`` axis (eq. 12's falling gain T·RTT_T/(φ·RTT_d) is not
+  MLCP's routers return theirs, or ``fixed`` 200 ms), ``sender_t_p`` axis (with the adaptive t_p,
+  ``path``: the routers' t_p returned with the code, or ``own_rtt``: the routers' rule on the
+  sender's own RTT, RTT-unfair on paths of different RTTs), ``rtt_units`` axis (eq. 12's falling gain T·RTT_T/(φ·RTT_d) is not
   dimensionless: ``ms``, the section's own numbers — T = 10 and RTT_d compared with 1400 and
   S = {80, …, 1400}, all milliseconds — or ``s``, T = 0.01, with which t_p needs ~109 s to come
   down from 200 to 80 ms), ``ri_bandwidth`` axis (eq. 8's bandwidth term, or RI's
@@ -250,7 +252,8 @@ PEERS = (MLCP, BMCC)
 FAMILY_AXES = (
     ReadingAxis("u_th", (0.9, 0.8, 0.95), "U_th is set 'dynamically' without a rule; 0.8 is Algorithm 1 as printed"),
     ReadingAxis("fair_share", ("afd", "mean", "sample_match"), "eq. 4's m_fair (bounded to the flows' mean and largest count), the mean of the flows' counts (§IV-B2's implementation sentence), or sample-match"),
-    ReadingAxis("t_p", ("adaptive", "fixed"), "t_p from the flows' RTT (eqs. 11–12) or VCP's fixed 200 ms"),
+    ReadingAxis("t_p", ("adaptive", "fixed"), "t_p adapted by the routers to their flows' RTTs (eqs. 11–12), or VCP's fixed 200 ms at routers and senders"),
+    ReadingAxis("sender_t_p", ("path", "own_rtt"), "with adapted t_p, the t_p HFCC's senders scale eqs. 2–3 by: the one the routers return with the code (the paper does not say how a sender learns it; MLCP's routers return theirs), or the routers' rule applied to the sender's own RTT (RTT-unfair where flows of different RTTs share a router: a 360-ms flow's rate grows 25 times slower than a 60-ms one's)"),
     ReadingAxis("rtt_units", ("ms", "s"), "eq. 12's falling gain T·RTT_T/(φ·RTT_d) is not dimensionless: evaluated in the section's milliseconds (T = 10, RTT_d against 1400 and S), or in seconds (T = 0.01: t_p needs ~109 s to fall from 200 to 80 ms)"),
     ReadingAxis("ri_bandwidth", (True, False), "eq. 8's bandwidth term RTT_min·B_n/P_s in RI, or RI's multiplicative step alone"),
     ReadingAxis("ri_step", ("rtt", "ack"), "eq. 8's bandwidth term once per RTT (eq. 8 is a step per RTT; PROTOCOLS.md), or on every ACK coded 01"),
@@ -359,9 +362,10 @@ def cc_params(scheme: Scheme, rd: Reading) -> dict[str, Any] | None:
 
 
 def sender_t_p(rd: Reading) -> str:
-    """The t_p HFCC's senders scale eqs. 2–3 by: the routers' adaptive t_p returned with the
-    code (``path``), or VCP's fixed 200 ms with the ``fixed`` reading."""
-    return "path" if rd.t_p == "adaptive" else "fixed"
+    """The t_p HFCC's senders scale eqs. 2–3 by: with the ``adaptive`` t_p, the routers' t_p
+    returned with the code (``path``) or the routers' rule on the sender's own RTT
+    (``own_rtt``, the ``sender_t_p`` axis); VCP's fixed 200 ms with the ``fixed`` reading."""
+    return rd.sender_t_p if rd.t_p == "adaptive" else "fixed"
 
 
 #: VCP's ns-2 code (vcp-queue.cc): target utilisation 0.95 (the VCP paper's is 0.98).
@@ -592,7 +596,7 @@ def common_sources(rd: Reading, *, red: bool) -> list[Source]:
         # ------------------------------------------------------------- MLCP's router
         default("ports.marker.rtt_weight", 0.02, f"{_MLCP_R}: the mean-RTT weight a = 0.02 UNO gives for MLCP's routers"),
         # ------------------------------------------------------------ controllers
-        assumption("flows.cc_params.t_p", sender_t_p(rd), "eqs. 2–3 need the routers' t_p to be RTT-fair (§III), and the paper does not say how a sender learns it; §IV-D takes t_p 'like [12]' (MLCP), whose routers return theirs (the UNO paper): 'path', the t_p of the router that set the code, returned with it in an imagined 3-bit field (MLCP's; HFCC's paper has only the 2 ECN bits); the t_p axis' 'fixed': 200 ms"),
+        assumption("flows.cc_params.t_p", sender_t_p(rd), "eqs. 2–3 need the routers' t_p to be RTT-fair (§III), and the paper does not say how a sender learns it; §IV-D takes t_p 'like [12]' (MLCP), whose routers return theirs (the UNO paper): 'path', the t_p of the router that set the code, returned with it in an imagined 3-bit field (MLCP's; HFCC's paper has only the 2 ECN bits); the sender_t_p axis' 'own_rtt': the routers' rule on the sender's own RTT; the t_p axis' 'fixed': 200 ms"),
         assumption("ports.marker.t_p_ties", "load", "routers with the same code: the packet keeps the t_p of the more loaded one (load in whole percent, VCP's ns-2 unit, in a second imagined field), the bottleneck's, as MLCP returns the most loaded router's; equal loads: the longer. 'longer' / 'shorter' pick by the interval alone, whichever router is the bottleneck"),
         paper("flows.cc_params.ri_bandwidth", bool(rd.ri_bandwidth), "§IV-C1 eq. 8's bandwidth term (the ri_bandwidth axis)"),
         paper("flows.cc_params.freeze", rd.amd_freeze, "§IV-C1: 'cwnd must be frozen by one RTT after the AMD action' (the amd_freeze axis)"),
