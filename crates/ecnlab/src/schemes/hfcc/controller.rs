@@ -16,17 +16,21 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TpMode {
-    /// The `t_p` the routers return with the code (the router that set the highest code; ties:
-    /// the longer), as MLCP's routers return theirs (§IV-D: "a similar method like [12]"):
+    /// The `t_p` the routers return with the code (the router that set the highest code; among
+    /// routers with that code the more loaded one, equal loads the longer: the marker's
+    /// `t_p_ties`), as MLCP's routers return theirs (§IV-D: "a similar method like [12]"):
     /// every flow through a router then scales by that router's interval, which is what makes
     /// eqs. 2–3 RTT-fair. Until an ACK brings one (no HFCC router on the path), the flow's own
-    /// RTT picks it as `own_rtt` does.
+    /// RTT picks it as `own_rtt` does; after, an ACK without one keeps the last returned (a
+    /// flow whose path loses its HFCC routers keeps it for good).
     #[default]
     Path,
     /// The routers' rule applied to the flow's own smoothed RTT: the smallest interval of S at
     /// or above it. The same as `path` when every flow through a router has one RTT; with
     /// different RTTs it cancels eqs. 2–3's RTT scaling (rtt/t_p stays in (0.4, 1]), and a
     /// flow's rate grows at β/t_p(rtt)²: a 360-ms flow 25 times slower than a 60-ms one.
+    /// `adaptive`, its name before the routers returned their `t_p`, still reads as this mode,
+    /// so scenario files written then (recorded runs' run.json) replay as they ran.
     #[serde(alias = "adaptive")]
     OwnRtt,
     /// `t_p_s`, as VCP's fixed `t_ρ`.
@@ -712,6 +716,64 @@ mod tests {
         h.on_signal(&ev(0, 360 * MS), Signal::Load(OverlayCode::High.bits()));
         h.on_ack(&ev(0, 360 * MS));
         assert_eq!(h.t_p_s(), 0.4);
+    }
+
+    /// An ACK that brings no `t_p` (its segment crossed no router announcing one: none speaks
+    /// HFCC, or a router's fixed `t_p` is outside S) keeps the last one the routers returned;
+    /// the sender goes back to its own RTT's only before the first. RTT 360 ms (own: 400 ms).
+    #[test]
+    fn an_ack_without_t_p_keeps_the_last_one_returned() {
+        let rtt = 360 * MS;
+        let mut h = hfcc(10.0);
+        let with = |t_rho| Signal::LoadInterval {
+            code: OverlayCode::High.bits(),
+            t_rho,
+        };
+        let without = Signal::Load(OverlayCode::High.bits());
+        let mut t_p = Vec::new();
+        for (k, signal) in [
+            without,
+            with(80 * MS),
+            without,
+            without,
+            with(200 * MS),
+            without,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let e = ev(k as Time * MS, rtt);
+            h.on_signal(&e, signal);
+            h.on_ack(&e);
+            t_p.push(h.t_p_s());
+        }
+        assert_eq!(t_p, [0.4, 0.08, 0.08, 0.08, 0.2, 0.2]);
+        // An ACK the codec turns into no signal at all changes nothing either.
+        h.on_ack(&ev(10 * MS, rtt));
+        assert_eq!(h.t_p_s(), 0.2);
+    }
+
+    /// `adaptive`, the name `own_rtt` had before the routers returned their `t_p`, still reads
+    /// as `own_rtt`: scenario files written then replay as they ran (a recorded run.json names
+    /// it), and the parameters are written back under the new name. An unknown name is an
+    /// error naming the key.
+    #[test]
+    fn the_old_name_adaptive_reads_as_own_rtt() {
+        use crate::scenario::registry::params;
+        let p = |v: &str| serde_json::json!({ "t_p": v }).as_object().unwrap().clone();
+        let cfg: HfccConfig = params("flows.cc_params", &p("adaptive")).unwrap();
+        assert_eq!(cfg.t_p, TpMode::OwnRtt);
+        assert_eq!(serde_json::to_value(cfg.t_p).unwrap(), "own_rtt");
+        for (name, mode) in [
+            ("path", TpMode::Path),
+            ("own_rtt", TpMode::OwnRtt),
+            ("fixed", TpMode::Fixed),
+        ] {
+            let cfg: HfccConfig = params("flows.cc_params", &p(name)).unwrap();
+            assert_eq!(cfg.t_p, mode);
+        }
+        let e = params::<HfccConfig>("flows.cc_params", &p("own")).unwrap_err();
+        assert_eq!(e.path, "flows.cc_params.t_p", "{e}");
     }
 
     /// With ns-2's 10 ms tick an RTT of 80.07 ms is 80 ms: t_p = 80 ms and rtt/t_p = 1, so RI

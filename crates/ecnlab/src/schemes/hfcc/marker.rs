@@ -558,7 +558,8 @@ mod tests {
 
     /// `t_p` rides back with the code (as MLCP's routers return theirs): the router that
     /// raises the code writes its own interval (index in S + 1), one whose code equals the
-    /// packet's keeps the longer, one whose code is lower changes nothing.
+    /// packet's keeps the longer (`t_p_ties = longer`; the default's load rule is the next
+    /// test), one whose code is lower changes nothing.
     #[test]
     fn routers_return_their_t_p_with_the_code() {
         let pkt = |port: u16, ecn: Ecn, interval: u8| {

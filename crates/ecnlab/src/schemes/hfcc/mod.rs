@@ -77,9 +77,11 @@
 //!   bottleneck's t_p, as MLCP returns the most loaded router's; equal loads: the longer
 //!   ([`TpTies`]; `longer` / `shorter` pick by the interval alone); the receiver echoes it
 //!   with the code (among the segments an ACK covers: the highest code, ties the longer) and
-//!   the sender scales by it (its own RTT's t_p until an ACK brings one). `own_rtt` applies the routers' rule to the flow's own
-//!   smoothed RTT: the same where every flow through a router has one RTT, but rtt/t_p then
-//!   stays in (0.4, 1] whatever the RTT and the scaling cancels — on the paper's seven-link
+//!   the sender scales by it (its own RTT's t_p until an ACK brings one; an ACK without one
+//!   keeps the last returned). `own_rtt` (also read under its old name `adaptive`, so old
+//!   scenario files replay as they ran) applies the routers' rule to the flow's own smoothed
+//!   RTT: the same where every flow through a router has one RTT, but rtt/t_p then stays in
+//!   (0.4, 1] whatever the RTT and the scaling cancels — on the paper's seven-link
 //!   chain the 360-ms flows' rates grew 25 times slower than the 60-ms cross flows' and they
 //!   were starved (0.1–0.5 Mb/s of a 15 Mb/s share). `fixed` uses 200 ms.
 //! - **RI** (eq. 8): per acknowledged segment `cwnd += α_s` (α_s of eq. 2, ×(1+α_s) per RTT,

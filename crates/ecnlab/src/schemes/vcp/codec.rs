@@ -107,7 +107,8 @@ impl VcpCodec {
 impl VcpCodec {
     /// HFCC's feedback: VCP's two-bit code and echo (the overlay code of Algorithm 1 uses
     /// the same bits and is raised the same way), plus the sender's smoothed RTT on data and
-    /// the `t_p` of the router that set the code, echoed with it.
+    /// the `t_p` the routers wrote beside the code (the router that set it; among routers with
+    /// that code, the one the marker's `t_p_ties` picks), echoed with it.
     pub fn hfcc() -> Self {
         VcpCodec {
             rtt_hint: true,
