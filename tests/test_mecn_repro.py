@@ -16,7 +16,7 @@ import pytest
 
 import ecnlab
 from conftest import REPO
-from ecnlab.experiments import mecn
+from ecnlab.experiments import decide_families, mecn
 from ecnlab.experiments.base import NS2_HOSTS, RunSet
 from ecnlab.experiments.verdict import Claim
 
@@ -172,13 +172,15 @@ def test_drop_claims_count_only_differences_that_matter():
 def test_a_family_is_decided_with_holm():
     runs = runset({"ecn": {m: 10 for m in MS}, "mecn": {2: 5, 4: 20, 6: 10, 10: 10, 15: 10}}, lambda d: FakeRun(dropped=d))
     comps = [mecn.drops_claim(runs, mecn._cfg(mecn.MECN, m), mecn._cfg(mecn.ECN, m), f"drops {m:g}", "", "", family="f") for m in MS]
-    comps = mecn.decide_families(comps)
+    comps = decide_families(comps)
     assert [c.verdict.value for c in comps] == ["holds", "contradicted", "inconclusive", "inconclusive", "inconclusive"]
     # Five seeds (p = 1/32) do not survive Holm over five claims (α/5).
     assert [c.decision.family_verdict.value for c in comps[:2]] == ["inconclusive", "inconclusive"]
     assert all(c.decision.family_size == 5 for c in comps)
-    summary = mecn.family_summary(comps, "f", "fewer losses", "")
-    assert summary.decision is None and "5 claims" in summary.note
+    # The family as one claim is the framework's verdict on every member (no row of its own).
+    assert {c.family_whole[0].value for c in comps} == {"inconclusive"}
+    assert "0 hold, 0 contradicted, 5 inconclusive of 5" in comps[0].family_whole[1]
+    assert not hasattr(mecn, "family_summary") and not hasattr(mecn, "decide_families")
 
 
 def test_convergence_time_on_a_hand_computed_step():
@@ -239,8 +241,23 @@ def test_drop_claims_that_cannot_be_contradicted_are_not_comparable(summary):
 
 
 def test_paper_claims_and_ours_are_told_apart(summary):
+    # §3's summary applied to each scenario at one min_th is our statement (our_statement),
+    # counted apart from the headline; the abstract's 'scalable' is the paper's, not comparable.
     ours = [c for c in summary["comparisons"] if c["experiment"] == "mecn.scenarios" and c.get("decision")]
-    assert ours and all(c["metric"].startswith("[ours]") or c["verdict"] == "not comparable" for c in ours)
+    assert ours and all(c["our_statement"] == mecn.SUMMARY_OURS for c in ours if c["verdict"] != "not comparable"), [c["metric"] for c in ours if not c["our_statement"]]
+    assert [c["metric"] for c in ours if not c["our_statement"]] == ["MECN's solution is scalable"]
     papers = [c for c in summary["comparisons"] if c["experiment"] != "mecn.scenarios" and c.get("decision")]
-    assert all("[ours]" not in c["metric"] for c in papers)
+    assert papers and not any(c["our_statement"] for c in papers)
+    n_ours = sum(summary["verdicts_our_statements"].values())
+    assert n_ours == 1, summary["verdicts_our_statements"]  # the scenarios' one family, counted once
     assert all("read from the figure" not in str(c["paper"]) for c in summary["comparisons"])
+
+
+def test_a_family_is_read_as_one_claim_by_the_framework_only(summary):
+    # The framework gives every member its family's verdict as one claim (family_whole); no
+    # row without a verdict repeats it. The one row without a decision checks the scenario.
+    rows = [c for c in summary["comparisons"] if c["experiment"].startswith("mecn.")]
+    assert [c["metric"] for c in rows if not c.get("decision")] == ["fixed RTT of the topology"]
+    for c in rows:
+        if c.get("family") and c["verdict"] != "not comparable":
+            assert c["family_whole"] is not None, c["metric"]
