@@ -4,6 +4,7 @@ the installed ``ecnlab`` command the way a user would (a separate process)."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -101,6 +102,25 @@ def pytest_terminal_summary(terminalreporter) -> None:
         terminalreporter.write_line("scenario fuzzing: " + ", ".join(f"{n} {what}" for what, n in FUZZ_TALLY.items()))
 ECNLAB = [sys.executable, "-m", "ecnlab"]
 
+
+def ecnlab_started(ignored: tuple[signal.Signals, ...] = ()) -> list[str]:
+    """The ``ecnlab`` command as a shell starts it: SIGINT at its default, as a terminal's
+    foreground command has it, and the signals ``ignored`` ignored (`nohup` ignores SIGHUP, a
+    script's background job SIGINT), whatever this process has. A child inherits an ignored
+    signal and Python then leaves SIGINT ignored: pytest run as a script's background job
+    (`make test &`) starts with it ignored, polars' import puts a handler of its own there
+    (reset to the default in a child) and the first in-process Executor puts the ignore back,
+    so a Ctrl-C test passed alone and failed after an in-process sweep. An exec from a
+    wrapper, not ``preexec_fn``: this process may have threads (Dask's) when it forks."""
+    setup = "".join(f"signal.signal({int(s)}, signal.SIG_IGN); " for s in ignored)
+    return [
+        sys.executable,
+        "-c",
+        "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); " + setup
+        + "os.execv(sys.executable, [sys.executable, '-m', 'ecnlab', *sys.argv[1:]])",
+    ]
+
+
 UDP_DUMBBELL = """
 duration = "2s"
 seed = 7
@@ -151,6 +171,35 @@ def run_cli(*args: str, cwd: Path | None = None, timeout: float = 300) -> subpro
 @pytest.fixture
 def cli():
     return run_cli
+
+
+@pytest.fixture
+def start_cli():
+    """``start_cli(*args, ignored=(), **popen_options)``: ``ecnlab args`` started as a shell
+    starts it (:func:`ecnlab_started`). One still running when the test ends gets SIGTERM
+    (its process group too when it leads one), then SIGKILL: a stop test that fails must not
+    leave a run of hours on a core for the rest of the suite."""
+    started: list[subprocess.Popen] = []
+
+    def start(*args: str, ignored: tuple[signal.Signals, ...] = (), **popen_options) -> subprocess.Popen:
+        proc = subprocess.Popen([*ecnlab_started(ignored), *map(str, args)], **popen_options)
+        started.append(proc)
+        return proc
+
+    yield start
+    for proc in started:
+        if proc.poll() is not None:
+            continue
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            if os.getpgid(proc.pid) == proc.pid:
+                os.killpg(proc.pid, sig)
+            else:
+                proc.send_signal(sig)
+            try:
+                proc.communicate(timeout=10)
+                break
+            except subprocess.TimeoutExpired:
+                pass
 
 
 @pytest.fixture(scope="session")

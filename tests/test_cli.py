@@ -203,10 +203,11 @@ def test_reproduce_quick_writes_report_summary_and_runs(cli, tmp_path):
     assert "Pollaczek" in html and html.count("data:image/png;base64,") == len(list((out / "figures").glob("*.png"))) >= 2
 
 
-def test_ctrl_c_stops_a_reproduction_keeps_its_finished_runs_and_the_same_command_resumes(tmp_path):
+def test_ctrl_c_stops_a_reproduction_keeps_its_finished_runs_and_the_same_command_resumes(tmp_path, start_cli):
     out = tmp_path / "core"
-    cmd = [*ECNLAB, "reproduce", "core.mdl", "--out", str(out), "--jobs", "2", "--seeds", "2"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    args = ["reproduce", "core.mdl", "--out", str(out), "--jobs", "2", "--seeds", "2"]
+    cmd = [*ECNLAB, *args]
+    proc = start_cli(*args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     kept = tmp_path / ".core.resume"
     # Wait until some runs have finished, then interrupt.
@@ -244,12 +245,12 @@ LONG_RUN = (
 )
 
 
-def _start_long_run(tmp_path) -> subprocess.Popen:
-    """`ecnlab run` of a run that would take hours, returned once it writes its temporary
-    directory (tmp_path/.res.partial-*)."""
+def _start_long_run(tmp_path, start_cli, ignored: tuple[signal.Signals, ...] = ()) -> subprocess.Popen:
+    """`ecnlab run` of a run that would take hours, started with the signals ``ignored``
+    ignored, returned once it writes its temporary directory (tmp_path/.res.partial-*)."""
     scen = tmp_path / "long.toml"
     scen.write_text(LONG_RUN)
-    proc = subprocess.Popen([*ECNLAB, "run", str(scen), "--out", str(tmp_path / "res")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = start_cli("run", scen, "--out", tmp_path / "res", ignored=ignored, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while not any(x.name.startswith(".res.partial-") for x in tmp_path.iterdir()):
         assert time.monotonic() < deadline and proc.poll() is None
@@ -259,8 +260,8 @@ def _start_long_run(tmp_path) -> subprocess.Popen:
 
 
 @pytest.mark.parametrize("sig,says", [(signal.SIGINT, "interrupted"), (signal.SIGTERM, "stopped by SIGTERM"), (signal.SIGHUP, "stopped by SIGHUP")])
-def test_ctrl_c_sigterm_and_sighup_stop_a_run_and_leave_no_directory(sig, says, tmp_path):
-    proc = _start_long_run(tmp_path)
+def test_ctrl_c_sigterm_and_sighup_stop_a_run_and_leave_no_directory(sig, says, tmp_path, start_cli):
+    proc = _start_long_run(tmp_path, start_cli)
     t0 = time.monotonic()
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=30)
@@ -271,11 +272,26 @@ def test_ctrl_c_sigterm_and_sighup_stop_a_run_and_leave_no_directory(sig, says, 
     assert sorted(x.name for x in tmp_path.iterdir()) == ["long.toml"]
 
 
-def test_a_partial_directory_left_by_a_killed_run_is_cleaned_by_the_next(tmp_path, udp_toml):
+@pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGINT])
+def test_a_signal_ignored_at_start_stays_ignored_and_sigterm_still_stops_the_run(sig, tmp_path, start_cli):
+    """`nohup` starts a run with SIGHUP ignored so that it outlives its terminal; a script's
+    background job (`ecnlab run ... &`) has SIGINT ignored so that the terminal's Ctrl-C is not
+    its. Both stay ignored, as the shell keeps a signal ignored on entry (POSIX `trap`)."""
+    proc = _start_long_run(tmp_path, start_cli, ignored=(sig,))
+    proc.send_signal(sig)
+    time.sleep(1.0)  # a handled signal stops the run within 0.1 s
+    assert proc.poll() is None, proc.communicate()[1]
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 128 + signal.SIGTERM.value and "stopped by SIGTERM" in err, err
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["long.toml"]
+
+
+def test_a_partial_directory_left_by_a_killed_run_is_cleaned_by_the_next(tmp_path, udp_toml, start_cli):
     scen = tmp_path / "s.toml"
     scen.write_text(udp_toml)
     out = tmp_path / "res"
-    proc = _start_long_run(tmp_path)
+    proc = _start_long_run(tmp_path, start_cli)
     proc.kill()  # SIGKILL: no handler runs, the partial directory stays
     proc.wait()
     stale = [x for x in tmp_path.iterdir() if x.name.startswith(".res.partial-")]

@@ -192,11 +192,11 @@ def _cli(*args: str) -> list[str]:
 
 
 @needs_root
-def test_ctrl_c_leaves_no_namespace_and_no_result(tmp_path: Path):
+def test_ctrl_c_leaves_no_namespace_and_no_result(tmp_path: Path, start_cli):
     scen = tmp_path / "s.toml"
     scen.write_text(dumbbell([{"name": "a", "src": "l0", "dst": "r0", "cc": "cubic"}], duration="30s").to_toml())
     out = tmp_path / "out"
-    p = subprocess.Popen(_cli("emulate", str(scen), "--out", str(out), "-q"), stderr=subprocess.PIPE, text=True)
+    p = start_cli("emulate", scen, "--out", out, "-q", stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 20
     while not ns_of(p.pid) and time.monotonic() < deadline:
         time.sleep(0.1)

@@ -323,12 +323,11 @@ def test_a_worker_killed_mid_sweep_loses_nothing(grid_store, tmp_path):
         assert got[name].equals(want[name]), name
 
 
-def test_ctrl_c_leaves_a_store_the_same_command_resumes(tmp_path):
+def test_ctrl_c_leaves_a_store_the_same_command_resumes(tmp_path, start_cli):
     f = tmp_path / "s.toml"
     f.write_text(sweep_text(GRID, duration="15s", rate="200Mbps"))
     out = tmp_path / "out"
-    cmd = [*ECNLAB, "sweep", str(f), "--out", str(out), "--workers", "2"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    proc = start_cli("sweep", f, "--out", out, "--workers", "2", stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     deadline = time.monotonic() + 120
     while not list((out / "runs").glob("*.parquet")):
         assert time.monotonic() < deadline and proc.poll() is None

@@ -589,7 +589,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     previous = {}
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGTERM, signal.SIGHUP):
-            previous[sig] = signal.signal(sig, _on_signal)
+            # One ignored at start stays ignored, as Python leaves SIGINT and the shell any
+            # (POSIX `trap`): `nohup` ignores SIGHUP so that a run outlives its terminal.
+            if signal.getsignal(sig) != signal.SIG_IGN:
+                previous[sig] = signal.signal(sig, _on_signal)
     try:
         return _dispatch(args, debug)
     finally:
