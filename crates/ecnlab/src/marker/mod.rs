@@ -40,6 +40,59 @@ impl PortView {
     }
 }
 
+/// A marker's look at its port during a packet's passage, each reading taken when the marker
+/// asks for it: the per-packet hooks run at every packet of a marked port and most markers
+/// read nothing there, while a snapshot costs a call into the discipline for each of its
+/// length, bytes and limit ([`PortView`] is the snapshot, and reads itself).
+pub trait PortState {
+    fn now(&self) -> Time;
+    /// Packets waiting in the queue discipline (not counting the one on the wire).
+    fn backlog_pkts(&self) -> u32;
+    /// Bytes waiting in the queue discipline.
+    fn backlog_bytes(&self) -> u64;
+    /// Current link rate in bits per second.
+    fn rate_bps(&self) -> u64;
+    /// The discipline's buffer limit.
+    fn limit(&self) -> Limit;
+    /// Bytes the port has released for transmission since the start.
+    fn dequeued_bytes(&self) -> u64;
+    /// Every reading at once.
+    fn view(&self) -> PortView {
+        PortView {
+            now: self.now(),
+            backlog_pkts: self.backlog_pkts(),
+            backlog_bytes: self.backlog_bytes(),
+            rate_bps: self.rate_bps(),
+            limit: self.limit(),
+            dequeued_bytes: self.dequeued_bytes(),
+        }
+    }
+}
+
+impl PortState for PortView {
+    fn now(&self) -> Time {
+        self.now
+    }
+    fn backlog_pkts(&self) -> u32 {
+        self.backlog_pkts
+    }
+    fn backlog_bytes(&self) -> u64 {
+        self.backlog_bytes
+    }
+    fn rate_bps(&self) -> u64 {
+        self.rate_bps
+    }
+    fn limit(&self) -> Limit {
+        self.limit
+    }
+    fn dequeued_bytes(&self) -> u64 {
+        self.dequeued_bytes
+    }
+    fn view(&self) -> PortView {
+        *self
+    }
+}
+
 pub trait Marker {
     /// The feedback the marker writes, by the name of the codecs' family that reads it
     /// (`"ce"` for RFC 3168 CE marks, else the scheme's name: `"vcp"`, `"uno"`, ...): a
@@ -47,14 +100,14 @@ pub trait Marker {
     fn feedback(&self) -> &'static str;
     /// A packet arrives at the port, before the queue discipline decides. A marker that takes
     /// over the congestion-marking decision for this packet sets `pkt.meta.marker_owned`.
-    fn on_arrival(&mut self, _v: &PortView, _pkt: &mut Packet) {}
-    /// The discipline accepted the packet (`v` already counts it).
-    fn on_enqueued(&mut self, _v: &PortView, _pkt: &Packet) {}
+    fn on_arrival(&mut self, _port: &dyn PortState, _pkt: &mut Packet) {}
+    /// The discipline accepted the packet (`port` already counts it).
+    fn on_enqueued(&mut self, _port: &dyn PortState, _pkt: &Packet) {}
     /// The packet was dropped at this port.
-    fn on_drop(&mut self, _v: &PortView, _pkt: &Packet, _why: DropReason) {}
-    /// The packet leaves the queue for the transmitter (`v` no longer counts it). Markers that
-    /// mark on dequeue (VCP) write here.
-    fn on_dequeue(&mut self, _v: &PortView, _pkt: &mut Packet) {}
+    fn on_drop(&mut self, _port: &dyn PortState, _pkt: &Packet, _why: DropReason) {}
+    /// The packet leaves the queue for the transmitter (`port` no longer counts it). Markers
+    /// that mark on dequeue (VCP) write here.
+    fn on_dequeue(&mut self, _port: &dyn PortState, _pkt: &mut Packet) {}
     /// When the marker next wants `on_timer` ([`NEVER`] for never).
     fn next_timer(&self) -> Time {
         NEVER

@@ -1,7 +1,7 @@
 //! DCTCP-style step marking (RFC 8257 §3.1): CE on every ECT packet that finds at least K
 //! packets (or bytes) queued on arrival.
 
-use super::{Marker, PortView};
+use super::{Marker, PortState};
 use crate::packet::Packet;
 use crate::wire::Ecn;
 use serde::{Deserialize, Serialize};
@@ -48,14 +48,14 @@ impl Marker for StepMarker {
     }
 
     #[inline]
-    fn on_arrival(&mut self, v: &PortView, pkt: &mut Packet) {
+    fn on_arrival(&mut self, v: &dyn PortState, pkt: &mut Packet) {
         if !pkt.ip.ecn.is_ect() {
             return;
         }
         let q = if self.cfg.bytes {
-            v.backlog_bytes
+            v.backlog_bytes()
         } else {
-            v.backlog_pkts as u64
+            v.backlog_pkts() as u64
         };
         // The marker owns the decision for ECT packets: the discipline below only limits.
         pkt.meta.marker_owned = true;
@@ -69,6 +69,7 @@ impl Marker for StepMarker {
 mod tests {
     use super::*;
     use crate::aqm::Limit;
+    use crate::marker::PortView;
     use crate::wire::{Ipv4Repr, UdpRepr};
 
     #[test]

@@ -1,9 +1,9 @@
 //! Egress port: a queue discipline, an optional feedback marker, and a transmitter whose rate
 //! may follow a piecewise-constant schedule. The link it feeds is a [`super::link::Pipe`].
 
-use crate::aqm::{DropReason, DropTail, Qdisc, Verdict};
+use crate::aqm::{DropReason, DropTail, Limit, Qdisc, Verdict};
 use crate::engine::TimerSlot;
-use crate::marker::{Marker, PortView};
+use crate::marker::{Marker, PortState, PortView};
 use crate::packet::pcap::PcapWriter;
 use crate::packet::{Packet, PacketPool, PktId};
 use crate::stats::Histogram;
@@ -82,6 +82,17 @@ impl RateSchedule {
     pub fn rate_at(&mut self, t: Time) -> u64 {
         self.seek(t);
         self.steps[self.cursor].1
+    }
+
+    /// Rate in force at `t`, not before the last query's, without moving the cursor (a reader
+    /// that holds the schedule shared; the rate changes' own events move it).
+    #[inline]
+    pub fn rate_in_force(&self, t: Time) -> u64 {
+        let mut i = self.cursor;
+        while i + 1 < self.steps.len() && self.steps[i + 1].0 <= t {
+            i += 1;
+        }
+        self.steps[i].1
     }
 
     /// Next change strictly after `t`, if any.
@@ -319,12 +330,12 @@ impl Port {
         }
     }
 
-    /// Calls `f` with the marker (if any) and the port's view at `now`.
+    /// Calls `f` with the marker (if any) and the port as it is at `now`.
     #[inline(always)]
     pub fn with_marker<R>(
         &mut self,
         now: Time,
-        f: impl FnOnce(&mut dyn Marker, &PortView) -> R,
+        f: impl FnOnce(&mut dyn Marker, &dyn PortState) -> R,
     ) -> Option<R> {
         if self.marker.is_none() {
             return None;
@@ -334,9 +345,25 @@ impl Port {
 
     /// [`Port::with_marker`] on a port that has one (most have none: the check stays inline).
     #[inline(never)]
-    fn call_marker<R>(&mut self, now: Time, f: impl FnOnce(&mut dyn Marker, &PortView) -> R) -> R {
-        let v = self.view(now);
-        f(self.marker.as_deref_mut().unwrap(), &v)
+    fn call_marker<R>(
+        &mut self,
+        now: Time,
+        f: impl FnOnce(&mut dyn Marker, &dyn PortState) -> R,
+    ) -> R {
+        let Port {
+            marker,
+            qdisc,
+            rate,
+            counters,
+            ..
+        } = self;
+        let port = LivePort {
+            now,
+            qdisc,
+            rate,
+            dequeued_bytes: counters.deq_bytes,
+        };
+        f(marker.as_deref_mut().unwrap(), &port)
     }
 
     /// Accounts the backlog before it changes at `now`.
@@ -345,6 +372,35 @@ impl Port {
         let q = self.qdisc.len() as u128;
         self.counters.backlog_integral += q * (now - self.backlog_mark) as u128;
         self.backlog_mark = now;
+    }
+}
+
+/// A port as its marker sees it during a packet's passage (see [`PortState`]).
+struct LivePort<'a> {
+    now: Time,
+    qdisc: &'a PortQdisc,
+    rate: &'a RateSchedule,
+    dequeued_bytes: u64,
+}
+
+impl PortState for LivePort<'_> {
+    fn now(&self) -> Time {
+        self.now
+    }
+    fn backlog_pkts(&self) -> u32 {
+        self.qdisc.len() as u32
+    }
+    fn backlog_bytes(&self) -> u64 {
+        self.qdisc.bytes()
+    }
+    fn rate_bps(&self) -> u64 {
+        self.rate.rate_in_force(self.now)
+    }
+    fn limit(&self) -> Limit {
+        self.qdisc.limit()
+    }
+    fn dequeued_bytes(&self) -> u64 {
+        self.dequeued_bytes
     }
 }
 
@@ -427,6 +483,17 @@ mod tests {
         // RED starts its idle period on an empty dequeue, as ns-2's REDQueue::deque sets idle_.
         let red = Red::new(RedConfig::default(), rng::stream(1, rng::kind::QDISC, 0));
         assert!(!red.idle_dequeue_is_noop());
+    }
+
+    #[test]
+    fn the_rate_in_force_is_the_rate_at_without_moving_the_cursor() {
+        let steps = vec![(0, 8_000_000), (MS, 0), (2 * MS, 16_000_000)];
+        let mut moved = RateSchedule::new(steps.clone()).unwrap();
+        let held = RateSchedule::new(steps).unwrap();
+        for t in [0, MS / 2, MS, MS + 1, 2 * MS - 1, 2 * MS, 5 * MS] {
+            assert_eq!(held.rate_in_force(t), moved.rate_at(t), "at {t} ps");
+        }
+        assert_eq!(held.cursor, 0);
     }
 
     #[test]

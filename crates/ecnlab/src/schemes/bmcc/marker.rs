@@ -3,7 +3,7 @@
 
 use super::{load_units, probe_threshold};
 use crate::marker::load::{load_meter_config, LoadMeter, LoadMeterConfig};
-use crate::marker::{Marker, PortView};
+use crate::marker::{Marker, PortState, PortView};
 use crate::packet::Packet;
 use crate::time::Time;
 use crate::wire::Ecn;
@@ -67,12 +67,12 @@ impl Marker for BmccMarker {
     }
 
     #[inline]
-    fn on_arrival(&mut self, _v: &PortView, pkt: &mut Packet) {
+    fn on_arrival(&mut self, _port: &dyn PortState, pkt: &mut Packet) {
         self.meter.on_arrival(pkt.wire_len());
     }
 
     #[inline]
-    fn on_dequeue(&mut self, _v: &PortView, pkt: &mut Packet) {
+    fn on_dequeue(&mut self, _port: &dyn PortState, pkt: &mut Packet) {
         if pkt.ip.ecn.is_ect() && self.load > probe_threshold(pkt.ip.ident) {
             pkt.ip.ecn = Ecn::CE;
         }

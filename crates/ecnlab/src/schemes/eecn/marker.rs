@@ -3,7 +3,7 @@
 
 use super::{IpCode, Level, MarkOn, MarkerConfig};
 use crate::aqm::Limit;
-use crate::marker::PortView;
+use crate::marker::PortState;
 use crate::packet::Packet;
 use crate::time::{self, Time};
 
@@ -137,27 +137,28 @@ impl Marker {
     }
 
     /// Eq. (1): `(q + (γ − α)·H) / Q_limit` for the port as `v` shows it.
-    pub fn congestion_ratio(&mut self, v: &PortView) -> f64 {
+    pub fn congestion_ratio(&mut self, v: &dyn PortState) -> f64 {
         let mean = self.cfg.mean_pkt_size;
-        let q = match v.limit {
-            Limit::Packets(_) => v.backlog_pkts as f64,
-            Limit::Bytes(_) => v.backlog_bytes as f64 / mean as f64,
+        let (now, limit) = (v.now(), v.limit());
+        let q = match limit {
+            Limit::Packets(_) => v.backlog_pkts() as f64,
+            Limit::Bytes(_) => v.backlog_bytes() as f64 / mean as f64,
         };
         let growth =
-            (self.arrivals.count(v.now) - self.departures.count(v.now)) * self.horizon_per_window;
-        let cl = (q + growth) / v.limit.in_packets(mean);
+            (self.arrivals.count(now) - self.departures.count(now)) * self.horizon_per_window;
+        let cl = (q + growth) / limit.in_packets(mean);
         self.last_cl = cl;
         cl
     }
 
     /// The level of the port as `v` shows it.
-    pub fn level(&mut self, v: &PortView) -> Level {
+    pub fn level(&mut self, v: &dyn PortState) -> Level {
         let cl = self.congestion_ratio(v);
         Level::from_ratio(cl, self.cfg.th1, self.cfg.th2)
     }
 
     #[inline]
-    fn mark(&mut self, v: &PortView, pkt: &mut Packet) {
+    fn mark(&mut self, v: &dyn PortState, pkt: &mut Packet) {
         let level = self.level(v);
         let before = IpCode::from_ecn(pkt.ip.ecn);
         let after = before.marked(level);
@@ -176,8 +177,8 @@ impl crate::marker::Marker for Marker {
     }
 
     #[inline]
-    fn on_arrival(&mut self, v: &PortView, pkt: &mut Packet) {
-        self.arrivals.add(v.now);
+    fn on_arrival(&mut self, v: &dyn PortState, pkt: &mut Packet) {
+        self.arrivals.add(v.now());
         if IpCode::from_ecn(pkt.ip.ecn).level().is_none() {
             // Not-ECT: the discipline below decides as usual.
             self.congestion_ratio(v);
@@ -192,8 +193,8 @@ impl crate::marker::Marker for Marker {
     }
 
     #[inline]
-    fn on_dequeue(&mut self, v: &PortView, pkt: &mut Packet) {
-        self.departures.add(v.now);
+    fn on_dequeue(&mut self, v: &dyn PortState, pkt: &mut Packet) {
+        self.departures.add(v.now());
         if self.cfg.mark_on == MarkOn::Dequeue && IpCode::from_ecn(pkt.ip.ecn).level().is_some() {
             self.mark(v, pkt);
         } else {
@@ -209,7 +210,7 @@ impl crate::marker::Marker for Marker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::marker::Marker as _;
+    use crate::marker::{Marker as _, PortView};
     use crate::time::{MS, US};
     use crate::wire::{Ecn, Ipv4Repr, TcpRepr};
 

@@ -8,7 +8,7 @@ use super::*;
 use crate::app::udp::{UdpPattern, UdpSink, UdpSource, UdpSourceConfig};
 use crate::aqm::PrioQueue;
 use crate::engine::rng;
-use crate::marker::{Marker, PortView};
+use crate::marker::{Marker, PortState};
 use crate::net::{node_addr, LinkSpec, NodeId, Sim};
 use crate::packet::Packet;
 use crate::schemes::test_line::{droptail, fork, Fork};
@@ -29,8 +29,8 @@ impl Marker for Codes {
         "hfcc"
     }
 
-    fn on_dequeue(&mut self, v: &PortView, pkt: &mut Packet) {
-        if v.now >= 5 * SEC && !pkt.is_pure_ack() {
+    fn on_dequeue(&mut self, v: &dyn PortState, pkt: &mut Packet) {
+        if v.now() >= 5 * SEC && !pkt.is_pure_ack() {
             self.0.borrow_mut().entry(pkt.ip.src).or_default()[pkt.ip.ecn.bits() as usize] += 1;
         }
     }

@@ -13,7 +13,7 @@ use crate::marker::load::{
     interval_at_or_above, load_meter_config, validate_bands, LoadMeter, LoadMeterConfig, MeanRtt,
     INTERVAL_SET_MS,
 };
-use crate::marker::{Marker, PortView};
+use crate::marker::{Marker, PortState, PortView};
 use crate::packet::{FlowKey, Packet};
 use crate::time::{from_secs, Time, MS, NEVER};
 use rand::Rng as _;
@@ -348,7 +348,7 @@ impl Marker for HfccMarker {
     }
 
     #[inline]
-    fn on_arrival(&mut self, _v: &PortView, pkt: &mut Packet) {
+    fn on_arrival(&mut self, _port: &dyn PortState, pkt: &mut Packet) {
         self.meter.on_arrival(pkt.wire_len());
         if pkt.is_pure_ack() {
             return;
@@ -364,13 +364,13 @@ impl Marker for HfccMarker {
         }
     }
 
-    fn on_enqueued(&mut self, _v: &PortView, pkt: &Packet) {
+    fn on_enqueued(&mut self, _port: &dyn PortState, pkt: &Packet) {
         if self.cfg.fair_share == FairShare::SampleMatch && !pkt.is_pure_ack() {
             self.queued.push_back(FlowKey::of(pkt));
         }
     }
 
-    fn on_drop(&mut self, _v: &PortView, pkt: &Packet, why: DropReason) {
+    fn on_drop(&mut self, _port: &dyn PortState, pkt: &Packet, why: DropReason) {
         // Drops at dequeue (a delay-based AQM) leave the queue's front.
         if why == DropReason::Sojourn
             && self.cfg.fair_share == FairShare::SampleMatch
@@ -381,7 +381,7 @@ impl Marker for HfccMarker {
     }
 
     #[inline]
-    fn on_dequeue(&mut self, _v: &PortView, pkt: &mut Packet) {
+    fn on_dequeue(&mut self, _port: &dyn PortState, pkt: &mut Packet) {
         if pkt.is_pure_ack() {
             return;
         }

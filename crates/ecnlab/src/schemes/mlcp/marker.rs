@@ -4,7 +4,7 @@ use super::{code_of, TOP_CODE};
 use crate::marker::load::{
     load_meter_config, AdaptiveInterval, IntervalRule, LoadMeter, LoadMeterConfig, INTERVAL_SET_MS,
 };
-use crate::marker::{Marker, PortView};
+use crate::marker::{Marker, PortState, PortView};
 use crate::packet::Packet;
 use crate::time::Time;
 use serde::{Deserialize, Serialize};
@@ -100,7 +100,7 @@ impl Marker for MlcpMarker {
     }
 
     #[inline]
-    fn on_arrival(&mut self, _v: &PortView, pkt: &mut Packet) {
+    fn on_arrival(&mut self, _port: &dyn PortState, pkt: &mut Packet) {
         self.meter.on_arrival(pkt.wire_len());
         let rtt_us = pkt.meta.rtt_hint_us;
         if rtt_us > 0 {
@@ -109,7 +109,7 @@ impl Marker for MlcpMarker {
     }
 
     #[inline]
-    fn on_dequeue(&mut self, _v: &PortView, pkt: &mut Packet) {
+    fn on_dequeue(&mut self, _port: &dyn PortState, pkt: &mut Packet) {
         if !pkt.ip.ecn.is_ect() {
             return;
         }

@@ -6,7 +6,7 @@ use super::{level_of, Encoding, StampRule, HIGH, T_RHO_SET_MS};
 use crate::marker::load::{
     load_meter_config, validate_bands, AdaptiveInterval, IntervalRule, LoadMeter, LoadMeterConfig,
 };
-use crate::marker::{Marker, PortView};
+use crate::marker::{Marker, PortState, PortView};
 use crate::packet::Packet;
 use crate::time::Time;
 use crate::wire::Ecn;
@@ -143,7 +143,7 @@ impl Marker for UnoMarker {
     }
 
     #[inline]
-    fn on_arrival(&mut self, _v: &PortView, pkt: &mut Packet) {
+    fn on_arrival(&mut self, _port: &dyn PortState, pkt: &mut Packet) {
         self.meter.on_arrival(pkt.wire_len());
         // A sender's RTT code: IP-ID bit 3 clear and the RTT bit set.
         if self.cfg.encoding == Encoding::TwoBit
@@ -156,7 +156,7 @@ impl Marker for UnoMarker {
     }
 
     #[inline]
-    fn on_dequeue(&mut self, _v: &PortView, pkt: &mut Packet) {
+    fn on_dequeue(&mut self, _port: &dyn PortState, pkt: &mut Packet) {
         let residue = (pkt.ip.ident & 0b111) as u8;
         match self.cfg.encoding {
             Encoding::OneBit => {

@@ -4,7 +4,7 @@
 
 use super::LoadCode;
 use crate::marker::load::{load_meter_config, validate_bands, LoadMeter, LoadMeterConfig};
-use crate::marker::{Marker, PortView};
+use crate::marker::{Marker, PortState, PortView};
 use crate::packet::Packet;
 use crate::time::Time;
 use serde::{Deserialize, Serialize};
@@ -116,12 +116,12 @@ impl Marker for VcpMarker {
     }
 
     #[inline]
-    fn on_arrival(&mut self, _v: &PortView, pkt: &mut Packet) {
+    fn on_arrival(&mut self, _port: &dyn PortState, pkt: &mut Packet) {
         self.meter.on_arrival(pkt.wire_len());
     }
 
     #[inline]
-    fn on_dequeue(&mut self, _v: &PortView, pkt: &mut Packet) {
+    fn on_dequeue(&mut self, _port: &dyn PortState, pkt: &mut Packet) {
         if pkt.ip.ecn.is_ect() && pkt.ip.ecn.bits() < self.code.bits() {
             pkt.ip.ecn = self.code.ecn();
         }
