@@ -200,6 +200,10 @@ pub struct HfccMarker {
     /// is FIFO, so this mirrors it).
     queued: VecDeque<FlowKey>,
     rng: Rng,
+    /// What a packet this router codes carries, set with ρ and t_p (each changes only at the
+    /// timer): t_p's interval field ([`interval_field`]) and ρ in whole percent.
+    own_interval: u8,
+    own_load: u8,
     /// Packets raised to `11` because their flow was above its fair share.
     pub sf_decreases: u64,
     /// Packets whose code this router raised, by code bits.
@@ -216,12 +220,20 @@ fn interval_field(t_p: Time) -> u8 {
         .map_or(0, |i| i as u8 + 1)
 }
 
+/// ρ as a packet carries it: whole percent, 0 to 255.
+fn load_percent(rho: f64) -> u8 {
+    (rho * 100.0).round().clamp(0.0, 255.0) as u8
+}
+
 impl HfccMarker {
     pub fn new(cfg: HfccMarkerConfig, rng: Rng) -> Result<Self, String> {
         cfg.validate()?;
         let fair_interval = from_secs(cfg.fair_interval_s).max(1);
+        let meter = LoadMeter::new(cfg.meter())?;
         Ok(HfccMarker {
-            meter: LoadMeter::new(cfg.meter())?,
+            own_interval: interval_field(meter.interval()),
+            own_load: load_percent(0.0),
+            meter,
             mean_rtt: MeanRtt::new(
                 from_secs(cfg.rtt_window_s),
                 cfg.phi,
@@ -388,8 +400,7 @@ impl Marker for HfccMarker {
         if pkt.ip.ecn.is_ect() {
             let sf = self.cfg.needs_sf(self.rho) && self.above_fair_share(pkt);
             let code = self.cfg.overlay(self.rho, sf);
-            let own = interval_field(self.meter.interval());
-            let load = (self.rho * 100.0).round().clamp(0.0, 255.0) as u8;
+            let (own, load) = (self.own_interval, self.own_load);
             if pkt.ip.ecn.bits() == code.bits() {
                 let m = &mut pkt.meta;
                 match self.cfg.t_p_ties {
@@ -444,6 +455,8 @@ impl Marker for HfccMarker {
             self.end_fair_interval(v, end);
             self.next_fair += self.fair_interval;
         }
+        self.own_interval = interval_field(self.meter.interval());
+        self.own_load = load_percent(self.rho);
     }
 
     fn gauge(&self) -> Option<f64> {
