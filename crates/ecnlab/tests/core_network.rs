@@ -379,3 +379,46 @@ fn batch_budgets_in_bytes_and_airtime() {
         assert_eq!(sizes, expect, "{budget:?}");
     }
 }
+
+/// A marker's timer moves only at the marker's own timer (the port re-arms it then, not at
+/// every packet): a marker whose arrival hook asks for an earlier wake-up is refused in debug
+/// builds, where tests run, instead of never being woken.
+#[test]
+#[cfg(debug_assertions)]
+#[should_panic(expected = "the marker's timer moved")]
+fn a_marker_timer_moved_by_a_packet_is_refused() {
+    use ecnlab::marker::{Marker, PortState};
+    struct WakeAfterArrival(Time);
+    impl Marker for WakeAfterArrival {
+        fn feedback(&self) -> &'static str {
+            "ce"
+        }
+        fn on_arrival(&mut self, port: &dyn PortState, _: &mut Packet) {
+            self.0 = port.now() + MS;
+        }
+        fn next_timer(&self) -> Time {
+            self.0
+        }
+    }
+    let mut sim = Sim::new(1);
+    let h0 = sim.add_host("h0");
+    let h1 = sim.add_host("h1");
+    let (port, _) = sim.connect(h0, h1, &LinkSpec::new(1_000_000, MS), fifo(10), fifo(10));
+    sim.set_marker(port, Box::new(WakeAfterArrival(NEVER)));
+    let (a0, a1) = (sim.nodes[h0 as usize].addr, sim.nodes[h1 as usize].addr);
+    let rec_id = sim.next_endpoint_id() + 1;
+    let s = sim.add_endpoint(
+        h0,
+        Box::new(Burst {
+            times: vec![5 * MS],
+            next: 0,
+            src: a0,
+            dst: a1,
+            dst_ep: rec_id,
+            size: 1000,
+        }),
+    );
+    let r = sim.add_endpoint(h1, Box::new(Recorder(Rc::new(RefCell::new(Vec::new())))));
+    sim.add_flow("f", s, r);
+    sim.run_until(SEC);
+}

@@ -108,7 +108,9 @@ pub trait Marker {
     /// The packet leaves the queue for the transmitter (`port` no longer counts it). Markers
     /// that mark on dequeue (VCP) write here.
     fn on_dequeue(&mut self, _port: &dyn PortState, _pkt: &mut Packet) {}
-    /// When the marker next wants `on_timer` ([`NEVER`] for never).
+    /// When the marker next wants `on_timer` ([`NEVER`] for never). The port reads it at the
+    /// start and after each `on_timer`: only `on_timer` may move it (the per-packet hooks
+    /// run at every packet and leave it alone; debug builds check).
     fn next_timer(&self) -> Time {
         NEVER
     }

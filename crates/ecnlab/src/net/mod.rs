@@ -515,6 +515,25 @@ impl Sim {
         }
     }
 
+    /// A marker's timer moves only at the marker's own timer ([`Marker::next_timer`]), after
+    /// which the port re-arms it; the packets between need not. Debug builds check that a
+    /// packet's passage left nothing to arm.
+    #[inline(always)]
+    fn debug_check_marker_timer(&self, p: PortId) {
+        if cfg!(debug_assertions) {
+            let port = &self.ports[p as usize];
+            if let Some(m) = &port.marker {
+                let want = m.next_timer();
+                assert!(
+                    want == NEVER || port.marker_timer.armed_at() <= want.max(self.now()),
+                    "port {}: the marker's timer moved to {want} ps on a packet (armed at {} ps)",
+                    port.name,
+                    port.marker_timer.armed_at()
+                );
+            }
+        }
+    }
+
     fn endpoint_timer(&mut self, ep: EpId) {
         let now = self.now();
         if self.endpoints[ep as usize].deadline() <= now {
@@ -652,8 +671,6 @@ impl Sim {
         let now = self.now();
         let (ports, mut env) = self.tx_env();
         let port = &mut ports[p as usize];
-        // A port's marker is set before the run and stays.
-        let has_marker = port.marker.is_some();
         let pkt = env.pool.get_mut(id);
         port.counters.arrived_pkts += 1;
         // Marks written by the marker or the discipline on arrival are counted by comparing
@@ -696,9 +713,7 @@ impl Sim {
                 self.drop_packet(id);
             }
         }
-        if has_marker {
-            self.arm_marker_timer(p);
-        }
+        self.debug_check_marker_timer(p);
     }
 
     /// Takes the next packet (or batch) from the discipline and puts it on the wire.
@@ -790,7 +805,6 @@ impl Sim {
             }
             port.batch_rest.clear();
         }
-        let has_marker = port.marker.is_some();
         // With nothing queued a discipline whose empty dequeue changes nothing has nothing
         // to do: the backlog stays 0 (its integral gains nothing until the next change,
         // which integrates first).
@@ -803,9 +817,7 @@ impl Sim {
                 self.start_tx(p);
             }
         }
-        if has_marker {
-            self.arm_marker_timer(p);
-        }
+        self.debug_check_marker_timer(p);
     }
 
     fn deliver(&mut self, l: u32) {
