@@ -108,6 +108,16 @@ impl<'a> Ctx<'a> {
     pub fn send(&mut self, pkt: Packet) {
         self.out.push(pkt);
     }
+
+    /// Hands the host's network stack a packet written where it is queued: the caller fills
+    /// every header field of the returned packet as for [`Ctx::send`], before sending
+    /// anything else. A packet built apart is copied in; one built here is not.
+    #[inline]
+    pub fn send_in_place(&mut self) -> &mut Packet {
+        let i = self.out.len();
+        self.out.push(Packet::default());
+        &mut self.out[i]
+    }
 }
 
 /// Sink for sampled values: `(kind, value)` pairs, e.g. `("cwnd_bytes", 14600.0)`.

@@ -568,11 +568,13 @@ impl Sim {
     /// Sends the packets an endpoint produced.
     fn flush(&mut self, node: NodeId, out: &mut Vec<Packet>) {
         let now = self.now();
-        for mut pkt in out.drain(..) {
+        // Each packet is copied once, from where the endpoint wrote it into its slot.
+        for pkt in out.iter_mut() {
             pkt.meta.sent_at = now;
-            let id = self.pool.alloc(pkt);
+            let id = self.pool.alloc(*pkt);
             self.forward(node, id);
         }
+        out.clear();
     }
 
     /// Routes a packet out of `node` (its source or a router on the way).

@@ -55,7 +55,7 @@ impl TcpConn {
 
     fn send_syn(&mut self, ctx: &mut Ctx) {
         let now = ctx.now;
-        let mut p = self.segment_packet(ctx, TcpFlags::SYN, 0, 0);
+        let p = self.segment_packet(ctx, TcpFlags::SYN, 0, 0);
         let t = p.tcp_mut().expect("a TCP segment");
         t.mss = Some(self.cfg.mss.min(u16::MAX as u32) as u16);
         if self.cfg.window_scaling {
@@ -66,14 +66,14 @@ impl TcpConn {
             t.timestamp = Some((self.ts_now(now), 0));
         }
         p.fix_lengths();
-        self.codec.handshake_out(Handshake::Syn, &mut p);
-        self.opening.sent_at = ctx.now;
-        self.opening.deadline = ctx.now + self.rtt.rto();
-        ctx.send(p);
+        self.codec.handshake_out(Handshake::Syn, p);
+        self.opening.sent_at = now;
+        self.opening.deadline = now + self.rtt.rto();
     }
 
     fn send_syn_ack(&mut self, ctx: &mut Ctx) {
-        let mut p = self.segment_packet(ctx, TcpFlags::SYN | TcpFlags::ACK, 0, 0);
+        let now = ctx.now;
+        let p = self.segment_packet(ctx, TcpFlags::SYN | TcpFlags::ACK, 0, 0);
         let t = p.tcp_mut().expect("a TCP segment");
         t.mss = Some(self.cfg.mss.min(u16::MAX as u32) as u16);
         if self.wscale_agreed() {
@@ -84,11 +84,10 @@ impl TcpConn {
             t.timestamp = None;
         }
         p.fix_lengths();
-        self.codec.handshake_out(Handshake::SynAck, &mut p);
-        self.opening.sent_at = ctx.now;
-        self.opening.deadline = ctx.now + self.rtt.rto();
-        self.on_ack_sent(&p);
-        ctx.send(p);
+        self.codec.handshake_out(Handshake::SynAck, p);
+        self.opening.sent_at = now;
+        self.opening.deadline = now + self.rtt.rto();
+        self.on_ack_sent(p);
     }
 
     fn wscale_agreed(&self) -> bool {
@@ -149,10 +148,9 @@ impl TcpConn {
     }
 
     pub(super) fn send_handshake_ack(&mut self, ctx: &mut Ctx) {
-        let mut p = self.segment_packet(ctx, TcpFlags::ACK, self.snd_max_seq(), 0);
-        self.codec.handshake_out(Handshake::Ack, &mut p);
-        self.on_ack_sent(&p);
-        ctx.send(p);
+        let p = self.segment_packet(ctx, TcpFlags::ACK, self.snd_max_seq(), 0);
+        self.codec.handshake_out(Handshake::Ack, p);
+        self.on_ack_sent(p);
     }
 
     /// Passive side: the ACK of our SYN-ACK arrived (possibly on a data segment).

@@ -83,20 +83,23 @@ impl CwndUse {
 
 impl TcpConn {
     /// An outgoing segment of `payload` bytes starting at `seq_rel`: IP and TCP headers with
-    /// the ACK fields, window and options, and the simulator's metadata, built in the value
-    /// that is sent (the headers are not assembled apart and copied in).
-    pub(super) fn segment_packet(
+    /// the ACK fields, window and options, and the simulator's metadata, built where it is
+    /// sent ([`Ctx::send_in_place`]: the headers are not assembled apart and copied in). The
+    /// caller finishes it before sending anything else.
+    pub(super) fn segment_packet<'c>(
         &self,
-        ctx: &mut Ctx,
+        ctx: &'c mut Ctx,
         flags: u16,
         seq_rel: u64,
         payload: u32,
-    ) -> Packet {
+    ) -> &'c mut Packet {
+        let now = ctx.now;
         let ident = ctx.next_ip_id(
             self.remote_addr,
             (self.local_port as u32) << 16 | self.remote_port as u32,
         );
-        let mut p = Packet {
+        let p = ctx.send_in_place();
+        *p = Packet {
             ip: Ipv4Repr {
                 src: self.local_addr,
                 dst: self.remote_addr,
@@ -116,13 +119,13 @@ impl TcpConn {
             meta: Meta {
                 dst_ep: self.peer_ep,
                 flow: self.flow,
-                sent_at: ctx.now,
+                sent_at: now,
                 rtt_hint_us: (self.rtt.srtt() / US).min(u32::MAX as u64) as u32,
                 ..Meta::default()
             },
         };
         if let L4::Tcp(t) = &mut p.l4 {
-            self.fill_header(ctx.now, flags, t);
+            self.fill_header(now, flags, t);
         }
         p.fix_lengths();
         p
@@ -406,10 +409,10 @@ impl TcpConn {
         if fin {
             flags |= TcpFlags::FIN;
         }
-        let mut p = self.segment_packet(ctx, flags, self.seg_start(k), payload);
-        self.codec.ack_out(&mut p);
+        let p = self.segment_packet(ctx, flags, self.seg_start(k), payload);
+        self.codec.ack_out(p);
         let info = self.info(now, 0);
-        self.codec.data_out(&mut p, retx, &info);
+        self.codec.data_out(p, retx, &info);
 
         let nothing_in_flight = self.in_flight() == 0;
         let (sack_ok, rack, rto) = (self.sack_ok, self.cfg.rack, self.rtt.rto());
@@ -459,7 +462,6 @@ impl TcpConn {
             let gap = from_secs(payload as f64 / rate);
             self.tx_mut().pacing.next_send_at = start + gap - (gap / 2).min(start - prior);
         }
-        self.on_ack_sent(&p);
-        ctx.send(p);
+        self.on_ack_sent(p);
     }
 }

@@ -164,10 +164,9 @@ impl TcpConn {
     }
 
     pub(super) fn send_ack(&mut self, ctx: &mut Ctx) {
-        let mut p = self.segment_packet(ctx, TcpFlags::ACK, self.snd_max_seq(), 0);
-        self.codec.ack_out(&mut p);
-        self.on_ack_sent(&p);
-        ctx.send(p);
+        let p = self.segment_packet(ctx, TcpFlags::ACK, self.snd_max_seq(), 0);
+        self.codec.ack_out(p);
+        self.on_ack_sent(p);
     }
 
     /// Sends the ACK the segments or timers of this event decided on, if any.
