@@ -6,12 +6,14 @@
 pub mod codel;
 pub mod droptail;
 pub mod fq_codel;
+pub mod held;
 pub mod prio;
 pub mod red;
 
 pub use codel::{Codel, CodelConfig};
 pub use droptail::DropTail;
 pub use fq_codel::{FqCodel, FqCodelConfig};
+pub use held::HeldQdisc;
 pub use prio::PrioQueue;
 pub use red::{Red, RedConfig};
 

@@ -5,13 +5,15 @@
 //! Each band enforces its own buffer limit; [`Qdisc::limit`] reports the data band's, which
 //! is the one markers reason about.
 
-use super::{DropReason, Limit, Qdisc, Verdict};
+use super::{DropReason, HeldQdisc, Limit, Qdisc, Verdict};
 use crate::packet::{Packet, PacketPool, PktId};
 use crate::time::Time;
 
+/// Each band is held by value when it is a DropTail (HFCC's are), so that the per-packet
+/// calls reach it without a virtual call.
 pub struct PrioQueue {
-    ack: Box<dyn Qdisc>,
-    data: Box<dyn Qdisc>,
+    ack: HeldQdisc,
+    data: HeldQdisc,
     /// Packets dequeued from the ACK band while the data band held packets (served ahead).
     pub acks_ahead: u64,
 }
@@ -19,8 +21,8 @@ pub struct PrioQueue {
 impl PrioQueue {
     pub fn new(ack: Box<dyn Qdisc>, data: Box<dyn Qdisc>) -> Self {
         PrioQueue {
-            ack,
-            data,
+            ack: HeldQdisc::new(ack),
+            data: HeldQdisc::new(data),
             acks_ahead: 0,
         }
     }

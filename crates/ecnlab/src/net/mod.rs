@@ -10,9 +10,9 @@ pub mod trace;
 
 pub use endpoint::{Ctx, Endpoint, IpIdGen, IpIdMode, Samples};
 pub use link::Pipe;
-pub use port::{Batch, PortCounters, PortQdisc, RateSchedule};
+pub use port::{Batch, PortCounters, RateSchedule};
 
-use crate::aqm::{DropReason, Qdisc, Verdict};
+use crate::aqm::{DropReason, HeldQdisc, Qdisc, Verdict};
 use crate::engine::{rng, Ev, EventQueue, TimerSlot};
 use crate::marker::{Marker, PortView};
 use crate::packet::{Packet, PacketPool, PktId};
@@ -294,7 +294,7 @@ impl Sim {
             link,
             evicts: qdisc.evicts(),
             idle_noop: qdisc.idle_dequeue_is_noop(),
-            qdisc: PortQdisc::new(qdisc),
+            qdisc: HeldQdisc::new(qdisc),
             marker: None,
             rate,
             framing: spec.framing,

@@ -1,11 +1,11 @@
 //! Egress port: a queue discipline, an optional feedback marker, and a transmitter whose rate
 //! may follow a piecewise-constant schedule. The link it feeds is a [`super::link::Pipe`].
 
-use crate::aqm::{DropReason, DropTail, Limit, Qdisc, Verdict};
+use crate::aqm::{DropReason, HeldQdisc, Limit, Qdisc};
 use crate::engine::TimerSlot;
 use crate::marker::{Marker, PortState, PortView};
 use crate::packet::pcap::PcapWriter;
-use crate::packet::{Packet, PacketPool, PktId};
+use crate::packet::PktId;
 use crate::stats::Histogram;
 use crate::time::{to_secs, Time, NEVER, SEC};
 
@@ -210,81 +210,11 @@ impl PortCounters {
     }
 }
 
-/// A port's queue discipline: a DropTail FIFO (the access links of most topologies) held in
-/// the port and called directly, any other discipline behind its trait object. The per-packet
-/// calls are matched here; everything else goes to the discipline as a `dyn Qdisc` (Deref).
-pub enum PortQdisc {
-    Fifo(DropTail),
-    Other(Box<dyn Qdisc>),
-}
-
-impl PortQdisc {
-    pub fn new(q: Box<dyn Qdisc>) -> Self {
-        match q.drop_tail_limit() {
-            Some(limit) if q.is_empty() => PortQdisc::Fifo(DropTail::new(limit)),
-            _ => PortQdisc::Other(q),
-        }
-    }
-
-    #[inline(always)]
-    pub fn enqueue(&mut self, now: Time, id: PktId, pkt: &mut Packet) -> Verdict {
-        match self {
-            PortQdisc::Fifo(q) => q.enqueue(now, id, pkt),
-            PortQdisc::Other(q) => q.enqueue(now, id, pkt),
-        }
-    }
-
-    #[inline(always)]
-    pub fn dequeue(
-        &mut self,
-        now: Time,
-        pool: &mut PacketPool,
-        dropped: &mut Vec<(PktId, DropReason)>,
-    ) -> Option<PktId> {
-        match self {
-            PortQdisc::Fifo(q) => q.dequeue(now, pool, dropped),
-            PortQdisc::Other(q) => q.dequeue(now, pool, dropped),
-        }
-    }
-
-    #[inline(always)]
-    pub fn len(&self) -> usize {
-        match self {
-            PortQdisc::Fifo(q) => q.len(),
-            PortQdisc::Other(q) => q.len(),
-        }
-    }
-
-    #[inline(always)]
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
-impl std::ops::Deref for PortQdisc {
-    type Target = dyn Qdisc;
-    fn deref(&self) -> &(dyn Qdisc + 'static) {
-        match self {
-            PortQdisc::Fifo(q) => q,
-            PortQdisc::Other(q) => q.as_ref(),
-        }
-    }
-}
-
-impl std::ops::DerefMut for PortQdisc {
-    fn deref_mut(&mut self) -> &mut (dyn Qdisc + 'static) {
-        match self {
-            PortQdisc::Fifo(q) => q,
-            PortQdisc::Other(q) => q.as_mut(),
-        }
-    }
-}
-
 pub struct Port {
     pub name: String,
     pub node: u32,
     pub link: u32,
-    pub qdisc: PortQdisc,
+    pub qdisc: HeldQdisc,
     /// The discipline may push out queued packets at enqueue (set with the discipline).
     pub evicts: bool,
     /// Dequeuing from the discipline when it is empty changes nothing (set with the
@@ -315,7 +245,7 @@ impl Port {
     pub fn set_qdisc(&mut self, q: Box<dyn Qdisc>) {
         self.evicts = q.evicts();
         self.idle_noop = q.idle_dequeue_is_noop();
-        self.qdisc = PortQdisc::new(q);
+        self.qdisc = HeldQdisc::new(q);
     }
 
     #[inline]
@@ -378,7 +308,7 @@ impl Port {
 /// A port as its marker sees it during a packet's passage (see [`PortState`]).
 struct LivePort<'a> {
     now: Time,
-    qdisc: &'a PortQdisc,
+    qdisc: &'a HeldQdisc,
     rate: &'a RateSchedule,
     dequeued_bytes: u64,
 }
@@ -458,26 +388,8 @@ mod tests {
     }
 
     #[test]
-    fn a_port_holds_an_empty_drop_tail_by_value_and_any_other_discipline_boxed() {
-        use crate::aqm::{Limit, PrioQueue};
-        let q = PortQdisc::new(Box::new(DropTail::new(Limit::Bytes(3000))));
-        assert!(matches!(q, PortQdisc::Fifo(_)));
-        assert_eq!((q.limit(), q.len()), (Limit::Bytes(3000), 0));
-        // One already holding packets keeps them (it stays as given).
-        let mut held = DropTail::new(Limit::Packets(5));
-        held.push(PktId(7), 100);
-        let q = PortQdisc::new(Box::new(held));
-        assert!(matches!(q, PortQdisc::Other(_)));
-        assert_eq!((q.len(), q.bytes()), (1, 100));
-        // A discipline built on DropTails is not one.
-        let fifo = || Box::new(DropTail::new(Limit::Packets(5))) as Box<dyn Qdisc>;
-        let q = PortQdisc::new(Box::new(PrioQueue::new(fifo(), fifo())));
-        assert!(matches!(q, PortQdisc::Other(_)));
-    }
-
-    #[test]
     fn only_drop_tail_dequeues_from_empty_without_effect() {
-        use crate::aqm::{Limit, Red, RedConfig};
+        use crate::aqm::{DropTail, Limit, Red, RedConfig};
         use crate::engine::rng;
         assert!(DropTail::new(Limit::Packets(5)).idle_dequeue_is_noop());
         // RED starts its idle period on an empty dequeue, as ns-2's REDQueue::deque sets idle_.
