@@ -397,7 +397,8 @@ impl TcpConn {
         let mut enters_cwr = None;
         let recovery_open = self.tx().recovery.state() == Recovery::Open;
         if let Some(cc) = self.cc.as_mut() {
-            let window_before = cc.window();
+            let window_before = self.cc_window;
+            debug_assert_eq!(window_before, cc.window());
             if let Some(sig) = signal {
                 self.stats.count_signal(sig, self.codec.as_ref());
                 cc.on_signal(&ev, sig);
@@ -418,6 +419,7 @@ impl TcpConn {
             if ends_fast_recovery {
                 cc.on_recovery_end(now);
             }
+            self.cc_window = cc.window();
         }
         if let Some(prior_cwnd) = enters_cwr {
             self.enter_cwr(snd_max, prior_cwnd);

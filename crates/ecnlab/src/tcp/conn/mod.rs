@@ -98,6 +98,9 @@ pub struct ConnParams {
     pub codec: Box<dyn Codec>,
 }
 
+/// The window of a side without a controller (a receiver's): no limit.
+const NO_CONTROLLER_WINDOW: u64 = u64::MAX / 4;
+
 /// The state only a side that sends data (or its FIN) uses: the scoreboard and the
 /// recovery, loss-probe, pacing and window-use machinery and their timers. The receiving side
 /// of a transfer sends nothing but its handshake and ACKs until its FIN, so it makes this on
@@ -157,6 +160,10 @@ pub struct TcpConn {
     /// When an unlimited sender's application stops writing (`NEVER`: it does not).
     app_stop_at: Time,
     cc: Option<Box<dyn Controller>>,
+    /// The controller's window, read again after every call that may change it: the sender
+    /// asks for it several times per ACK and per segment, a virtual call each
+    /// ([`NO_CONTROLLER_WINDOW`] without a controller).
+    cc_window: u64,
     codec: Box<dyn Codec>,
 
     // Negotiated at the handshake.
@@ -206,6 +213,7 @@ impl TcpConn {
             None => (State::Listen, NEVER),
         };
         let has_cc = p.cc.is_some();
+        let cc_window = p.cc.as_ref().map_or(NO_CONTROLLER_WINDOW, |c| c.window());
         let mut c = TcpConn {
             mss: cfg.mss as u64,
             n_segs: 0,
@@ -224,6 +232,7 @@ impl TcpConn {
             app_closed: matches!(p.send_bytes, Some(n) if n > 0),
             app_stop_at: NEVER,
             cc: p.cc,
+            cc_window,
             codec: p.codec,
             sack_ok: false,
             ts_ok: false,

@@ -170,12 +170,13 @@ impl TcpConn {
             return (r > 0.0).then_some(r);
         }
         if self.cfg.pace_cwnd && self.rtt.has_sample() {
-            let ratio = if cc.window() < cc.ssthresh() {
+            let window = self.controller_window();
+            let ratio = if window < cc.ssthresh() {
                 self.cfg.pacing_ss_ratio
             } else {
                 self.cfg.pacing_ca_ratio
             };
-            return Some(ratio * cc.window() as f64 / to_secs(self.rtt.srtt()));
+            return Some(ratio * window as f64 / to_secs(self.rtt.srtt()));
         }
         None
     }
@@ -396,8 +397,9 @@ impl TcpConn {
         let Some(cc) = self.cc.as_ref() else {
             return true;
         };
+        let window = self.controller_window();
         self.tx().cwnd_use.limited
-            || (cc.window() < cc.ssthresh() && cc.window() < 2 * self.tx().cwnd_use.max_flight)
+            || (window < cc.ssthresh() && window < 2 * self.tx().cwnd_use.max_flight)
     }
 
     /// Segment `k` goes out, new or again.
@@ -452,6 +454,7 @@ impl TcpConn {
         let in_flight = self.in_flight();
         if let Some(cc) = self.cc.as_mut() {
             cc.on_send(now, payload as u64, in_flight);
+            self.cc_window = cc.window();
         }
         if self.tx().timers.rto == NEVER {
             self.tx_mut().timers.rto = now + rto;

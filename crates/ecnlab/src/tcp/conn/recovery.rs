@@ -62,7 +62,7 @@
 //!   Recovery without SACK keeps RFC 6582's inflation.
 
 use super::input::AckSummary;
-use super::TcpConn;
+use super::{TcpConn, NO_CONTROLLER_WINDOW};
 use crate::net::Ctx;
 use crate::tcp::config::{CwndReduction, PartialAckTimer};
 use crate::tcp::prr::Prr;
@@ -244,7 +244,19 @@ impl TcpConn {
         if let Some(w) = self.tx().recovery.prr_cwnd() {
             return w;
         }
-        self.cc.as_ref().map_or(u64::MAX / 4, |c| c.window())
+        self.controller_window()
+    }
+
+    /// The controller's window (as last read after a change; checked in debug builds).
+    pub(super) fn controller_window(&self) -> u64 {
+        debug_assert_eq!(
+            self.cc_window,
+            self.cc
+                .as_ref()
+                .map_or(NO_CONTROLLER_WINDOW, |c| c.window()),
+            "the controller's window changed without being read again"
+        );
+        self.cc_window
     }
 
     /// Starts a reduction round from `prior_cwnd` down to the controller's window, by PRR
@@ -350,6 +362,7 @@ impl TcpConn {
             if let Some(cc) = self.cc.as_mut() {
                 let prior_cwnd = cc.window();
                 cc.on_loss(now, flight);
+                self.cc_window = cc.window();
                 if self.sack_ok && cc.cwr_state() {
                     self.start_prr(prior_cwnd);
                 }
@@ -434,6 +447,7 @@ impl TcpConn {
             self.stats.spurious_rtos += 1;
             if let Some(cc) = self.cc.as_mut() {
                 cc.on_spurious_timeout(ctx.now);
+                self.cc_window = cc.window();
             }
         } else if self.snd_max_seq() > self.tx().recovery.recover {
             // New data went out in step 2b; SACK or duplicate ACKs now say the loss was real.
@@ -465,6 +479,7 @@ impl TcpConn {
         let outstanding = self.flight_size() - self.tx().sb.sacked_bytes();
         if let Some(cc) = self.cc.as_mut() {
             cc.on_rto(now, outstanding);
+            self.cc_window = cc.window();
         }
         self.tx_mut().recovery.loss_reductions += 1;
         self.tx_mut().recovery.recover = self.snd_max_seq();

@@ -146,6 +146,7 @@ impl TcpConn {
         if let Some(cc) = self.cc.as_mut() {
             cc.on_loss(now, flight);
             cc.on_recovery_end(now);
+            self.cc_window = cc.window();
         }
     }
 }
