@@ -294,6 +294,7 @@ impl Sim {
             link,
             evicts: qdisc.evicts(),
             idle_noop: qdisc.idle_dequeue_is_noop(),
+            queued: qdisc.len(),
             qdisc: HeldQdisc::new(qdisc),
             marker: None,
             rate,
@@ -683,6 +684,13 @@ impl Sim {
         port.integrate_backlog(now);
         match port.qdisc.enqueue(now, id, pkt) {
             Verdict::Enqueued => {
+                // A discipline that pushes packets out to take one in (FQ-CoDel) has already
+                // let go of them: its length says how many it holds.
+                port.queued = if port.evicts {
+                    port.qdisc.len()
+                } else {
+                    port.queued + 1
+                };
                 port.counters.enq_pkts += 1;
                 port.counters.enq_bytes += pkt.wire_len() as u64;
                 if pkt.ip.ecn != ecn_in {
@@ -705,7 +713,7 @@ impl Sim {
                 };
                 // After a possible immediate start, so a packet that finds the link idle never
                 // counts as queued.
-                let q = port.qdisc.len() as u32;
+                let q = port.backlog_pkts() as u32;
                 port.counters.max_backlog = port.counters.max_backlog.max(q);
             }
             Verdict::Dropped(why) => {
@@ -1166,6 +1174,7 @@ fn dequeue_from(port: &mut Port, now: Time, env: &mut TxEnv) -> Option<(PktId, u
         free_dequeue_drops(port, env);
     }
     let id = next?;
+    port.queued -= 1;
     let pkt = env.pool.get_mut(id);
     port.with_marker(now, |m, v| m.on_dequeue(v, pkt));
     if pkt.ip.ecn != pkt.meta.ecn_queued {
@@ -1188,6 +1197,7 @@ fn dequeue_from(port: &mut Port, now: Time, env: &mut TxEnv) -> Option<(PktId, u
 #[inline(never)]
 fn free_dequeue_drops(port: &mut Port, env: &mut TxEnv) {
     for (d, why) in env.dropped_scratch.drain(..) {
+        port.queued -= 1;
         port.counters.drops[why.index()] += 1;
         port.counters.drop_bytes += env.pool.get(d).wire_len() as u64;
         *env.dropped += 1;

@@ -215,6 +215,11 @@ pub struct Port {
     pub node: u32,
     pub link: u32,
     pub qdisc: HeldQdisc,
+    /// Packets the discipline holds, counted as they pass through the port (enqueued,
+    /// released, dropped at dequeue, pushed out): its length without a call into it (a
+    /// virtual call for most disciplines), read several times per packet. Debug builds check
+    /// it against the discipline.
+    pub queued: usize,
     /// The discipline may push out queued packets at enqueue (set with the discipline).
     pub evicts: bool,
     /// Dequeuing from the discipline when it is empty changes nothing (set with the
@@ -245,7 +250,20 @@ impl Port {
     pub fn set_qdisc(&mut self, q: Box<dyn Qdisc>) {
         self.evicts = q.evicts();
         self.idle_noop = q.idle_dequeue_is_noop();
+        self.queued = q.len();
         self.qdisc = HeldQdisc::new(q);
+    }
+
+    /// Packets the discipline holds ([`Port::queued`]).
+    #[inline(always)]
+    pub fn backlog_pkts(&self) -> usize {
+        debug_assert_eq!(
+            self.queued,
+            self.qdisc.len(),
+            "port {}: the discipline's length changed outside the port",
+            self.name
+        );
+        self.queued
     }
 
     #[inline]
@@ -253,7 +271,7 @@ impl Port {
         PortView {
             dequeued_bytes: self.counters.deq_bytes,
             now,
-            backlog_pkts: self.qdisc.len() as u32,
+            backlog_pkts: self.backlog_pkts() as u32,
             backlog_bytes: self.qdisc.bytes(),
             rate_bps: self.rate.rate_at(now),
             limit: self.qdisc.limit(),
@@ -280,9 +298,11 @@ impl Port {
         now: Time,
         f: impl FnOnce(&mut dyn Marker, &dyn PortState) -> R,
     ) -> R {
+        debug_assert_eq!(self.queued, self.qdisc.len());
         let Port {
             marker,
             qdisc,
+            queued,
             rate,
             counters,
             ..
@@ -290,6 +310,7 @@ impl Port {
         let port = LivePort {
             now,
             qdisc,
+            queued: *queued,
             rate,
             dequeued_bytes: counters.deq_bytes,
         };
@@ -299,7 +320,7 @@ impl Port {
     /// Accounts the backlog before it changes at `now`.
     #[inline]
     pub fn integrate_backlog(&mut self, now: Time) {
-        let q = self.qdisc.len() as u128;
+        let q = self.backlog_pkts() as u128;
         self.counters.backlog_integral += q * (now - self.backlog_mark) as u128;
         self.backlog_mark = now;
     }
@@ -309,6 +330,7 @@ impl Port {
 struct LivePort<'a> {
     now: Time,
     qdisc: &'a HeldQdisc,
+    queued: usize,
     rate: &'a RateSchedule,
     dequeued_bytes: u64,
 }
@@ -318,7 +340,7 @@ impl PortState for LivePort<'_> {
         self.now
     }
     fn backlog_pkts(&self) -> u32 {
-        self.qdisc.len() as u32
+        self.queued as u32
     }
     fn backlog_bytes(&self) -> u64 {
         self.qdisc.bytes()
