@@ -9,9 +9,12 @@ files and ``run.json``, all at once or not at all.
 from __future__ import annotations
 
 import json
-import warnings
 import os
+import threading
 import time
+import warnings
+import weakref
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -31,25 +34,93 @@ ProgressFn = Callable[[dict], Any]
 TABLES = ("flows", "ports", "timeseries")
 
 
+#: Bytes of time series that results read from their run directories keep loaded at once
+#: (all of them together, least recently used dropped first). A paper's full form judges
+#: thousands of runs of up to 30 MB of samples each; held at once they took 17 GB.
+TIMESERIES_BUDGET_BYTES = 1 << 30
+
+
+class _LoadedSeries:
+    """The time series loaded from run directories, least recently used first: over the
+    budget, the oldest is dropped (its results read it again when asked)."""
+
+    def __init__(self) -> None:
+        self.held: OrderedDict[int, tuple[weakref.ref[Results], int]] = OrderedDict()
+        self.bytes = 0
+        self.lock = threading.Lock()
+
+    def admit(self, res: Results, size: int) -> None:
+        with self.lock:
+            self.held[id(res)] = (weakref.ref(res, self._gone(id(res))), size)
+            self.bytes += size
+            while self.bytes > TIMESERIES_BUDGET_BYTES and len(self.held) > 1:
+                _, (ref, n) = self.held.popitem(last=False)
+                self.bytes -= n
+                if (old := ref()) is not None:
+                    old._timeseries = None
+
+    def touch(self, res: Results) -> None:
+        with self.lock:
+            if id(res) in self.held:
+                self.held.move_to_end(id(res))
+
+    def _gone(self, key: int) -> Callable[[Any], None]:
+        def forget(_ref: Any) -> None:
+            with self.lock:
+                if (entry := self.held.get(key)) is not None and entry[0] is _ref:
+                    del self.held[key]
+                    self.bytes -= entry[1]
+
+        return forget
+
+
+_LOADED = _LoadedSeries()
+
+
 class Results:
     """What one run produced: ``flows`` (one row per flow), ``ports`` (one row per egress
     port: counters, utilisation, queue and sojourn statistics), ``timeseries`` (long format:
     ``time_s, kind, entity, value``), ``meta`` (seed, wall time, events, packet counts) and
-    ``scenario_toml`` (the scenario as run, defaults filled in)."""
+    ``scenario_toml`` (the scenario as run, defaults filled in).
+
+    Results read from a run directory with ``lazy=True`` (:func:`read_run_dir`) read their
+    time series when first asked and may drop it again under :data:`TIMESERIES_BUDGET_BYTES`:
+    the directory must stay while they are used."""
 
     def __init__(
         self,
         flows: pl.DataFrame,
         ports: pl.DataFrame,
-        timeseries: pl.DataFrame,
+        timeseries: pl.DataFrame | None,
         meta: dict[str, Any],
         scenario_toml: str,
+        timeseries_from: Path | None = None,
     ) -> None:
+        if timeseries is None and timeseries_from is None:
+            raise ValueError("Results need their time series or the run directory holding it")
         self.flows = flows
         self.ports = ports
-        self.timeseries = timeseries
+        self._timeseries = timeseries
+        self._timeseries_from = timeseries_from
         self.meta = meta
         self.scenario_toml = scenario_toml
+
+    @property
+    def timeseries(self) -> pl.DataFrame:
+        ts = self._timeseries
+        if ts is None:
+            assert self._timeseries_from is not None
+            ts = read_table(self._timeseries_from, "timeseries")
+            self._timeseries = ts
+            _LOADED.admit(self, ts.estimated_size())
+        elif self._timeseries_from is not None:
+            _LOADED.touch(self)
+        return ts
+
+    @timeseries.setter
+    def timeseries(self, frame: pl.DataFrame) -> None:
+        self._timeseries = frame
+        self._timeseries_from = None
 
     @classmethod
     def _from_core(cls, out: dict) -> "Results":
@@ -234,14 +305,21 @@ def _write_into(res: Results, tmp: Path, extra: Mapping[str, Any] | None) -> Non
     (tmp / "run.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
 
 
-def read_run_dir(directory: str | os.PathLike[str]) -> Results:
+def read_run_dir(directory: str | os.PathLike[str], lazy: bool = False) -> Results:
     """Loads a directory written by ``ecnlab run`` (or ``write_run_dir``); OutputError
-    naming the file when one is missing or does not read."""
+    naming the file when one is missing or does not read. ``lazy``: the time series is read
+    when first asked for and may be dropped again (:data:`TIMESERIES_BUDGET_BYTES`); its file
+    must be there now, and the directory must stay while the results are used."""
     d = Path(directory)
     info = read_run_json(d)
-    frames = {}
+    frames: dict[str, pl.DataFrame | None] = {}
     for name in TABLES:
-        frames[name] = read_table(d, name)
+        if lazy and name == "timeseries":
+            if not (d / "timeseries.parquet").is_file():
+                raise OutputError(f"{d / 'timeseries.parquet'} is missing; write the run again with `ecnlab run`")
+            frames[name] = None
+        else:
+            frames[name] = read_table(d, name)
     pk = info.get("packets", {})
     meta = {
         "seed": info.get("seed"),
@@ -254,7 +332,7 @@ def read_run_dir(directory: str | os.PathLike[str]) -> Results:
         "peak_packets": pk.get("peak_in_flight"),
         "elements": info.get("elements", {}),
     }
-    return Results(frames["flows"], frames["ports"], frames["timeseries"], meta, info.get("scenario_toml", ""))
+    return Results(frames["flows"], frames["ports"], frames["timeseries"], meta, info.get("scenario_toml", ""), timeseries_from=d if lazy else None)
 
 
 def read_run_json(d: Path) -> dict[str, Any]:

@@ -192,7 +192,7 @@ def run_many(
         else:
             todo.append((key, tomls[names_[0]]))
             continue
-        kept = read_run_dir(read_from[key])
+        kept = read_run_dir(read_from[key], lazy=True)
         for n in names_:
             results[n] = kept
 
@@ -203,6 +203,8 @@ def run_many(
         res = Results(t["flows"], t["ports"], t["timeseries"], outcome["meta"], outcome["scenario_toml"])
         if resume is not None:
             write_results_dir(res, resume / key)
+            # Kept on disk: its samples are read again when asked, within the budget.
+            res = Results(res.flows, res.ports, None, res.meta, res.scenario_toml, timeseries_from=resume / key)
         for n in by_key[key]:
             results[n] = res
 
