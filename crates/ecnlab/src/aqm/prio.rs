@@ -3,7 +3,9 @@
 //! empty. HFCC's routers protect ACKs this way (§IV-C2 of its paper); any scheme can use it.
 //!
 //! Each band enforces its own buffer limit; [`Qdisc::limit`] reports the data band's, which
-//! is the one markers reason about.
+//! is the one markers reason about. What a band pushes out to take a packet in (FQ-CoDel's
+//! drops from its fattest flow) is handed on to the port, which counts and frees it as it does
+//! under that discipline alone.
 
 use super::{DropReason, HeldQdisc, Limit, Qdisc, Verdict};
 use crate::packet::{Packet, PacketPool, PktId};
@@ -77,6 +79,12 @@ impl Qdisc for PrioQueue {
     fn for_each(&self, f: &mut dyn FnMut(PktId)) {
         self.ack.for_each(f);
         self.data.for_each(f);
+    }
+    fn evicted(&mut self) -> Option<(PktId, DropReason)> {
+        self.ack.evicted().or_else(|| self.data.evicted())
+    }
+    fn evicts(&self) -> bool {
+        self.ack.evicts() || self.data.evicts()
     }
 }
 
