@@ -166,9 +166,15 @@ def test_fig7_high_utilisation_is_tested_against_hfccs_own_level():
     got = _analyze("hfcc.demand", _demand_runs({"hfcc": (0.85, 0.80, 10.0), "vcp": (0.83, 0.94, 3.0)}))
     assert got["utilisation with 105 flows vs 5 flows before the join, HFCC"].verdict.value == "contradicted"
     assert next(c for m, c in got.items() if m.startswith("seconds back to 95%")).verdict.value == "contradicted"
-    # Within the smallest effect that counts (2 %) neither way: a tie, not a finding.
+    # The level kept (within the smallest effect that counts, 2 %) is what the paper says: it
+    # holds (as a direction claim it was a tie, inconclusive, in every seed of the full form:
+    # 0.853 against 0.845); 3 % below is a fall.
     got = _analyze("hfcc.demand", _demand_runs({"hfcc": (0.85, 0.86, 3.0)}))
-    assert got["utilisation with 105 flows vs 5 flows before the join, HFCC"].verdict.value == "inconclusive"
+    assert got["utilisation with 105 flows vs 5 flows before the join, HFCC"].verdict.value == "holds"
+    got = _analyze("hfcc.demand", _demand_runs({"hfcc": (0.85, 0.845, 3.0)}))
+    assert got["utilisation with 105 flows vs 5 flows before the join, HFCC"].verdict.value == "holds"
+    got = _analyze("hfcc.demand", _demand_runs({"hfcc": (0.85, 0.82, 3.0)}))
+    assert got["utilisation with 105 flows vs 5 flows before the join, HFCC"].verdict.value == "contradicted"
 
 
 def test_fig7_recovery_is_timed_to_the_schemes_own_level():

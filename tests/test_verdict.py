@@ -16,6 +16,7 @@ from ecnlab.experiments.verdict import (
     Verdict,
     approx,
     at_least,
+    can_fail,
     greater,
     less,
     holm,
@@ -147,8 +148,8 @@ def test_claims_are_data():
 
 
 def test_every_claim_says_what_it_tests():
-    assert [Claim(k, target=1.0 if k not in ("less", "greater", "approx") else None, within=0.1 if k in ("approx", "ratio", "matches") else None, **({"null_ok": "equality"} if k == "ratio" else {})).tests for k in Claim.KINDS] == [
-        "direction", "direction", "size", "size", "size", "value", "value"
+    assert [Claim(k, target=1.0 if k not in ("less", "greater", "not_below", "not_above", "approx") else None, within=0.1 if k in ("approx", "ratio", "matches") else None, **({"null_ok": "equality"} if k == "ratio" else {})).tests for k in Claim.KINDS] == [
+        "direction", "direction", "direction", "direction", "size", "size", "size", "value", "value"
     ]
     d = less(seeds(range(10)), seeds(range(1, 11)))
     assert d.to_json()["tests"] == "direction" and d.to_json()["min_effect"] == MIN_EFFECT
@@ -167,6 +168,29 @@ def test_differences_below_the_smallest_effect_are_ties():
     assert less(seeds([95.0] * 10), seeds([100.0] * 10)).verdict is Verdict.HOLDS
     with pytest.raises(ValueError, match="direction claim"):
         Claim("ratio", target=0.5, within=0.1, min_effect=0.1)
+
+
+def test_a_quantity_kept_holds_on_ties_and_fails_past_the_smallest_effect():
+    """"Utilisation with the burst not below the level before it": a level kept exactly (a
+    tie under a direction claim, inconclusive) holds; a fall past the smallest effect that
+    counts goes against it; a rise agrees."""
+    before = seeds([0.845 + 1e-4 * i for i in range(10)])
+    kept = seeds([0.853 + 1e-4 * i for i in range(10)])
+    assert greater(kept, before).verdict is Verdict.INCONCLUSIVE
+    d = Claim("not_below").decide(kept, before)
+    assert d.verdict is Verdict.HOLDS and d.agree == 10, d.reason
+    fell = seeds([0.80] * 10)
+    assert Claim("not_below").decide(fell, before).verdict is Verdict.CONTRADICTED
+    # Within the smallest effect (1.5 % below) is kept; past it (3 % below) is not.
+    assert Claim("not_below").decide(seeds([0.845 * 0.985] * 10), seeds([0.845] * 10)).verdict is Verdict.HOLDS
+    assert Claim("not_below").decide(seeds([0.845 * 0.97] * 10), seeds([0.845] * 10)).verdict is Verdict.CONTRADICTED
+    assert Claim("not_above").decide(seeds([10.2] * 10), seeds([10.0] * 10)).verdict is Verdict.HOLDS
+    assert Claim("not_above").decide(seeds([11.0] * 10), seeds([10.0] * 10)).verdict is Verdict.CONTRADICTED
+    assert Claim("not_below").text() == "a not below b by 2% or more"
+    ok, how = can_fail(Claim("not_below"), kept, before)
+    assert ok, how
+    ok, how = can_fail(Claim("not_above"), kept, before)
+    assert ok, how
 
 
 def test_infinity_is_a_value_not_a_tie():

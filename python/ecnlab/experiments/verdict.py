@@ -84,6 +84,7 @@ __all__ = [
     "not_comparable",
     "less",
     "greater",
+    "not_below",
     "approx",
     "ratio",
     "matches",
@@ -317,8 +318,8 @@ class Claim:
     null_ok: str | bool = False
     count_spread: float | None = None
 
-    KINDS = ("less", "greater", "approx", "ratio", "matches", "at_least", "at_most")
-    TESTS = {"less": "direction", "greater": "direction", "ratio": "size", "approx": "size", "matches": "size", "at_least": "value", "at_most": "value"}
+    KINDS = ("less", "greater", "not_below", "not_above", "approx", "ratio", "matches", "at_least", "at_most")
+    TESTS = {"less": "direction", "greater": "direction", "not_below": "direction", "not_above": "direction", "ratio": "size", "approx": "size", "matches": "size", "at_least": "value", "at_most": "value"}
 
     def __post_init__(self) -> None:
         if self.kind not in self.KINDS:
@@ -355,7 +356,7 @@ class Claim:
 
     @property
     def paired(self) -> bool:
-        return self.kind in ("less", "greater", "approx", "ratio")
+        return self.kind in ("less", "greater", "not_below", "not_above", "approx", "ratio")
 
     @property
     def effect_min(self) -> float | None:
@@ -383,6 +384,10 @@ class Claim:
             return f"a < b{eff}"
         if k == "greater":
             return f"a > b{eff}"
+        if k == "not_below":
+            return f"a not below b by {percent(m)} or more"
+        if k == "not_above":
+            return f"a not above b by {percent(m)} or more"
         if k == "approx":
             return f"a ≈ b{w}"
         if k == "ratio":
@@ -451,6 +456,17 @@ class Claim:
                 return 0, 0, eff
             agree = (x < y) if k == "less" else (x > y)
             return (1 if agree else -1), (1 if agree else -1), eff
+        if k in ("not_below", "not_above"):
+            # A statement that a quantity is kept ("not lower than before"): a seed within the
+            # smallest effect that counts agrees, only a difference past it goes against.
+            m = self.effect_min or 0.0
+            if k == "not_below":
+                bound = y * (1 - m) if y >= 0 else y * (1 + m)
+                agree = x >= bound or math.isnan(bound)
+            else:
+                bound = y * (1 + m) if y >= 0 else y * (1 - m)
+                agree = x <= bound or math.isnan(bound)
+            return (1 if agree else -1), (1 if agree else -1), _ratio(x, y)
         if k in ("at_least", "at_most"):
             t = float(self.target)  # type: ignore[arg-type]
             if _tie(x, t):
@@ -621,6 +637,13 @@ def contradicting(claim: Claim, a: PerSeed, b: PerSeed | None = None) -> list[tu
     set to zero, or (at_most) doubled and raised past the bound."""
     x, y = _ten(_numbers(a), _numbers(b), claim.paired)
     k = claim.kind
+    if k in ("not_below", "not_above"):
+        # b moved past a by more than the smallest effect, the side the claim rules out.
+        d = (1 + (claim.effect_min or 0.0)) / 2
+        a_at = {s_: (v if not math.isinf(v) else (y[s_] if not math.isinf(y[s_]) else 1.0)) for s_, v in x.items()}
+        up = k == "not_below"
+        moved = {s_: (base / (1 - d) if up else base * (1 - d)) if base > 0 else ((1.0 if up else -1.0) if base == 0 else (base * (1 - d) if up else base / (1 - d))) for s_, base in a_at.items()}
+        return [("b moved past a by more than the smallest effect", a_at, moved)]
     if k in ("less", "greater"):
         # Swapped arms contradict a claim the runs support; where the arms tie (0 vs 0, ∞ vs
         # ∞) b is moved to the wrong side of a, past the smallest effect that counts.
