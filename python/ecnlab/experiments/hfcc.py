@@ -1264,6 +1264,10 @@ class Buffer(HfccExperiment):
         return comps
 
 
+#: Fig. 7's claim: the burst's first seconds (the 100 slow starts) and the level with the 100 flows.
+KEPT_METRIC = "utilisation with 105 flows (the lower of the join's first 5 s and the rest) vs 5 flows before the join, HFCC"
+
+
 @register
 class Demand(HfccExperiment):
     name = "hfcc.demand"
@@ -1272,8 +1276,9 @@ class Demand(HfccExperiment):
     description = (
         "Five long-lived flows from 0.1 s to 300 s and 100 more from 100 s to 200 s, 150 Mb/s, 80 ms "
         "(quick form: 0.1–90 s and 30–60 s). The paper: HFCC \"can adjust cwnd agilely and ensure the high "
-        "utilization of bottleneck link when the burstiness occurs\" — tested as HFCC's utilisation with the 100 "
-        "flows (from 5 s after the join) not below its own level before the join (10 s to the join). Ours, beside "
+        "utilization of bottleneck link when the burstiness occurs\" — tested as HFCC's utilisation in the 5 s "
+        "after the join and with the 100 flows from then on, the lower of the two not below its own level before the join "
+        "(10 s to the join). Ours, beside "
         f"it: the same utilisation ≥ {HIGH_UTIL:.0%} of the link, and seconds after the 100 flows leave until the "
         f"1-second utilisation is back at {RECOVER_FRACTION:.0%} of the scheme's own level before the join, "
         "HFCC against VCP (the paper compares no protocol here)."
@@ -1306,6 +1311,9 @@ class Demand(HfccExperiment):
         _reading_note(ctx)
         join, leave, end = self.times(ctx.quick)
         during = lambda r: mean_utilization(r, join + 5, leave)
+        # The burst itself: the 100 flows' slow starts overflow the buffer in the first seconds,
+        # which the window from join + 5 s leaves out.
+        onset = lambda r: mean_utilization(r, join, join + 5)
         before = lambda r: mean_utilization(r, WARMUP_S, join)
         back = f"{RECOVER_FRACTION:.0%} of its level before the join"
         after = lambda r: time_to_utilization(r, RECOVER_FRACTION * before(r), after=leave)
@@ -1314,12 +1322,17 @@ class Demand(HfccExperiment):
             f"The {HIGH_UTIL:.0%} bound below is ours, not the paper's (it says 'high' and gives no number), and decided "
             f"against that ceiling it tests our U_th = {float(ctx.reading.get('u_th', 0.9)):g} (the u_th axis) as much as HFCC."
         )
+        # Both windows at once: the lower of the two must not fall below the level before the join.
+        lower = lambda r: min(onset(r), during(r))
         comps = [
             claim(
-                "utilisation with 105 flows vs 5 flows before the join, HFCC", Claim("not_below"), runs.per_seed("hfcc", during), runs.per_seed("hfcc", before),
+                KEPT_METRIC, Claim("not_below"), runs.per_seed("hfcc", lower), runs.per_seed("hfcc", before),
                 paper=from_text("Fig. 7", "ensure the high utilization of bottleneck link when the burstiness occurs"), unit="fraction",
-                text=f"not below the level before the join: kept (within {MIN_EFFECT:.0%}) or above holds, below it by {MIN_EFFECT:.0%} or more is contradicted",
-                ours=runs.stat("hfcc", during), note=f"before the join {runs.stat('hfcc', before)}",
+                text=(
+                    "the lower of the utilisation in the 5 s after the join and from then until the 100 flows leave, not below the level "
+                    f"before the join: kept (within {MIN_EFFECT:.0%}) or above holds, below it by {MIN_EFFECT:.0%} or more is contradicted"
+                ),
+                ours=runs.stat("hfcc", lower), note=f"join to join + 5 s {runs.stat('hfcc', onset)}; from then {runs.stat('hfcc', during)}; before the join {runs.stat('hfcc', before)}",
             ),
             claim(
                 f"utilisation with 105 flows ≥ {HIGH_UTIL:.0%} (a bound of ours), HFCC", Claim("at_least", HIGH_UTIL), runs.per_seed("hfcc", during),
@@ -1340,6 +1353,7 @@ class Demand(HfccExperiment):
             {
                 "scheme": s.label,
                 "utilisation 10 s–join": str(runs.stat(s.key, before)),
+                "join to join + 5 s": str(runs.stat(s.key, onset)),
                 "with 105 flows": str(runs.stat(s.key, during)),
                 f"back to {RECOVER_FRACTION:.0%} of 10 s–join (s)": str(runs.stat(s.key, after)),
                 "mean queue with 105 (pkts)": str(runs.stat(s.key, lambda r: mean_queue(r, PORT, join, leave))),
