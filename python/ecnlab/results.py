@@ -104,6 +104,7 @@ class Results:
         self._timeseries_from = timeseries_from
         self.meta = meta
         self.scenario_toml = scenario_toml
+        self._paths: dict[str, list[str]] | None = None
 
     @property
     def timeseries(self) -> pl.DataFrame:
@@ -154,6 +155,19 @@ class Results:
         if rows.height != 1:
             raise KeyError(f"no port named {name!r}; ports: {self.ports['port'].to_list()[:10]}")
         return rows.row(0, named=True)
+
+    def flow_paths(self) -> dict[str, list[str]]:
+        """Each flow's path: the egress ports (``"r0->r1"``), in order, that its data
+        packets cross from its source host to its destination host. Routes are not recorded
+        in a run: they are recomputed from the run's scenario by the simulator's own routing
+        (static fewest-hop routes, ties to the lowest port index), so they are the ones the run
+        forwarded by. ScenarioError when the scenario does not read (e.g. results built by
+        hand without one); a flow whose hosts have no route is left out."""
+        if self._paths is None:
+            pairs = sorted(set(zip(self.flows["src"].to_list(), self.flows["dst"].to_list())))
+            found = dict(zip(pairs, _core.host_paths(self.scenario_toml, pairs)))
+            self._paths = {n: found[(a, b)] for n, a, b in self.flows.select("name", "src", "dst").iter_rows() if found[(a, b)] is not None}
+        return dict(self._paths)
 
     def series(self, kind: str, entity: str | None = None) -> pl.DataFrame:
         """Samples of one kind (``queue_pkts``, ``rate_bps``, ``cwnd_bytes`` …), optionally

@@ -127,6 +127,26 @@ fn validate(py: Python<'_>, text: &str, fmt: &str) -> PyResult<String> {
     }
 }
 
+/// The egress ports (names, in order) from host `src` to host `dst` for each pair in the
+/// scenario's network, as its runs route (None: no route, or not two hosts); only the
+/// topology is built.
+#[pyfunction]
+#[pyo3(signature = (text, pairs, fmt = "toml"))]
+fn host_paths(
+    py: Python<'_>,
+    text: &str,
+    pairs: Vec<(String, String)>,
+    fmt: &str,
+) -> PyResult<Vec<Option<Vec<String>>>> {
+    let out =
+        py.detach(|| guard(|| read(text, fmt).and_then(|s| scenario::host_paths(&s, &pairs))));
+    match out {
+        Ok(Ok(paths)) => Ok(paths),
+        Ok(Err(e)) => Err(scenario_error(py, &e)),
+        Err(p) => Err(panic_error(py, &p)),
+    }
+}
+
 /// Why a run stopped early, as seen from the progress callback.
 enum Stop {
     /// The callback raised (or a signal handler did, e.g. KeyboardInterrupt).
@@ -358,6 +378,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("source_hash", env!("ECNLAB_SOURCE_HASH"))?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(host_paths, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     #[cfg(target_os = "linux")]

@@ -847,7 +847,7 @@ def reproduce(
                 doc.h(3, f"{exp.name}: starved flows")
                 doc.table(
                     pl.DataFrame(starved).select("run", "reading", "flow", "port", "of_share", "from_s", "to_s"),
-                    caption=f"Bulk flows that delivered less than {STARVED_FRACTION:.0%} of their fair share of the bottleneck while backlogged; the claims that use their runs are flagged.",
+                    caption=f"Bulk flows that delivered less than {STARVED_FRACTION:.0%} of their fair share while backlogged: their max-min fair rate on their own path (each link's capacity shared among the bulk flows crossing it in that direction, recomputed as flows start and end); port: the link that fixed that share most of the time. The claims that use their runs are flagged.",
                 )
             _provenance_section(doc, exp, provenance, provenance_missing)
             n_runs = len({d for dirs in run_dirs.values() for d in dirs.values()})
@@ -966,7 +966,8 @@ def rule_text(alpha: float) -> str:
         "differ by at most k·√(a + b) (k standard deviations of the difference of two Poisson counts). ∞ (a state never reached) is a value: against a finite value it is decided like any "
         "other pair. A run is flagged as stalled when, while a bulk flow was backlogged, the flows delivered less "
         f"than {STALL_UTILISATION:.0%} of the bottleneck's capacity; a claim decided on a stalled run is inconclusive "
-        f"unless it is about the stall. Bulk flows below {STARVED_FRACTION:.0%} of their fair share are listed and "
+        f"unless it is about the stall. Bulk flows below {STARVED_FRACTION:.0%} of their fair share (their max-min fair rate on their "
+        "own path: each link's capacity shared among the bulk flows crossing it in that direction) are listed and "
         "flag the claims on their runs. Claims over one axis (a family: a claim per min_th, per buffer size) are also "
         "decided with Holm's correction, and the headline counts the family once, as the one claim it makes over the "
         "axis: it holds when every comparable claim of the family holds under Holm's correction, is contradicted when "

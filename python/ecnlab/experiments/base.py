@@ -732,9 +732,8 @@ class RunSet(Mapping[str, Results]):
         if run_name not in self._starved:
             out: list[dict[str, Any]] = []
             if self._exp is not None and not self.stall_check():
-                ports = _ports(self._exp.bottleneck(run_name))
-                if ports:
-                    out = starved_flows(self._r[run_name], ports[0])
+                if _ports(self._exp.bottleneck(run_name)):
+                    out = starved_flows(self._r[run_name])
             self._starved[run_name] = out
         return self._starved[run_name]
 
@@ -882,8 +881,9 @@ def stall(r: Results, port: str, threshold: float = STALL_UTILISATION) -> dict[s
     return {"port": port, "utilisation": util, "from_s": t0, "to_s": t1, "threshold": threshold, "measured_by": how}
 
 
-#: A backlogged flow is starved when it delivers less than this fraction of its fair share of
-#: the bottleneck (the capacity over the bulk flows active with it, averaged over its time).
+#: A backlogged flow is starved when it delivers less than this fraction of its fair share:
+#: its max-min fair rate on its own path among the bulk flows active with it, summed over its
+#: time (:func:`starved_flows`).
 STARVED_FRACTION = 0.1
 
 
@@ -893,38 +893,64 @@ def _ports(declared: str | Sequence[str] | None) -> list[str]:
     return [declared] if isinstance(declared, str) else list(declared)
 
 
-def starved_flows(r: Results, port: str, fraction: float = STARVED_FRACTION) -> list[dict[str, Any]]:
+def starved_flows(r: Results, fraction: float = STARVED_FRACTION) -> list[dict[str, Any]]:
     """The bulk TCP flows of the run that, while backlogged (from their start +
     ``STALL_WARMUP_S`` until they finished or the run ended), delivered less than
-    ``fraction`` of their fair share of ``port``: the port's capacity divided by the number of
-    bulk flows active at each instant, summed over the flow's time. A flow that delivered
-    nothing is always starved."""
-    f = r.flows
-    dur = float(r.meta["duration_s"])
-    try:
-        cap = float(r.port(port)["rate_bps"])
-    except KeyError:
-        return []
-    if f.height == 0 or not cap:
-        return []
-    bulk = f.filter((pl.col("transport") == "tcp") & (pl.col("size_bytes").is_null() | (pl.col("size_bytes") >= BULK_BYTES)))
+    ``fraction`` of their fair share. A flow's fair share at an instant is its rate in the
+    max-min fair allocation (:func:`.fairshare.max_min`) of the links' capacities among the
+    bulk flows active then, each flow constrained by the egress ports its data crosses
+    (:meth:`Results.flow_paths`: its own path, in its own direction) at their ``rate_bps``;
+    it is taken on 2000 instants of the run and summed over the flow's time. Flows in the
+    other direction and flows that do not cross a link take nothing of its capacity; on one
+    bottleneck crossed by every bulk flow in one direction the share is the bottleneck's
+    capacity over the bulk flows active, as before. Short flows and UDP are not counted. A
+    flow that delivered nothing is always starved. ``port`` is the link that fixed the flow's
+    share (its bottleneck) for most of its time."""
     import numpy as np
 
+    from .fairshare import max_min
+
+    f = r.flows
+    dur = float(r.meta["duration_s"])
+    if f.height == 0:
+        return []
+    bulk = f.filter((pl.col("transport") == "tcp") & (pl.col("size_bytes").is_null() | (pl.col("size_bytes") >= BULK_BYTES)))
     rows = bulk.select("name", "start_s", "fct_s", "bytes_delivered").to_dicts()
+    if not rows:
+        return []
+    paths = r.flow_paths()
+    unrouted = [x["name"] for x in rows if x["name"] not in paths]
+    if unrouted:
+        raise ValueError(f"bulk flows without a route in the run's scenario: {', '.join(unrouted)}")
+    capacity = {p: float(c) for p, c in r.ports.select("port", "rate_bps").iter_rows()}
     spans = np.array([(x["start_s"], dur if x["fct_s"] is None else x["start_s"] + x["fct_s"]) for x in rows], dtype=float).reshape(-1, 2)
-    # The fair share per instant on a grid of the run: capacity over the bulk flows active.
     dt = dur / 2000
     t = (np.arange(2000) + 0.5) * dt
-    active = ((spans[:, :1] <= t) & (t < spans[:, 1:])).sum(axis=0)
-    share = cap / np.maximum(active, 1) * dt
+    active = (spans[:, :1] <= t) & (t < spans[:, 1:])
+    # The allocation changes only when a flow starts or ends: once per set of active flows.
+    rate = np.zeros(active.shape)
+    fixed_by = np.full(active.shape, "", dtype=object)
+    sets, which = np.unique(active.T, axis=0, return_inverse=True)
+    for k, on in enumerate(sets):
+        flows = np.flatnonzero(on)
+        if not len(flows):
+            continue
+        rates, links = max_min(capacity, [paths[rows[i]["name"]] for i in flows])
+        at = np.flatnonzero(which.reshape(-1) == k)
+        rate[np.ix_(flows, at)] = np.array(rates)[:, None]
+        fixed_by[np.ix_(flows, at)] = np.array(links, dtype=object)[:, None]
+    share = rate * dt
     out = []
-    for x, (t0, t1) in zip(rows, spans):
+    for i, (x, (t0, t1)) in enumerate(zip(rows, spans)):
         a = t0 + STALL_WARMUP_S
         if t1 - a <= STALL_WARMUP_S:
             continue
-        share_bits = float(share[(t >= a) & (t < t1)].sum())
+        inside = (t >= a) & (t < t1)
+        share_bits = float(share[i][inside].sum())
         delivered_bits = 8.0 * float(x["bytes_delivered"] or 0)
         if delivered_bits == 0 or delivered_bits < fraction * share_bits:
+            held = [p for p in fixed_by[i][inside] if p]
+            port = max(set(held), key=lambda p: (held.count(p), p)) if held else ""
             out.append({"flow": x["name"], "port": port, "delivered_bits": delivered_bits, "share_bits": share_bits, "of_share": delivered_bits / share_bits if share_bits else 0.0, "from_s": float(a), "to_s": float(t1)})
     return out
 

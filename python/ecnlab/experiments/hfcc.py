@@ -122,7 +122,8 @@ Readings (each a constant here, with its source in ``provenance()``, or a readin
   and "HFCC back at ``RECOVER_FRACTION`` of its own level before the join sooner than VCP" (the
   paper compares no protocol there). Fig. 8's "better than other protocols" is the mean link utilisation and, for
   the abstract's fairness, the forward long flows' share against their max-min share (half of
-  every link); a claim on runs with starved flows is flagged. Not tested: §IV-D's "better
+  every link); a claim on runs with starved flows (below 10 % of their max-min share on their own
+  path) is flagged. Not tested: §IV-D's "better
   performance when β varies in [1, 5]" and "the adaptive γ can improve the performance" (the
   paper shows no result), U_th's trade-off and "the fixed t_p is ill-suited when RTT is too
   large or the link bandwidth is too small" (no figure; the ``u_th`` and ``t_p`` axes run the
@@ -1445,7 +1446,7 @@ class MultiBottleneck(HfccExperiment):
         of_fair = lambda r: 1.0 - abs(long_share(r) / LONG_FAIR_SHARE - 1.0)
         a = runs.per_seed("hfcc", mean_util)
         starved = (
-            "a claim on runs with starved flows (backlogged flows below 10 % of their share) is flagged in its row; "
+            "a claim on runs with starved flows (backlogged flows below 10 % of their max-min fair share on their own path) is flagged in its row; "
             "where HFCC's forward long flows starve, its links' utilisation is its cross flows'"
         )
         comps = [

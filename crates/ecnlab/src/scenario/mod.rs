@@ -10,7 +10,7 @@ pub mod registry;
 pub mod schema;
 pub mod units;
 
-pub use build::{build, build_for_emulation, Built, PlannedFlow, SizeSampler};
+pub use build::{build, build_for_emulation, host_paths, Built, PlannedFlow, SizeSampler};
 pub use limits::Limits;
 pub use schema::*;
 

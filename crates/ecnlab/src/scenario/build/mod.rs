@@ -66,7 +66,24 @@ struct Ctx<'a> {
     tcp_config: Option<tcp_flow::ResolvedTcp>,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
+    fn new(scenario: &'a Scenario, seed: u64, emulation: bool) -> Self {
+        Ctx {
+            sim: Sim::new(seed),
+            seed,
+            qdisc_index: 0,
+            names: HashMap::new(),
+            flow_names: Default::default(),
+            warnings: Vec::new(),
+            feedback_checked: Default::default(),
+            feedback_warned: Default::default(),
+            scenario,
+            planned: emulation.then(Vec::new),
+            budget: Default::default(),
+            tcp_config: None,
+        }
+    }
+
     fn queue(
         &mut self,
         path: &str,
@@ -118,6 +135,37 @@ pub fn build(s: &Scenario, seed: u64, pcap_dir: Option<&Path>) -> Result<Built, 
     build_inner(s, seed, pcap_dir, false).map(|(b, _)| b)
 }
 
+/// The egress ports, by name and in order, that a packet from host `src` to host `dst`
+/// crosses in the scenario's network, for each `(src, dst)` pair: the routes a run of the
+/// scenario forwards by (the topology and [`Sim::compute_routes`], nothing else built). None
+/// for a pair whose names are not both hosts or that has no route.
+pub fn host_paths(
+    s: &Scenario,
+    pairs: &[(String, String)],
+) -> Result<Vec<Option<Vec<String>>>, ScenarioError> {
+    let mut c = Ctx::new(s, s.seed, false);
+    build_topology(&mut c)?;
+    c.sim.compute_routes();
+    let sim = &c.sim;
+    let hosts: HashMap<&str, NodeId> = (sim.nodes.iter().enumerate())
+        .filter(|(_, n)| n.is_host)
+        .map(|(i, n)| (n.name.as_str(), i as NodeId))
+        .collect();
+    let host = |name: &str| hosts.get(name).copied();
+    Ok(pairs
+        .iter()
+        .map(|(a, b)| {
+            let ports = sim.path_ports(host(a)?, host(b)?)?;
+            Some(
+                ports
+                    .into_iter()
+                    .map(|p| sim.ports[p as usize].name.clone())
+                    .collect(),
+            )
+        })
+        .collect())
+}
+
 pub(super) fn build_inner(
     s: &Scenario,
     seed: u64,
@@ -129,20 +177,7 @@ pub(super) fn build_inner(
     }
     s.limits.check()?;
     check_integers(s, seed)?;
-    let mut c = Ctx {
-        sim: Sim::new(seed),
-        seed,
-        qdisc_index: 0,
-        names: HashMap::new(),
-        flow_names: Default::default(),
-        warnings: Vec::new(),
-        feedback_checked: Default::default(),
-        feedback_warned: Default::default(),
-        scenario: s,
-        planned: emulation.then(Vec::new),
-        budget: Default::default(),
-        tcp_config: None,
-    };
+    let mut c = Ctx::new(s, seed, emulation);
     c.sim.set_ip_id_mode(s.hosts.ip_id);
     // The scenario-wide TCP defaults, resolved even when no flow uses them alone.
     let _: crate::tcp::config::TcpConfig = registry::params("tcp", &s.tcp)?;

@@ -1,0 +1,195 @@
+"""The starved-flow rule: each bulk flow against its own max-min fair share on its own path.
+
+Before, a flow's share was the first declared bottleneck's capacity over every bulk flow
+active in the run, reverse-direction flows and flows that never cross that link included:
+on HFCC's Fig. 8 chain that is 150/45 = 3.3 Mb/s where a long flow's max-min share is 15
+Mb/s, so long flows at 5–8 % of it were not flagged. The hand-computed allocations below are
+the bottleneck-link algorithm's (Bertsekas & Gallager, Data Networks, §6.5.2) on parking lots.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+import ecnlab
+from ecnlab.experiments.base import STALL_WARMUP_S, STARVED_FRACTION, starved_flows
+from ecnlab.experiments.fairshare import max_min
+
+
+# ------------------------------------------------------------------ max-min, by hand
+
+
+def test_max_min_parking_lot_of_equal_links():
+    """3 links of 10 Mb/s, one flow across all 3 and one cross flow per link: every link
+    has two flows, so every flow gets 5 Mb/s."""
+    rates, by = max_min({"a": 10e6, "b": 10e6, "c": 10e6}, [["a", "b", "c"], ["a"], ["b"], ["c"]])
+    assert rates == [5e6, 5e6, 5e6, 5e6]
+    assert by == ["a", "a", "b", "c"]
+
+
+def test_max_min_parking_lot_with_a_faster_link():
+    """Link b at 20 Mb/s: the long flow is held to 5 Mb/s by a (and c), so b's cross flow
+    gets the rest of b, 15 Mb/s."""
+    rates, by = max_min({"a": 10e6, "b": 20e6, "c": 10e6}, [["a", "b", "c"], ["a"], ["b"], ["c"]])
+    assert rates == [5e6, 5e6, 15e6, 5e6]
+    assert by[2] == "b"
+
+
+def test_max_min_levels_fill_progressively():
+    """Two long flows over a (10) and b (4); one cross flow on a: b holds the long flows
+    to 2 each, a's cross flow gets 10 − 4 = 6."""
+    rates, by = max_min({"a": 10.0, "b": 4.0}, [["a", "b"], ["a", "b"], ["a"]])
+    assert rates == [2.0, 2.0, 6.0]
+    assert by == ["b", "b", "a"]
+
+
+def test_max_min_refuses_what_it_cannot_share():
+    with pytest.raises(ValueError, match="crosses no link"):
+        max_min({"a": 1.0}, [[]])
+    with pytest.raises(ValueError, match="x, which has no capacity"):
+        max_min({"a": 1.0}, [["a", "x"]])
+
+
+# ------------------------------------------------------------------ on results built by hand
+
+
+def _results(scenario: ecnlab.Scenario, delivered_bps: dict[str, float], duration: float = 20.0) -> ecnlab.Results:
+    """Results of ``scenario`` as if every flow (all bulk, running the whole run) had
+    delivered ``delivered_bps`` of payload while backlogged (after ``STALL_WARMUP_S``); the
+    ports carry the scenario's link rates."""
+    d = scenario.to_dict()
+    flows = pl.DataFrame(
+        {
+            "name": [f["name"] for f in d["flows"]],
+            "src": [f["src"] for f in d["flows"]],
+            "dst": [f["dst"] for f in d["flows"]],
+            "transport": ["tcp"] * len(d["flows"]),
+            "size_bytes": pl.Series([None] * len(d["flows"]), dtype=pl.Int64),
+            "start_s": [0.0] * len(d["flows"]),
+            "fct_s": pl.Series([None] * len(d["flows"]), dtype=pl.Float64),
+            "bytes_delivered": [round(delivered_bps[f["name"]] * (duration - STALL_WARMUP_S) / 8) for f in d["flows"]],
+        }
+    )
+    # The ports and their rates as a run of the network makes them.
+    ports = ecnlab.run(ecnlab.Scenario.from_dict({**d, "duration": "1ms", "flows": []})).ports.select("port", "rate_bps")
+    return ecnlab.Results(flows, ports, pl.DataFrame(), {"duration_s": duration}, scenario.to_toml())
+
+
+def _parking_lot(rates_mbps: list[float], reverse: int = 0) -> ecnlab.Scenario:
+    """Routers c0..cN in a line; a long flow l0 → r0 across every link, one cross flow per
+    link (x{i}_0 → x{i+1}_0) and ``reverse`` flows r0 → l0."""
+    nodes = [{"name": f"c{i}", "kind": "router"} for i in range(len(rates_mbps) + 1)]
+    nodes += [{"name": n, "kind": "host"} for n in ["l0", "r0"] + [f"x{i}_0" for i in range(len(rates_mbps) + 1)]]
+    links = [{"a": f"c{i}", "b": f"c{i + 1}", "rate": f"{r}Mbps", "delay": "5ms"} for i, r in enumerate(rates_mbps)]
+    links += [{"a": "l0", "b": "c0", "rate": "1Gbps", "delay": "1ms"}, {"a": "r0", "b": f"c{len(rates_mbps)}", "rate": "1Gbps", "delay": "1ms"}]
+    links += [{"a": f"x{i}_0", "b": f"c{i}", "rate": "1Gbps", "delay": "1ms"} for i in range(len(rates_mbps) + 1)]
+    flows = [{"name": "long", "src": "l0", "dst": "r0", "cc": "newreno"}]
+    flows += [{"name": f"cross-{i}", "src": f"x{i}_0", "dst": f"x{i + 1}_0", "cc": "newreno"} for i in range(len(rates_mbps))]
+    flows += [{"name": f"rev-{k}", "src": "r0", "dst": "l0", "cc": "newreno"} for k in range(reverse)]
+    return ecnlab.Scenario.from_dict({"duration": "20s", "seed": 1, "topology": {"kind": "explicit", "nodes": nodes, "links": links}, "flows": flows})
+
+
+def _share_bps(x: dict) -> float:
+    return x["share_bits"] / (x["to_s"] - x["from_s"])
+
+
+def test_a_long_flow_is_measured_against_its_max_min_share():
+    """3 links of 10 Mb/s: the long flow's share is 5 Mb/s, not 10/4 = 2.5. At 0.4 Mb/s it
+    has 8 % of its share (starved); the old rule saw 16 % and did not flag it."""
+    r = _results(_parking_lot([10, 10, 10]), {"long": 0.4e6, "cross-0": 9.6e6, "cross-1": 9.6e6, "cross-2": 9.6e6})
+    (x,) = starved_flows(r)
+    assert x["flow"] == "long" and x["port"] == "c0->c1"
+    assert _share_bps(x) == pytest.approx(5e6)
+    assert x["of_share"] == pytest.approx(0.08)
+
+
+def test_the_cross_flow_of_a_faster_link_gets_the_rest_of_it():
+    """Link c1->c2 at 20 Mb/s: its cross flow's share is 15 Mb/s; at 1.2 Mb/s it has 8 %
+    of it (the old rule: 10/4 = 2.5 Mb/s of the first link, 48 %)."""
+    r = _results(_parking_lot([10, 20, 10]), {"long": 5e6, "cross-0": 5e6, "cross-1": 1.2e6, "cross-2": 5e6})
+    (x,) = starved_flows(r)
+    assert x["flow"] == "cross-1" and x["port"] == "c1->c2"
+    assert _share_bps(x) == pytest.approx(15e6)
+    assert x["of_share"] == pytest.approx(0.08)
+
+
+def test_reverse_flows_take_nothing_of_the_forward_share():
+    """One 10 Mb/s link each way, two flows each way: each forward flow's share is 5 Mb/s
+    (the old rule counted the reverse flows: 2.5). At 0.4 Mb/s it has 8 %; the reverse
+    flows have their own 5 Mb/s on the reverse link."""
+    r = _results(_parking_lot([10], reverse=2), {"long": 0.4e6, "cross-0": 9.6e6, "rev-0": 5e6, "rev-1": 0.45e6})
+    got = {x["flow"]: x for x in starved_flows(r)}
+    assert set(got) == {"long", "rev-1"}
+    assert _share_bps(got["long"]) == pytest.approx(5e6) and got["long"]["of_share"] == pytest.approx(0.08)
+    assert got["rev-1"]["port"] == "c1->c0" and _share_bps(got["rev-1"]) == pytest.approx(5e6)
+
+
+def test_a_dumbbell_share_is_as_before():
+    """One bottleneck crossed by every bulk flow in one direction: the share is its
+    capacity over the bulk flows active at each instant, bit for bit the old rule's."""
+    import numpy as np
+
+    s = ecnlab.Scenario.dumbbell(left=3, right=3, bottleneck_rate="10Mbps", duration="30s", seed=1)
+    for i in range(3):
+        s = s.add_tcp_flow(f"l{i}", f"r{i}", cc="newreno", name=f"f{i}")
+    r = _results(s, {"f0": 0.2e6, "f1": 0.3e6, "f2": 6e6}, duration=30.0)
+    # Flows that start and end apart, so the number active changes.
+    r.flows = r.flows.with_columns(pl.Series("start_s", [0.0, 5.0, 12.0]), pl.Series("fct_s", [None, 10.0, None], dtype=pl.Float64))
+    got = {x["flow"]: x for x in starved_flows(r)}
+    # The old rule, as it was written.
+    dur, cap = 30.0, 10e6
+    spans = np.array([(0.0, 30.0), (5.0, 15.0), (12.0, 30.0)])
+    dt = dur / 2000
+    t = (np.arange(2000) + 0.5) * dt
+    share = cap / np.maximum(((spans[:, :1] <= t) & (t < spans[:, 1:])).sum(axis=0), 1) * dt
+    old = {n: float(share[(t >= a + 1.0) & (t < b)].sum()) for n, (a, b) in zip(["f0", "f1", "f2"], spans)}
+    delivered = {n: 8.0 * b for n, b in zip(r.flows["name"], r.flows["bytes_delivered"])}
+    assert set(got) == {n for n in old if delivered[n] < STARVED_FRACTION * old[n]} == {"f0"}
+    assert got["f0"]["share_bits"] == old["f0"] and got["f0"]["port"] == "rl->rr"
+
+
+# ------------------------------------------------------------------ on real runs
+
+
+def _chain_run(hops: int = 6, duration: str = "20s") -> ecnlab.Results:
+    """ecnlab's chain: a NewReno flow l0 → r0 across ``hops`` links of 10 Mb/s (20-packet
+    DropTail queues) and two NewReno cross flows on each link (x{i}_j → x{i+1}_j)."""
+    flows = [{"name": "long", "src": "l0", "dst": "r0", "cc": "newreno"}]
+    flows += [{"name": f"cross-{i}-{j}", "src": f"x{i}_{j}", "dst": f"x{i + 1}_{j}", "cc": "newreno", "start": f"{0.1 * j + 0.05 * i}s"} for i in range(hops) for j in range(2)]
+    topology = {"kind": "chain", "hops": hops, "end_hosts": 1, "cross_hosts": 2, "link": {"rate": "10Mbps", "delay": "5ms"}, "access": {"rate": "1Gbps", "delay": "1ms"}, "queue": {"kind": "droptail", "limit": 20}}
+    return ecnlab.run(ecnlab.Scenario.from_dict({"duration": duration, "seed": 1, "topology": topology, "flows": flows}))
+
+
+def test_flow_paths_are_the_ports_the_run_carried_them_on():
+    """Each flow's path is recomputed from the scenario; the run's per-port counters bear
+    it out: a port carries at least the payload of the flows whose data crosses it, and at
+    most their data sent (+10 % of headers) and the acknowledgements (at most 100 bytes
+    each, one per data packet) of the flows whose return path crosses it."""
+    r = _chain_run(hops=3, duration="5s")
+    paths = r.flow_paths()
+    assert paths["long"] == ["l0->c0", "c0->c1", "c1->c2", "c2->c3", "c3->r0"]
+    assert paths["cross-1-0"] == ["x1_0->c1", "c1->c2", "c2->x2_0"]
+    f = r.flows
+    back = dict(zip(f["name"], ecnlab._core.host_paths(r.scenario_toml, list(zip(f["dst"], f["src"])))))
+    assert back["long"] == ["r0->c3", "c3->c2", "c2->c1", "c1->c0", "c0->l0"]
+    sent, delivered, packets = (dict(zip(f["name"], f[c])) for c in ("bytes_sent", "bytes_delivered", "packets_sent"))
+    assert min(delivered.values()) > 100_000
+    for port, carried in zip(r.ports["port"], r.ports["dequeued_bytes"]):
+        data = [n for n, p in paths.items() if port in p]
+        acks = [n for n, p in back.items() if port in p]
+        assert sum(delivered[n] for n in data) <= carried <= 1.1 * sum(sent[n] for n in data) + 100 * sum(packets[n] + 10 for n in acks), port
+
+
+def test_a_starved_long_flow_on_a_real_chain_is_flagged():
+    """6 links of 10 Mb/s with 2 cross flows each: the long flow's max-min share is 10/3 =
+    3.3 Mb/s. NewReno beats it down to 6.4 % of that (0.21 Mb/s): starved. The old rule's
+    share (10 Mb/s over all 13 bulk flows, 0.77 Mb/s) had it at 28 %, not starved."""
+    r = _chain_run()
+    got = {x["flow"]: x for x in starved_flows(r)}
+    assert set(got) == {"long"}
+    x = got["long"]
+    assert _share_bps(x) == pytest.approx(10e6 / 3, rel=1e-6)
+    assert 0.03 < x["of_share"] < 0.09
+    old_share = 10e6 / 13 * (x["to_s"] - x["from_s"])
+    assert x["delivered_bits"] > 2 * STARVED_FRACTION * old_share
