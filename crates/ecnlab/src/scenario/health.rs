@@ -28,23 +28,33 @@ pub const IDLE_BUSY_FRACTION: f64 = 0.5;
 /// Bulk flows watched at most (the first ones built); the rest are not judged.
 pub const MAX_WATCHED: usize = 10_000;
 
-/// One bulk flow watched: its path's ports and their transmitting time when judging starts.
+/// One bulk flow watched: its path and the time from which it is judged.
 struct Watched {
     flow: u32,
+    /// Its path's index in [`IdleWatch::paths`] (flows between the same two hosts share one).
+    path: u32,
     from: Time,
-    ports: Vec<PortId>,
-    /// Each port's transmitting time at `from` (empty until the run reaches `from`).
-    busy_at_from: Vec<Time>,
+    /// Where its path's transmitting times at `from` start in [`IdleWatch::busy_at_from`]
+    /// (`usize::MAX` until the run reaches `from`); flows on one path judged from the same
+    /// time share them.
+    busy_at: usize,
 }
 
 /// The idle-path watch of one run: planned before the run, told when the run reaches the
-/// times it asks for ([`IdleWatch::next_stop`]), read at the end.
+/// times it asks for ([`IdleWatch::next_stop`]), read at the end. A watched flow costs 24
+/// bytes: paths and port readings are held once for every flow that shares them.
 pub struct IdleWatch {
     /// By the time judging starts.
     watched: Vec<Watched>,
+    /// The ports of each watched path.
+    paths: Vec<Vec<PortId>>,
+    /// Each path's ports' transmitting times at a judging start, one run per (path, time).
+    busy_at_from: Vec<Time>,
     /// Index of the first flow not yet read.
     next: usize,
 }
+
+const _: () = assert!(std::mem::size_of::<Watched>() == 24);
 
 /// A port's transmitting time up to now, counting a transmission in progress.
 fn busy_time(sim: &Sim, port: PortId) -> Time {
@@ -60,7 +70,9 @@ fn busy_time(sim: &Sim, port: PortId) -> Time {
 impl IdleWatch {
     /// Finds every bulk TCP flow's path and the time from which it is judged.
     pub fn plan(sim: &Sim, end: Time) -> Self {
-        let mut paths: HashMap<(u32, u32), Option<Vec<PortId>>> = HashMap::new();
+        // Path index of each pair of hosts (`None`: no path).
+        let mut path_of: HashMap<(u32, u32), Option<u32>> = HashMap::new();
+        let mut paths = Vec::new();
         let mut watched = Vec::new();
         // One record at a time: a million flows' records at once would be half a gigabyte.
         for (i, f) in sim.flows.iter().enumerate() {
@@ -78,22 +90,28 @@ impl IdleWatch {
                 continue;
             }
             let (a, b) = (sim.endpoint_node(f.src_ep), sim.endpoint_node(f.dst_ep));
-            let Some(ports) = paths
-                .entry((a, b))
-                .or_insert_with(|| sim.path_ports(a, b))
-                .clone()
-            else {
+            let Some(path) = *path_of.entry((a, b)).or_insert_with(|| {
+                let ports = sim.path_ports(a, b)?;
+                paths.push(ports);
+                // At most MAX_WATCHED paths.
+                Some(u32::try_from(paths.len() - 1).expect("paths fit in u32"))
+            }) else {
                 continue;
             };
             watched.push(Watched {
                 flow: i as u32,
+                path,
                 from,
-                ports,
-                busy_at_from: Vec::new(),
+                busy_at: usize::MAX,
             });
         }
         watched.sort_by_key(|w| (w.from, w.flow));
-        IdleWatch { watched, next: 0 }
+        IdleWatch {
+            watched,
+            paths,
+            busy_at_from: Vec::new(),
+            next: 0,
+        }
     }
 
     /// The next simulated time the run must stop at so the watch can read its ports.
@@ -105,11 +123,19 @@ impl IdleWatch {
     /// `sim.now()`).
     pub fn observe(&mut self, sim: &Sim) {
         let now = sim.now();
+        // Where each path's readings at `now` start, once read.
+        let mut read_now: HashMap<u32, usize> = HashMap::new();
         while let Some(w) = self.watched.get_mut(self.next) {
             if w.from > now {
                 break;
             }
-            w.busy_at_from = w.ports.iter().map(|&p| busy_time(sim, p)).collect();
+            w.busy_at = *read_now.entry(w.path).or_insert_with(|| {
+                let at = self.busy_at_from.len();
+                let ports = &self.paths[w.path as usize];
+                self.busy_at_from
+                    .extend(ports.iter().map(|&p| busy_time(sim, p)));
+                at
+            });
             self.next += 1;
         }
     }
@@ -122,13 +148,13 @@ impl IdleWatch {
         for w in &self.watched {
             let r = &records[w.flow as usize];
             let span = now.saturating_sub(w.from);
-            if w.busy_at_from.is_empty() || r.fct_s.is_some() || span < SEC {
+            if w.busy_at == usize::MAX || r.fct_s.is_some() || span < SEC {
                 continue;
             }
-            let Some((port, busy)) = w
-                .ports
+            let ports = &self.paths[w.path as usize];
+            let Some((port, busy)) = ports
                 .iter()
-                .zip(&w.busy_at_from)
+                .zip(&self.busy_at_from[w.busy_at..w.busy_at + ports.len()])
                 .map(|(&p, &b0)| (p, (busy_time(sim, p) - b0) as f64 / span as f64))
                 .max_by(|x, y| x.1.total_cmp(&y.1))
             else {
