@@ -48,6 +48,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import polars as pl
 
+from ..errors import OutputError
 from ..report import Html
 from ..results import Results
 from ..scenario import Scenario, load_scenario
@@ -765,7 +766,9 @@ class RunSet(Mapping[str, Results]):
         """``{seed: f(run)}`` over the seeds of ``config``, the input of a claim. ``f`` may
         return None or :class:`Excluded` (with a reason), or raise ``KeyError``,
         ``ValueError``, ``ZeroDivisionError`` or ``TypeError``: the seed is then left out of
-        the claim and listed with the reason. The result also marks the seeds whose run
+        the claim and listed with the reason. An :class:`~ecnlab.OutputError` (a run's
+        recorded output missing or unreadable, e.g. a time series read when asked) is
+        raised, not left out: it stops the reproduction naming the file. The result also marks the seeds whose run
         stalled and those with starved flows (:class:`SeedValues`), which flag the claims
         made on it. ``measures`` says what the values count where another configuration's
         arm of the same claim could count something else (see :func:`claim`)."""
@@ -783,6 +786,10 @@ class RunSet(Mapping[str, Results]):
                 run_keys[key] = rk
             try:
                 out[key] = f(r)
+            except OutputError:
+                # A recorded output that is missing or does not read (a time series read
+                # lazily) is not a seed without a value: it stops the reproduction.
+                raise
             except (KeyError, ValueError, ZeroDivisionError, TypeError) as e:
                 out[key] = Excluded(f"{type(e).__name__}: {e}")
             st = self.stall_of(n)

@@ -66,6 +66,8 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, Callable, Iterable, Mapping
 
+from ..errors import OutputError
+
 __all__ = [
     "ALPHA",
     "COUNT_SPREAD",
@@ -734,13 +736,16 @@ def at_most(a: PerSeed, bound: float) -> Decision:
 
 def per_seed(items: Iterable[tuple[int | None, Any]], f: Callable[[Any], Any]) -> dict[int, Any]:
     """``{seed: f(item)}``; ``f`` may return :class:`Excluded` or raise ``KeyError`` /
-    ``ValueError`` / ``ZeroDivisionError``, which exclude the seed with the message."""
+    ``ValueError`` / ``ZeroDivisionError``, which exclude the seed with the message (an
+    :class:`~ecnlab.OutputError`, a recorded output that does not read, is raised)."""
     out: dict[int, Any] = {}
     for seed, item in items:
         if seed is None:
             continue
         try:
             out[seed] = f(item)
+        except OutputError:
+            raise
         except (KeyError, ValueError, ZeroDivisionError, TypeError) as e:
             out[seed] = Excluded(f"{type(e).__name__}: {e}")
     return out
