@@ -44,3 +44,69 @@ def test_a_missing_time_series_stops_the_analysis_instead_of_leaving_the_seed_ou
     assert all(isinstance(v, Excluded) and "KeyError" in v.reason for v in left.values())
     assert Claim("greater").decide(whole, {s: 0.0 for s in whole}).n == 6
 
+
+def test_an_assigned_time_series_survives_the_eviction_of_the_one_it_replaced(tmp_path, lazy_runs, monkeypatch):
+    from ecnlab import results as results_mod
+
+    r1, r2, r3 = (lazy_runs[f"x-s{s}"] for s in (1, 2, 3))
+    one = r1.timeseries.estimated_size()
+    monkeypatch.setattr(results_mod, "TIMESERIES_BUDGET_BYTES", one + one // 2)
+    mine = r1.timeseries.head(3)
+    r1.timeseries = mine
+    r2.timeseries, r3.timeseries  # over the budget: the oldest entries are dropped
+    assert r1.timeseries.equals(mine)
+    assert results_mod._LOADED.bytes <= one + one // 2
+
+
+def test_a_result_dying_while_the_cache_is_locked_does_not_deadlock(tmp_path):
+    """The weak reference's callback runs wherever the result dies, also inside the cache's
+    own locked section (a garbage collection while it admits a frame): it must not take the
+    lock."""
+    import threading
+
+    from ecnlab import results as results_mod
+
+    ecnlab.write_run_dir(small(1), tmp_path / "r")
+    before = results_mod._LOADED.bytes
+    box = [ecnlab.read_run_dir(tmp_path / "r", lazy=True)]
+    box[0].timeseries
+    assert results_mod._LOADED.bytes > before
+
+    def die_under_the_lock() -> None:
+        with results_mod._LOADED.lock:
+            box.clear()
+
+    t = threading.Thread(target=die_under_the_lock, daemon=True)
+    t.start()
+    t.join(10)
+    assert not t.is_alive(), "the callback waited for the lock its own thread holds"
+    assert results_mod._LOADED.bytes == before
+
+
+def test_two_threads_loading_one_result_count_its_frame_once(tmp_path, monkeypatch):
+    import threading
+
+    from ecnlab import results as results_mod
+
+    ecnlab.write_run_dir(small(1), tmp_path / "r")
+    r = ecnlab.read_run_dir(tmp_path / "r", lazy=True)
+    before = results_mod._LOADED.bytes
+    both = threading.Barrier(2, timeout=10)
+    real = results_mod.read_table
+
+    def read_together(d, name):
+        frame = real(d, name)
+        both.wait()
+        return frame
+
+    monkeypatch.setattr(results_mod, "read_table", read_together)
+    got: list = []
+    ts = [threading.Thread(target=lambda: got.append(r.timeseries)) for _ in range(2)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(20)
+    assert len(got) == 2 and got[0] is got[1]
+    assert results_mod._LOADED.bytes - before == got[0].estimated_size()
+    del r
+    assert results_mod._LOADED.bytes == before

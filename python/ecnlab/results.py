@@ -14,7 +14,7 @@ import threading
 import time
 import warnings
 import weakref
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -34,44 +34,82 @@ ProgressFn = Callable[[dict], Any]
 TABLES = ("flows", "ports", "timeseries")
 
 
-#: Bytes of time series that results read from their run directories keep loaded at once
-#: (all of them together, least recently used dropped first). A paper's full form judges
-#: thousands of runs of up to 30 MB of samples each; held at once they took 17 GB.
+#: Bytes of time series (polars' estimated size of the frames) that results read from their
+#: run directories keep loaded at once, all of them together, least recently used dropped
+#: first. It bounds the frames this cache holds, not the process's memory: a dropped frame
+#: still referenced elsewhere stays in memory, and flows, ports and results kept in memory
+#: are not counted. A paper's full form judges thousands of runs of up to 30 MB of samples
+#: each; held at once they took 17 GB.
 TIMESERIES_BUDGET_BYTES = 1 << 30
 
 
 class _LoadedSeries:
     """The time series loaded from run directories, least recently used first: over the
-    budget, the oldest is dropped (its results read it again when asked)."""
+    budget, the oldest is dropped (its results read it again when asked).
+
+    A result that dies is forgotten by a weak reference's callback, which only queues it:
+    the callback can run inside :meth:`admit` (a garbage collection while it holds the lock),
+    so it takes no lock; every method that reads the entries first forgets what is queued."""
 
     def __init__(self) -> None:
         self.held: OrderedDict[int, tuple[weakref.ref[Results], int]] = OrderedDict()
-        self.bytes = 0
+        self._bytes = 0
+        self._dead: deque[tuple[int, weakref.ref[Results]]] = deque()
         self.lock = threading.Lock()
 
-    def admit(self, res: Results, size: int) -> None:
+    @property
+    def bytes(self) -> int:
+        """The estimated size of the frames held now."""
         with self.lock:
-            self.held[id(res)] = (weakref.ref(res, self._gone(id(res))), size)
-            self.bytes += size
-            while self.bytes > TIMESERIES_BUDGET_BYTES and len(self.held) > 1:
+            self._forget_dead()
+            return self._bytes
+
+    def admit(self, res: Results, frame: pl.DataFrame) -> pl.DataFrame:
+        """Gives ``res`` the frame it read from its directory and holds it within the budget;
+        returns the frame ``res`` now has (another thread's, or one assigned meanwhile, if it
+        has one: a result is admitted once)."""
+        with self.lock:
+            self._forget_dead()
+            if res._timeseries is not None:
+                return res._timeseries
+            res._timeseries = frame
+            if res._timeseries_from is None:
+                return frame  # its frame was assigned while this one was read
+            key = id(res)
+            if (entry := self.held.pop(key, None)) is not None:
+                self._bytes -= entry[1]
+            size = frame.estimated_size()
+            self.held[key] = (weakref.ref(res, lambda ref, key=key: self._dead.append((key, ref))), size)
+            self._bytes += size
+            while self._bytes > TIMESERIES_BUDGET_BYTES and len(self.held) > 1:
                 _, (ref, n) = self.held.popitem(last=False)
-                self.bytes -= n
-                if (old := ref()) is not None:
+                self._bytes -= n
+                if (old := ref()) is not None and old._timeseries_from is not None:
                     old._timeseries = None
+            return frame
 
     def touch(self, res: Results) -> None:
         with self.lock:
-            if id(res) in self.held:
+            if (entry := self.held.get(id(res))) is not None and entry[0]() is res:
                 self.held.move_to_end(id(res))
 
-    def _gone(self, key: int) -> Callable[[Any], None]:
-        def forget(_ref: Any) -> None:
-            with self.lock:
-                if (entry := self.held.get(key)) is not None and entry[0] is _ref:
-                    del self.held[key]
-                    self.bytes -= entry[1]
+    def assign(self, res: Results, frame: pl.DataFrame) -> None:
+        """Gives ``res`` a frame of its own (no longer read from its directory): its entry
+        goes, so no eviction drops that frame."""
+        with self.lock:
+            self._forget_dead()
+            res._timeseries = frame
+            res._timeseries_from = None
+            if (entry := self.held.get(id(res))) is not None and entry[0]() is res:
+                del self.held[id(res)]
+                self._bytes -= entry[1]
 
-        return forget
+    def _forget_dead(self) -> None:
+        while self._dead:
+            key, ref = self._dead.popleft()
+            if (entry := self.held.get(key)) is not None and entry[0] is ref:
+                del self.held[key]
+                self._bytes -= entry[1]
 
 
 _LOADED = _LoadedSeries()
@@ -109,19 +147,17 @@ class Results:
     @property
     def timeseries(self) -> pl.DataFrame:
         ts = self._timeseries
-        if ts is None:
-            assert self._timeseries_from is not None
-            ts = read_table(self._timeseries_from, "timeseries")
-            self._timeseries = ts
-            _LOADED.admit(self, ts.estimated_size())
-        elif self._timeseries_from is not None:
-            _LOADED.touch(self)
-        return ts
+        if ts is not None:
+            if self._timeseries_from is not None:
+                _LOADED.touch(self)
+            return ts
+        src = self._timeseries_from
+        assert src is not None, "a result without its time series has the directory holding it"
+        return _LOADED.admit(self, read_table(src, "timeseries"))
 
     @timeseries.setter
     def timeseries(self, frame: pl.DataFrame) -> None:
-        self._timeseries = frame
-        self._timeseries_from = None
+        _LOADED.assign(self, frame)
 
     @classmethod
     def _from_core(cls, out: dict) -> "Results":
