@@ -4,6 +4,8 @@ instead of leaving seeds out of claims."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 import ecnlab
@@ -92,14 +94,14 @@ def test_two_threads_loading_one_result_count_its_frame_once(tmp_path, monkeypat
     r = ecnlab.read_run_dir(tmp_path / "r", lazy=True)
     before = results_mod._LOADED.bytes
     both = threading.Barrier(2, timeout=10)
-    real = results_mod.read_table
+    real = results_mod.read_kept_series
 
-    def read_together(d, name):
-        frame = real(d, name)
+    def read_together(d, identity):
+        frame = real(d, identity)
         both.wait()
         return frame
 
-    monkeypatch.setattr(results_mod, "read_table", read_together)
+    monkeypatch.setattr(results_mod, "read_kept_series", read_together)
     got: list = []
     ts = [threading.Thread(target=lambda: got.append(r.timeseries)) for _ in range(2)]
     for t in ts:
@@ -110,3 +112,41 @@ def test_two_threads_loading_one_result_count_its_frame_once(tmp_path, monkeypat
     assert results_mod._LOADED.bytes - before == got[0].estimated_size()
     del r
     assert results_mod._LOADED.bytes == before
+
+
+def test_a_run_directory_replaced_under_its_lazy_results_is_refused_not_read(tmp_path):
+    """Flows of one run with another run's samples: the directory replaced (atomically, as
+    every ecnlab write does) after its results were opened."""
+    d = tmp_path / "r"
+    ecnlab.write_run_dir(small(1, rate="20Mbps"), d)
+    r = ecnlab.read_run_dir(d, lazy=True)
+    first = r.timeseries
+    ecnlab.write_run_dir(small(1, rate="5Mbps"), d)  # another run where it was
+    r._timeseries = None  # as the budget drops it
+    with pytest.raises(ecnlab.OutputError, match="r/timeseries.parquet is not the file its run's results were read with"):
+        r.timeseries
+    # Removed: named, and said how it can happen.
+    import shutil
+
+    shutil.rmtree(d)
+    with pytest.raises(ecnlab.OutputError, match="r/timeseries.parquet is missing: its run directory was removed"):
+        r.timeseries
+    assert first.height > 0
+
+
+def test_one_process_at_a_time_writes_an_output(tmp_path, cli):
+    from ecnlab.fsutil import sole_writer
+
+    out = tmp_path / "repro"
+    with sole_writer(out) as lock:
+        assert lock == tmp_path / ".repro.lock" and lock.read_text().strip() == str(os.getpid())
+        with pytest.raises(ecnlab.OutputError, match="being written by another process"):
+            with sole_writer(out):
+                pass
+        p = cli("reproduce", "core.mdl", "--quick", "--seeds", "2", "--out", str(out))
+        assert p.returncode == 2, p.stderr
+        assert f"{out} is being written by another process (process {os.getpid()}" in p.stderr
+        assert not out.exists()
+    assert not lock.exists()
+    with sole_writer(out):
+        pass

@@ -4,6 +4,7 @@ Ctrl-C never leaves a half-written result directory behind."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import stat
@@ -242,3 +243,60 @@ def _kind(mode: int) -> str:
     if stat.S_ISSOCK(mode):
         return "a socket"
     return "not a regular file"
+
+
+@contextmanager
+def sole_writer(target: str | os.PathLike[str], remove_after: Path | None = None) -> Iterator[Path]:
+    """Holds ``.<name>.lock`` beside ``target`` (an exclusive ``flock``) while the block runs,
+    and removes it after; OutputError when another process holds it. A reproduction keeps
+    its finished runs beside its output until the output is complete and reads them back
+    while it judges: a second process writing the same output would replace or remove them
+    under the first. ``remove_after``: a directory removed, still under the lock, when the
+    block ends without an exception (the finished runs, once the output holds them)."""
+    t = Path(target).absolute()
+    lock = t.parent / f".{t.name}.lock"
+    try:
+        t.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise OutputError(f"cannot create {t.parent}: {e.strerror or e}") from None
+    while True:
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666 & ~_umask())
+        except OSError as e:
+            raise OutputError(f"cannot write in {t.parent}: {e.strerror or e}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            try:
+                holder = os.pread(fd, 64, 0).decode("ascii", "replace").split()[0]
+            except (OSError, IndexError):
+                holder = "unknown"
+            os.close(fd)
+            raise OutputError(
+                f"{t} is being written by another process (process {holder}, which holds {lock}); "
+                "wait for it to finish or choose another output directory"
+            ) from None
+        # The holder before us may have removed the file after we opened it: the lock is
+        # ours only if the file we locked is still the one at that path.
+        try:
+            same = _identity_of(os.fstat(fd)) == _identity_of(os.stat(lock))
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        yield lock
+        if remove_after is not None:
+            shutil.rmtree(remove_after, ignore_errors=True)
+    finally:
+        try:
+            lock.unlink(missing_ok=True)
+        finally:
+            os.close(fd)
+
+
+def _identity_of(st: os.stat_result) -> tuple[int, int]:
+    return (st.st_dev, st.st_ino)

@@ -123,7 +123,8 @@ class Results:
 
     Results read from a run directory with ``lazy=True`` (:func:`read_run_dir`) read their
     time series when first asked and may drop it again under :data:`TIMESERIES_BUDGET_BYTES`:
-    the directory must stay while they are used."""
+    the directory must stay while they are used (a read of a file that is gone, or of
+    another file than the one they were opened with, raises OutputError naming it)."""
 
     def __init__(
         self,
@@ -133,6 +134,7 @@ class Results:
         meta: dict[str, Any],
         scenario_toml: str,
         timeseries_from: Path | None = None,
+        timeseries_file: tuple[int, ...] | None = None,
     ) -> None:
         if timeseries is None and timeseries_from is None:
             raise ValueError("Results need their time series or the run directory holding it")
@@ -140,6 +142,12 @@ class Results:
         self.ports = ports
         self._timeseries = timeseries
         self._timeseries_from = timeseries_from
+        #: The time series file these results were opened with (:func:`_file_identity`):
+        #: a later read of another file there (the directory replaced, the file rewritten)
+        #: would pair this run's flows with another run's samples, and is refused.
+        self._timeseries_file = timeseries_file
+        if timeseries is None and timeseries_file is None:
+            self._timeseries_file = _file_identity(Path(timeseries_from) / "timeseries.parquet")
         self.meta = meta
         self.scenario_toml = scenario_toml
         self._paths: dict[str, list[str]] | None = None
@@ -153,7 +161,7 @@ class Results:
             return ts
         src = self._timeseries_from
         assert src is not None, "a result without its time series has the directory holding it"
-        return _LOADED.admit(self, read_table(src, "timeseries"))
+        return _LOADED.admit(self, read_kept_series(src, self._timeseries_file))
 
     @timeseries.setter
     def timeseries(self, frame: pl.DataFrame) -> None:
@@ -359,14 +367,18 @@ def read_run_dir(directory: str | os.PathLike[str], lazy: bool = False) -> Resul
     """Loads a directory written by ``ecnlab run`` (or ``write_run_dir``); OutputError
     naming the file when one is missing or does not read. ``lazy``: the time series is read
     when first asked for and may be dropped again (:data:`TIMESERIES_BUDGET_BYTES`); its file
-    must be there now, and the directory must stay while the results are used."""
+    must be there now, and stay (the same file: one replaced or rewritten since is refused
+    when read) while the results are used."""
     d = Path(directory)
+    # The series' file as the other tables are read beside it, and unchanged after: the
+    # directory was not replaced in between.
+    kept = _file_identity(d / "timeseries.parquet") if lazy else None
     info = read_run_json(d)
     frames: dict[str, pl.DataFrame | None] = {}
     for name in TABLES:
         if lazy and name == "timeseries":
-            if not (d / "timeseries.parquet").is_file():
-                raise OutputError(f"{d / 'timeseries.parquet'} is missing; write the run again with `ecnlab run`")
+            if _file_identity(d / "timeseries.parquet") != kept:
+                raise OutputError(f"{d / 'timeseries.parquet'} changed while its run directory was read: another process is writing {d}")
             frames[name] = None
         else:
             frames[name] = read_table(d, name)
@@ -382,7 +394,7 @@ def read_run_dir(directory: str | os.PathLike[str], lazy: bool = False) -> Resul
         "peak_packets": pk.get("peak_in_flight"),
         "elements": info.get("elements", {}),
     }
-    return Results(frames["flows"], frames["ports"], frames["timeseries"], meta, info.get("scenario_toml", ""), timeseries_from=d if lazy else None)
+    return Results(frames["flows"], frames["ports"], frames["timeseries"], meta, info.get("scenario_toml", ""), timeseries_from=d if lazy else None, timeseries_file=kept)
 
 
 def read_run_json(d: Path) -> dict[str, Any]:
@@ -413,3 +425,44 @@ def read_table(d: Path, name: str) -> pl.DataFrame:
         raise OutputError(f"{f} is missing; write the run again with `ecnlab run`") from None
     except Exception as e:  # noqa: BLE001 - polars raises its own kinds for a damaged file
         raise OutputError(f"{f} does not read ({str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__}); write the run again with `ecnlab run`") from None
+
+
+def _file_identity(f: Path) -> tuple[int, ...]:
+    """What tells a file from another written at the same path: its device, inode, size and
+    modification time; OutputError naming it when it is missing or cannot be read."""
+    try:
+        st = f.stat()
+    except FileNotFoundError:
+        raise OutputError(f"{f} is missing; write the run again with `ecnlab run`") from None
+    except OSError as e:
+        raise OutputError(f"{f} cannot be read ({e.strerror or e})") from None
+    return _identity(st)
+
+
+def _identity(st: os.stat_result) -> tuple[int, ...]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def read_kept_series(d: Path, identity: tuple[int, ...] | None) -> pl.DataFrame:
+    """The time series of a run directory whose results were read lazily, from the very file
+    they were opened with (``identity``, :func:`_file_identity`): OutputError naming the file
+    when it is gone or another file stands there now (the directory replaced or rewritten
+    while its results were used), which would give this run's results another run's
+    samples."""
+    f = d / "timeseries.parquet"
+    try:
+        fh = open(f, "rb")
+    except FileNotFoundError:
+        raise OutputError(f"{f} is missing: its run directory was removed while its results were used (was another process writing it?)") from None
+    except OSError as e:
+        raise OutputError(f"{f} cannot be read ({e.strerror or e})") from None
+    with fh:
+        if identity is not None and _identity(os.fstat(fh.fileno())) != identity:
+            raise OutputError(
+                f"{f} is not the file its run's results were read with: the run directory was replaced or rewritten "
+                "while they were used (was another process writing it?); its samples would be another run's"
+            )
+        try:
+            return pl.read_parquet(fh)
+        except Exception as e:  # noqa: BLE001 - polars raises its own kinds for a damaged file
+            raise OutputError(f"{f} does not read ({str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__}); write the run again with `ecnlab run`") from None

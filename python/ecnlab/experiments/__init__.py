@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, TextIO
 
 from ..errors import ExperimentError, InternalError, ScenarioError
-from ..fsutil import atomic_dir, check_replaceable
+from ..fsutil import atomic_dir, check_replaceable, sole_writer
 from ..report import Html
 from ..results import Results, read_run_dir, validate, write_results_dir
 import polars as pl
@@ -701,7 +701,8 @@ def reproduce(
     and ``out/runs/<reading>/<run>/`` (runs another reading adds). A run whose scenario is the
     same under two readings is run once. ``out`` appears complete or not at all; until it
     does, finished runs are kept beside it in ``.<out>.resume/``, so an interrupted
-    reproduction started again runs only what it had not finished. Runs go through the Dask
+    reproduction started again runs only what it had not finished. One process at a time
+    writes an output (``.<out>.lock`` beside it): a second is refused (OutputError). Runs go through the Dask
     executor: a local cluster of ``jobs`` workers (processes, or threads with ``threads``),
     or the cluster whose scheduler is at ``scheduler``. With ``reuse`` (an earlier
     reproduction's directory) a run whose scenario TOML that reproduction holds byte for byte,
@@ -759,7 +760,9 @@ def reproduce(
     executor = Executor(scheduler=scheduler, workers=jobs, threads=threads)
     started = time.time()
     all_readings: list[str] = []
-    with closing(executor), atomic_dir(out) as tmp:
+    # One process at a time writes an output: the finished runs kept beside it are read back
+    # while judging, and removed once the output holds them.
+    with sole_writer(out_path, remove_after=resume), closing(executor), atomic_dir(out) as tmp:
         doc = Html(f"ecnlab reproduce {name}" + (" (quick)" if quick else ""), fig_dir=tmp / "figures")
         doc.p(rule_text(ALPHA), "note")
         sections: list[dict[str, Any]] = []
@@ -946,7 +949,6 @@ def reproduce(
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2, allow_nan=False, default=str) + "\n", encoding="utf-8")
         (tmp / "summary.md").write_text(summary_markdown(summary), encoding="utf-8")
         doc.write(tmp / "report.html")
-    shutil.rmtree(resume, ignore_errors=True)
     return summary
 
 
