@@ -64,6 +64,9 @@ pub struct RcvAutotune {
     rtt_seq: u64,
     rtt_time: Time,
     last_tsecr: Option<u32>,
+    /// The right edge of the window last advertised (relative sequence): the window never
+    /// moves it back.
+    pub right_edge: u64,
 }
 
 impl RcvAutotune {
@@ -86,6 +89,7 @@ impl RcvAutotune {
             rtt_seq: 0,
             rtt_time: 0,
             last_tsecr: None,
+            right_edge: 0,
         }
     }
 

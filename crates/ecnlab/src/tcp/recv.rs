@@ -24,6 +24,7 @@ const DUP_ACKS_BEFORE_COMPRESSION: u32 = 3;
 
 /// Remembered SACK "recency" entries: a sequence number inside each recently reported block.
 const RECENT: usize = 8;
+const _: () = assert!(RECENT <= u8::MAX as usize);
 
 pub struct Receiver {
     /// Next expected sequence number (relative to the peer's ISN; the SYN is 0).
@@ -32,7 +33,8 @@ pub struct Receiver {
     /// A sequence number inside each recently reported block, newest first; made at the first
     /// out-of-order segment (a receiver that never sees one does not pay for it).
     recent: Option<Box<[u64; RECENT]>>,
-    n_recent: usize,
+    /// Entries of `recent` in use (at most [`RECENT`]).
+    n_recent: u8,
     /// Relative sequence number of the peer's FIN, once seen.
     pub fin_seq: Option<u64>,
     /// In-order data segments received since the last ACK we sent.
@@ -108,15 +110,16 @@ impl Receiver {
             // point into the same block are dropped so older blocks keep their slots.
             let recent = self.recent.get_or_insert_with(|| Box::new([0; RECENT]));
             let mut w = 0;
-            for r in 0..self.n_recent {
+            for r in 0..self.n_recent as usize {
                 let x = recent[r];
                 if !(bs <= x && x < be) {
                     recent[w] = x;
                     w += 1;
                 }
             }
-            self.n_recent = w.min(RECENT - 1);
-            recent.copy_within(0..self.n_recent, 1);
+            // At most RECENT - 1, which fits (checked below).
+            self.n_recent = w.min(RECENT - 1) as u8;
+            recent.copy_within(0..self.n_recent as usize, 1);
             recent[0] = s;
             self.n_recent += 1;
             return Arrival::OutOfOrder;
@@ -140,7 +143,7 @@ impl Receiver {
         let recent = self
             .recent
             .as_deref()
-            .map_or(&[][..], |r| &r[..self.n_recent]);
+            .map_or(&[][..], |r| &r[..self.n_recent as usize]);
         for &x in recent {
             if n == max {
                 return n;

@@ -192,7 +192,7 @@ impl TcpConn {
         if let Some(cc) = self.cc.as_mut() {
             cc.set_initial_window(iw as u64 * self.mss);
             self.cc_window = cc.window();
-            self.stats.init_cwnd = Some(iw as u64);
+            self.stats.init_cwnd = iw;
         }
         // No data has been sent yet: the initial state holds this already.
         if let Some(s) = self.tx_made() {

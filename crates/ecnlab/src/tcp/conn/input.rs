@@ -396,11 +396,15 @@ impl TcpConn {
         let signal = self.codec.ack_in(pkt, &info);
         let mut enters_cwr = None;
         let recovery_open = self.tx().recovery.state() == Recovery::Open;
+        if let (Some(sig), true) = (signal, self.cc.is_some()) {
+            if let Some(level) = super::stats::signal_level(sig, self.codec.as_ref()) {
+                self.tx_mut().stats.count_signal(level);
+            }
+        }
         if let Some(cc) = self.cc.as_mut() {
             let window_before = self.cc_window;
             debug_assert_eq!(window_before, cc.window());
             if let Some(sig) = signal {
-                self.stats.count_signal(sig, self.codec.as_ref());
                 cc.on_signal(&ev, sig);
             }
             // A signal's reduction (made in on_signal, or by DCTCP in on_ack) starts the CWR

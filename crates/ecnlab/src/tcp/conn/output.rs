@@ -447,10 +447,10 @@ impl TcpConn {
         }
         s.pacing.last_xmit = now;
         if retx {
-            self.stats.retransmissions += 1;
+            s.stats.retransmissions += 1;
         }
-        self.stats.bytes_sent += payload as u64;
-        self.stats.packets_sent += 1;
+        s.stats.bytes_sent += payload as u64;
+        s.stats.packets_sent += 1;
         let in_flight = self.in_flight();
         if let Some(cc) = self.cc.as_mut() {
             cc.on_send(now, payload as u64, in_flight);

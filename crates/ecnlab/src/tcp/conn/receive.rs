@@ -121,7 +121,7 @@ impl TcpConn {
             None => self.cfg.rcv_buf,
             Some(a) => {
                 let free = a.window_holding(self.rcv.ooo_bytes()).min(self.cfg.rcv_buf);
-                free.max(self.rcv_right_edge.saturating_sub(self.rcv.rcv_nxt))
+                free.max(a.right_edge.saturating_sub(self.rcv.rcv_nxt))
             }
         }
     }
@@ -129,7 +129,7 @@ impl TcpConn {
     /// `p`, carrying `rcv_nxt` and our window, is going out.
     pub(super) fn on_ack_sent(&mut self, p: &Packet) {
         self.rcv.on_ack_sent();
-        if let (Some(_), Some(t)) = (self.autotune.as_ref(), p.tcp()) {
+        if let (Some(a), Some(t)) = (self.autotune.as_mut(), p.tcp()) {
             // A SYN's window is never scaled (RFC 7323 §2.2).
             let shift = if t.flags.has(TcpFlags::SYN) {
                 0
@@ -137,7 +137,7 @@ impl TcpConn {
                 self.rcv_wscale
             };
             let advertised = (t.window as u64) << shift;
-            self.rcv_right_edge = self.rcv_right_edge.max(self.rcv.rcv_nxt + advertised);
+            a.right_edge = a.right_edge.max(self.rcv.rcv_nxt + advertised);
         }
     }
 

@@ -348,7 +348,7 @@ impl TcpConn {
         self.tx_mut().recovery.state = Recovery::Fast;
         self.forget_loss_probe();
         self.tx_mut().recovery.partial_ack_seen = false;
-        self.stats.fast_retransmits += 1;
+        self.tx_mut().stats.fast_retransmits += 1;
         if from_cwr {
             // RFC 3168 §6.1.2, Linux's tcp_enter_recovery from CWR: the window was already
             // reduced for this window of data; recovery ends where the CWR round would have.
@@ -444,7 +444,7 @@ impl TcpConn {
             let s = self.tx_mut();
             s.recovery.rack.on_undo(s.sb.base());
             self.tx_mut().recovery.rxt_next = self.tx().sb.base();
-            self.stats.spurious_rtos += 1;
+            self.tx_mut().stats.spurious_rtos += 1;
             if let Some(cc) = self.cc.as_mut() {
                 cc.on_spurious_timeout(ctx.now);
                 self.cc_window = cc.window();
@@ -475,7 +475,7 @@ impl TcpConn {
             return;
         }
         let now = ctx.now;
-        self.stats.rtos += 1;
+        self.tx_mut().stats.rtos += 1;
         let outstanding = self.flight_size() - self.tx().sb.sacked_bytes();
         if let Some(cc) = self.cc.as_mut() {
             cc.on_rto(now, outstanding);

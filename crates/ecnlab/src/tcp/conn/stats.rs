@@ -12,9 +12,26 @@ use crate::tcp::codec::Codec;
 use crate::time::{to_secs, Time};
 use std::cell::Cell;
 
-/// The connection's counters and distributions (each side fills its own).
+/// The connection's distributions and what both sides keep (each side fills its own); the
+/// counters only a side that sends data keeps are in its sending half ([`SendStats`]).
 #[derive(Default)]
 pub(super) struct Stats {
+    /// The sending side's distribution of every RTT sample taken, or the receiving side's of
+    /// the one-way delay of every data segment that arrived, ns (one field: a side keeps one).
+    delays_ns: Histogram,
+    sends: bool,
+    /// Initial congestion window (segments) set at the handshake; 0 before (it is at least 1).
+    pub init_cwnd: u32,
+    /// When data was last delivered in order to the application.
+    pub last_delivery: Time,
+    /// The delivery counter and time at the previous sample (the receiving side's rate).
+    sample_delivered: Cell<u64>,
+    sample_time: Cell<Time>,
+}
+
+/// The counters of a side that sends data: they live in its sending half, so a receiver
+/// does not carry them.
+pub(super) struct SendStats {
     pub bytes_sent: u64,
     pub packets_sent: u64,
     pub retransmissions: u64,
@@ -24,16 +41,52 @@ pub(super) struct Stats {
     pub loss_probes: u64,
     pub signals_l1: u64,
     pub signals_l2: u64,
-    /// The sending side's distribution of every RTT sample taken, or the receiving side's of
-    /// the one-way delay of every data segment that arrived, ns (one field: a side keeps one).
-    delays_ns: Histogram,
-    sends: bool,
-    pub init_cwnd: Option<u64>,
-    /// When data was last delivered in order to the application.
-    pub last_delivery: Time,
-    /// The delivery counter and time at the previous sample (the receiving side's rate).
-    sample_delivered: Cell<u64>,
-    sample_time: Cell<Time>,
+}
+
+impl SendStats {
+    /// All zero (`const`: a connection's idle sending half is a static).
+    pub(super) const fn new() -> Self {
+        SendStats {
+            bytes_sent: 0,
+            packets_sent: 0,
+            retransmissions: 0,
+            fast_retransmits: 0,
+            rtos: 0,
+            spurious_rtos: 0,
+            loss_probes: 0,
+            signals_l1: 0,
+            signals_l2: 0,
+        }
+    }
+
+    /// Counts a congestion signal that asked for a reduction at its level.
+    pub(super) fn count_signal(&mut self, level: SignalLevel) {
+        match level {
+            SignalLevel::One => self.signals_l1 += 1,
+            SignalLevel::Two => self.signals_l2 += 1,
+        }
+    }
+}
+
+/// The level at which a congestion signal is counted.
+pub(super) enum SignalLevel {
+    One,
+    Two,
+}
+
+/// The level of a congestion signal that asked for a reduction: level 1 (ECN, incipient,
+/// overload, a marked byte) or level 2; `None` for a signal that asked for none.
+pub(super) fn signal_level(sig: Signal, codec: &dyn Codec) -> Option<SignalLevel> {
+    match sig {
+        Signal::Ecn | Signal::Level(1) => Some(SignalLevel::One),
+        Signal::Level(2) => Some(SignalLevel::Two),
+        Signal::Marked { marked_bytes, .. } if marked_bytes > 0 => Some(SignalLevel::One),
+        Signal::Load(c) | Signal::LoadInterval { code: c, .. } if codec.is_overload(c) => {
+            Some(SignalLevel::One)
+        }
+        Signal::LoadFactor { low_milli, .. } if low_milli >= 1000 => Some(SignalLevel::One),
+        _ => None,
+    }
 }
 
 impl Stats {
@@ -59,21 +112,6 @@ impl Stats {
     pub(super) fn owd_ns(&mut self) -> Option<&mut Histogram> {
         (!self.sends).then_some(&mut self.delays_ns)
     }
-
-    /// A congestion signal that asked for a reduction: level 1 (ECN, incipient, overload, a
-    /// marked byte) or level 2.
-    pub(super) fn count_signal(&mut self, sig: Signal, codec: &dyn Codec) {
-        match sig {
-            Signal::Ecn | Signal::Level(1) => self.signals_l1 += 1,
-            Signal::Level(2) => self.signals_l2 += 1,
-            Signal::Marked { marked_bytes, .. } if marked_bytes > 0 => self.signals_l1 += 1,
-            Signal::Load(c) | Signal::LoadInterval { code: c, .. } if codec.is_overload(c) => {
-                self.signals_l1 += 1
-            }
-            Signal::LoadFactor { low_milli, .. } if low_milli >= 1000 => self.signals_l1 += 1,
-            _ => {}
-        }
-    }
 }
 
 impl TcpConn {
@@ -83,20 +121,21 @@ impl TcpConn {
             r.scheme = format!("{}+{}", cc.name(), self.codec.name());
             r.start_s = Some(to_secs(self.app_start));
             r.size_bytes = self.send_bytes;
-            r.bytes_sent = Some(self.stats.bytes_sent);
-            r.packets_sent = Some(self.stats.packets_sent);
-            r.retransmissions = Some(self.stats.retransmissions);
-            r.rtos = Some(self.stats.rtos);
-            r.recoveries = Some(self.stats.fast_retransmits);
-            r.loss_probes = Some(self.stats.loss_probes);
-            r.signals_l1 = Some(self.stats.signals_l1);
-            r.signals_l2 = Some(self.stats.signals_l2);
+            let st = &self.tx().stats;
+            r.bytes_sent = Some(st.bytes_sent);
+            r.packets_sent = Some(st.packets_sent);
+            r.retransmissions = Some(st.retransmissions);
+            r.rtos = Some(st.rtos);
+            r.recoveries = Some(st.fast_retransmits);
+            r.loss_probes = Some(st.loss_probes);
+            r.signals_l1 = Some(st.signals_l1);
+            r.signals_l2 = Some(st.signals_l2);
             if let Some(h) = self.stats.delays_seen() {
                 r.rtt_min_s = Some(h.min as f64 * 1e-9);
                 r.rtt_mean_s = h.mean().map(|ns| ns * 1e-9);
                 r.rtt_p95_s = h.quantile(0.95).map(|ns| ns as f64 * 1e-9);
             }
-            r.init_cwnd = self.stats.init_cwnd;
+            r.init_cwnd = (self.stats.init_cwnd > 0).then_some(self.stats.init_cwnd as u64);
             if let Some((n, mean)) = self.codec.feedback_delay() {
                 r.feedback_decisions = Some(n);
                 r.feedback_delay_mean_s = (n > 0).then_some(mean);

@@ -107,7 +107,7 @@ impl TcpConn {
         self.transmit(ctx, k, retx);
         self.tx_mut().probe.retrans = retx;
         self.tx_mut().probe.high_seq = Some(self.snd_max_seq());
-        self.stats.loss_probes += 1;
+        self.tx_mut().stats.loss_probes += 1;
         self.tx_mut().timers.rto = ctx.now + self.rtt.rto();
     }
 
