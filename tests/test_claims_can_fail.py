@@ -67,7 +67,7 @@ def number(x):
 
 
 def as_claim(kind: dict) -> Claim:
-    return Claim(kind["kind"], target=number(kind.get("target")), within=kind.get("within"), min_effect=kind.get("min_effect") if kind.get("tests") == "direction" else None, null_ok=kind.get("null_ok") or False, count_spread=kind.get("count_spread"))
+    return Claim(kind["kind"], target=number(kind.get("target")), within=kind.get("within"), min_effect=kind.get("min_effect") if kind.get("tests") in Claim.MARGINED else None, null_ok=kind.get("null_ok") or False, count_spread=kind.get("count_spread"))
 
 
 #: Papers whose quick form is too slow for every CI run, with its cost.

@@ -149,7 +149,7 @@ def test_claims_are_data():
 
 def test_every_claim_says_what_it_tests():
     assert [Claim(k, target=1.0 if k not in ("less", "greater", "not_below", "not_above", "approx") else None, within=0.1 if k in ("approx", "ratio", "matches") else None, **({"null_ok": "equality"} if k == "ratio" else {})).tests for k in Claim.KINDS] == [
-        "direction", "direction", "direction", "direction", "size", "size", "size", "value", "value"
+        "direction", "direction", "level kept", "level kept", "size", "size", "size", "value", "value"
     ]
     d = less(seeds(range(10)), seeds(range(1, 11)))
     assert d.to_json()["tests"] == "direction" and d.to_json()["min_effect"] == MIN_EFFECT
@@ -186,11 +186,55 @@ def test_a_quantity_kept_holds_on_ties_and_fails_past_the_smallest_effect():
     assert Claim("not_below").decide(seeds([0.845 * 0.97] * 10), seeds([0.845] * 10)).verdict is Verdict.CONTRADICTED
     assert Claim("not_above").decide(seeds([10.2] * 10), seeds([10.0] * 10)).verdict is Verdict.HOLDS
     assert Claim("not_above").decide(seeds([11.0] * 10), seeds([10.0] * 10)).verdict is Verdict.CONTRADICTED
-    assert Claim("not_below").text() == "a not below b by 2% or more"
+    assert Claim("not_below").text().startswith("a not below b by more than 2% of the larger")
     ok, how = can_fail(Claim("not_below"), kept, before)
     assert ok, how
     ok, how = can_fail(Claim("not_above"), kept, before)
     assert ok, how
+
+
+def test_a_level_kept_is_its_own_test_with_its_own_rule_margin_and_reason():
+    """not_below / not_above say "a level kept", not "a direction": no seed is a tie, 0 vs 0
+    agrees, the margin is measured as a direction's smallest effect is (of the larger) for both
+    kinds, mirror images of each other, and the reason, the rule text and the row say so.
+    Before, they were labelled "direction" (whose rule makes a seed within 2 % a tie), the
+    inconclusive reason said "0 tied (closer than 2%)", not_above measured the margin from b
+    (10.203 against 10, 1.99 % of the larger, was contradicted) and not_above was missing from
+    the module's names."""
+    from ecnlab.experiments import Comparison, rule_text, summary_markdown
+    from ecnlab.experiments import verdict as v
+
+    assert Claim("not_below").tests == Claim("not_above").tests == "level kept"
+    assert "not_above" in v.__all__ and all(hasattr(v, n) for n in v.__all__)
+    assert Claim("not_above").decide(seeds([10.203] * 10), seeds([10.0] * 10)).verdict is Verdict.HOLDS
+    assert Claim("not_above").decide(seeds([10.3] * 10), seeds([10.0] * 10)).verdict is Verdict.CONTRADICTED
+    # Mirror images: not_above(a, b) is not_below(b, a), seed by seed.
+    pairs = [(1.0, 1.0), (0.97, 1.0), (0.985, 1.0), (1.02, 1.0), (1.03, 1.0), (0.0, 0.0), (-1.0, -0.97), (-0.985, -1.0), (math.inf, 5.0), (5.0, math.inf), (math.inf, math.inf)]
+    for a, b in pairs:
+        below = Claim("not_below").decide(seeds([a] * 10), seeds([b] * 10))
+        above = Claim("not_above").decide(seeds([b] * 10), seeds([a] * 10))
+        assert (below.verdict, below.agree, below.disagree) == (above.verdict, above.agree, above.disagree), (a, b)
+    d = Claim("not_below").decide(seeds([0.0] * 10), seeds([0.0] * 10))
+    assert d.verdict is Verdict.HOLDS and d.ties == 0
+    # Inconclusive: its own reason, no ties.
+    d = Claim("not_below").decide(seeds([0.97] * 8 + [1.0] * 2), seeds([1.0] * 10))
+    assert d.verdict is Verdict.INCONCLUSIVE and d.ties == 0
+    assert d.reason.startswith("2 within 2% of b or above it, 8 below it by more, of 10 seeds") and "tied" not in d.reason, d.reason
+    # A claim's own margin, stated in its row.
+    own = Claim("not_below", min_effect=0.05)
+    assert own.decide(seeds([0.96] * 10), seeds([1.0] * 10)).verdict is Verdict.HOLDS
+    assert own.decide(seeds([0.94] * 10), seeds([1.0] * 10)).verdict is Verdict.CONTRADICTED
+    assert "by more than 5% of the larger (the claim's own margin)" in own.text()
+    assert "not a tolerance the paper states" in Claim("not_below").text()
+    with pytest.raises(ValueError, match="count_spread"):
+        Claim("not_below", count_spread=2)
+    rule = rule_text(0.05)
+    assert "A level kept has no ties" in rule and "zero against zero agrees" in rule and "a detection floor, not a loss the paper says it tolerates" in rule
+    assert "zero against zero in a direction claim" in rule
+    c = Comparison("kept", "the level is kept", None, Claim("not_below").decide(seeds([1.0] * 10), seeds([0.99] * 10)), claim="the level with the burst, not below the level before it", kind=Claim("not_below"))
+    summary = {"experiment": "x", "experiments": [], "comparisons": [dict(c.to_json(), experiment="x")]}
+    row = next(line for line in summary_markdown(summary).splitlines() if line.startswith("| x | kept |"))
+    assert "| level kept |" in row and "the level with the burst, not below the level before it — a not below b by more than 2% of the larger" in row
 
 
 def test_infinity_is_a_value_not_a_tie():

@@ -958,14 +958,17 @@ def rule_text(alpha: float) -> str:
         "Every number below comes from the runs under runs/; the paper's values are quoted from the source named "
         "in each section. Verdicts: every claim is decided by one rule over per-seed values paired by seed — an "
         f"exact one-sided sign test at level {alpha:g} — as holds, contradicted, inconclusive (ties, zero against "
-        "zero, too few seeds, a split, or decided on stalled runs) or not comparable (no value, a quantity the "
-        "paper measured differently, two arms that count different things, or two arms on the same runs), with the reason; seeds left out of a claim are listed beside it. Each claim "
-        "says what it tests: a direction (a < b; or a level kept, a not below b: a seed within the smallest effect "
-        "that counts agrees, only a difference past it goes against), a size (the paper's number within a tolerance its module "
+        "zero in a direction claim, too few seeds, a split, or decided on stalled runs) or not comparable (no value, a quantity the "
+        "paper measured differently, two arms that count different things, or two configurations whose runs are the same), with the reason; seeds left out of a claim are listed beside it. Each claim "
+        "says what it tests: a direction (a < b), a level kept (a not below b, or not above it), a size (the paper's number within a tolerance its module "
         "declares; a ratio band that contains 1 is refused) or a value (a bound). In a direction claim a seed whose "
-        f"two values differ by less than {MIN_EFFECT:.0%} of the larger (or the metric's own resolution, where it "
-        "declares one) is a tie, and in a claim on counts that declares the count tie rule so is a seed whose counts "
-        "differ by at most k·√(a + b) (k standard deviations of the difference of two Poisson counts). ∞ (a state never reached) is a value: against a finite value it is decided like any "
+        f"two values differ by at most {MIN_EFFECT:.0%} of the larger (or the metric's own resolution, where it "
+        "declares one) is a tie, and so is zero against zero; in a claim on counts that declares the count tie rule so is a seed whose counts "
+        "differ by at most k·√(a + b) (k standard deviations of the difference of two Poisson counts). A level kept has no ties: "
+        f"a seed agrees when a is on the claimed side of b or within the margin of it, measured the same way (by default {MIN_EFFECT:.0%} "
+        "of the larger, the smallest difference the rule counts: a detection floor, not a loss the paper says it tolerates; a claim "
+        "may declare its own, and each row states the margin it used), and goes against it only past the margin; zero against zero "
+        "agrees. ∞ (a state never reached) is a value: against a finite value it is decided like any "
         "other pair. A run is flagged as stalled when, while a bulk flow was backlogged, the flows delivered less "
         f"than {STALL_UTILISATION:.0%} of the bottleneck's capacity; a claim decided on a stalled run is inconclusive "
         f"unless it is about the stall. Bulk flows below {STARVED_FRACTION:.0%} of their fair share (their max-min fair rate on their "
@@ -1114,7 +1117,8 @@ def _g(x: Any, digits: int = 4) -> str:
 def claims_table(summary: Mapping[str, Any]) -> list[str]:
     """Every decided claim of a summary as the lines of a Markdown table: what it tests, the
     paper's statement, ours (mean [min – max] over seeds), its unit, the verdict (and its
-    family's) and why, and its note. summary.md and the papers' docs both print it."""
+    family's) and why (led by the claim as the experiment states it and as the rule decides
+    it), and its note. summary.md and the papers' docs both print it."""
 
     def cell(x: Any) -> str:
         return str(x).replace("|", "\\|").replace("\n", " ")
@@ -1132,6 +1136,9 @@ def claims_table(summary: Mapping[str, Any]) -> list[str]:
         if c.get("duplicate_of") is not None:
             why += f"; counted once: the same claim on the same values as {c['duplicate_of']!r}"
         why += _counting_why(c.get("our_statement"), c.get("family"), c.get("family_whole"))
+        # What the claim states (the experiment's text) and the rule's form of it, as the
+        # HTML report's claim and why columns show them.
+        why = _claim_and_why(" — ".join(x for x in (c.get("claim"), d.get("claim")) if x), why)
         verdict = c["verdict"] + (f" (Holm: {d['family_verdict']})" if d.get("family_verdict") else "")
         if c.get("family_whole"):
             verdict += f" (family: {c['family_whole']['verdict']})"

@@ -1,12 +1,14 @@
 """Claims about a paper's results, and the one rule that decides them.
 
-A claim is data: what is compared (``less``: a < b, ``greater``: a > b, ``approx``: a ≈ b
-within x %, ``ratio``: a / b ≈ r within x %, ``matches``: a ≈ a published value within x %,
+A claim is data: what is compared (``less``: a < b, ``greater``: a > b, ``not_below`` /
+``not_above``: a kept at b's level or on the claimed side of it, ``approx``: a ≈ b within
+x %, ``ratio``: a / b ≈ r within x %, ``matches``: a ≈ a published value within x %,
 ``at_least`` / ``at_most``: a against a fixed bound), decided over per-seed values paired by
 seed (the same seed gives every compared configuration the same random draws, so the seed is
 the unit of pairing). Every claim says what it tests (:attr:`Claim.tests`): a **direction**
-(less, greater), a **size** (ratio, approx, matches: the paper's number within a declared
-tolerance) or a **value** (at_least, at_most: a fixed bound).
+(less, greater), a **level kept** (not_below, not_above), a **size** (ratio, approx,
+matches: the paper's number within a declared tolerance) or a **value** (at_least, at_most:
+a fixed bound).
 
 The rule, the same for every experiment:
 
@@ -22,6 +24,14 @@ The rule, the same for every experiment:
   finite value is decided like any other pair, ∞ against ∞ is a tie. Seeds with a missing
   value (an unfinished flow, a zero denominator, NaN) are left out and listed with their
   reason.
+- A **level kept** (``not_below``: "a is not lower than b", ``not_above`` its mirror) has no
+  ties: a seed agrees unless a is on the wrong side of b by more than the margin, measured as
+  a direction claim's smallest effect is, |a − b| / max(|a|, |b|) (``min_effect``, default
+  ``MIN_EFFECT``), and goes against it otherwise; zero against zero agrees, and
+  ``not_above(a, b)`` is ``not_below(b, a)``. The default margin is a detection floor (the
+  smallest difference the rule counts), not a loss the paper says it tolerates; a claim with
+  a stated tolerance passes its own. With every seed scored, the sign test is an exact
+  non-inferiority test of the per-seed median at that margin.
 - An exact one-sided **sign test** on the non-tied seeds at level ``ALPHA`` (5 %): the claim
   **holds** when the agreeing seeds are too many to be chance (P(Bin(n, ½) ≥ agree) ≤ α), and
   is **contradicted** when the disagreeing ones are. Otherwise it is **inconclusive**, with the
@@ -87,6 +97,7 @@ __all__ = [
     "less",
     "greater",
     "not_below",
+    "not_above",
     "approx",
     "ratio",
     "matches",
@@ -171,9 +182,10 @@ class Decision:
     #: Seeds left out, with the reason.
     excluded: tuple[tuple[int, str], ...] = ()
     alpha: float = ALPHA
-    #: What the claim tests: "direction", "size" or "value" ("" for a row without a claim).
+    #: What the claim tests: "direction", "level kept", "size" or "value" ("" for a row
+    #: without a claim).
     tests: str = ""
-    #: The smallest relative difference that counted (direction claims).
+    #: The smallest relative difference that counted (direction claims; a level kept's margin).
     min_effect: float | None = None
     #: Flags the framework adds (stalled runs, starved flows), each a sentence.
     flags: tuple[str, ...] = ()
@@ -305,10 +317,11 @@ def _ratio(x: float, y: float) -> float:
 
 @dataclass(frozen=True)
 class Claim:
-    """A claim as data. ``kind`` is one of less, greater, approx, ratio, matches, at_least,
-    at_most; ``target`` is r (ratio), the published value (matches) or the bound (at_least /
-    at_most); ``within`` the relative tolerance of approx, ratio and matches; ``min_effect``
-    the smallest relative difference a direction claim counts (default ``MIN_EFFECT``);
+    """A claim as data. ``kind`` is one of less, greater, not_below, not_above, approx, ratio,
+    matches, at_least, at_most; ``target`` is r (ratio), the published value (matches) or the
+    bound (at_least / at_most); ``within`` the relative tolerance of approx, ratio and
+    matches; ``min_effect`` the smallest relative difference a direction claim counts, and a
+    level kept's margin (not_below / not_above; default ``MIN_EFFECT`` for both);
     ``null_ok`` the reason a ratio band may contain 1 (a claim whose point is equality);
     ``count_spread`` (direction claims on counts) k of the count tie rule: a pair with
     |a − b| ≤ k·√(a + b) is also a tie (``COUNT_SPREAD``)."""
@@ -321,7 +334,10 @@ class Claim:
     count_spread: float | None = None
 
     KINDS = ("less", "greater", "not_below", "not_above", "approx", "ratio", "matches", "at_least", "at_most")
-    TESTS = {"less": "direction", "greater": "direction", "not_below": "direction", "not_above": "direction", "ratio": "size", "approx": "size", "matches": "size", "at_least": "value", "at_most": "value"}
+    TESTS = {"less": "direction", "greater": "direction", "not_below": "level kept", "not_above": "level kept", "ratio": "size", "approx": "size", "matches": "size", "at_least": "value", "at_most": "value"}
+    #: What has a smallest difference that counts (``min_effect``): a direction's ties, a
+    #: level kept's margin.
+    MARGINED = ("direction", "level kept")
 
     def __post_init__(self) -> None:
         if self.kind not in self.KINDS:
@@ -331,8 +347,8 @@ class Claim:
         if self.kind in ("ratio", "matches", "at_least", "at_most") and self.target is None:
             raise ValueError(f"a {self.kind} claim needs a target")
         if self.min_effect is not None:
-            if self.tests != "direction":
-                raise ValueError(f"min_effect is the smallest difference a direction claim counts; a {self.kind} claim has its tolerance or bound")
+            if self.tests not in self.MARGINED:
+                raise ValueError(f"min_effect is the smallest difference a direction claim counts (a level kept's margin); a {self.kind} claim has its tolerance or bound")
             if not 0 <= self.min_effect < 1:
                 raise ValueError(f"min_effect is a relative difference in [0, 1), got {self.min_effect}")
         if self.count_spread is not None:
@@ -352,8 +368,8 @@ class Claim:
 
     @property
     def tests(self) -> str:
-        """What the claim tests: "direction" (less, greater), "size" (ratio, approx, matches)
-        or "value" (at_least, at_most)."""
+        """What the claim tests: "direction" (less, greater), "level kept" (not_below,
+        not_above), "size" (ratio, approx, matches) or "value" (at_least, at_most)."""
         return self.TESTS[self.kind]
 
     @property
@@ -362,8 +378,9 @@ class Claim:
 
     @property
     def effect_min(self) -> float | None:
-        """The smallest relative difference that counts (direction claims)."""
-        if self.tests != "direction":
+        """The smallest relative difference that counts (direction claims; a level kept's
+        margin)."""
+        if self.tests not in self.MARGINED:
             return None
         return MIN_EFFECT if self.min_effect is None else self.min_effect
 
@@ -386,10 +403,9 @@ class Claim:
             return f"a < b{eff}"
         if k == "greater":
             return f"a > b{eff}"
-        if k == "not_below":
-            return f"a not below b by {percent(m)} or more"
-        if k == "not_above":
-            return f"a not above b by {percent(m)} or more"
+        if k in ("not_below", "not_above"):
+            margin = "the smallest difference counted as the margin, not a tolerance the paper states" if self.min_effect is None else "the claim's own margin"
+            return f"a not {k[4:]} b by more than {percent(m)} of the larger ({margin})"
         if k == "approx":
             return f"a ≈ b{w}"
         if k == "ratio":
@@ -459,15 +475,11 @@ class Claim:
             agree = (x < y) if k == "less" else (x > y)
             return (1 if agree else -1), (1 if agree else -1), eff
         if k in ("not_below", "not_above"):
-            # A statement that a quantity is kept ("not lower than before"): a seed within the
-            # smallest effect that counts agrees, only a difference past it goes against.
-            m = self.effect_min or 0.0
-            if k == "not_below":
-                bound = y * (1 - m) if y >= 0 else y * (1 + m)
-                agree = x >= bound or math.isnan(bound)
-            else:
-                bound = y * (1 + m) if y >= 0 else y * (1 - m)
-                agree = x <= bound or math.isnan(bound)
+            # A statement that a quantity is kept ("not lower than before"): a seed on the
+            # claimed side, or within the margin of it (measured as a direction's smallest
+            # effect, of the larger), agrees; only a difference past it goes against.
+            right_side = x >= y if k == "not_below" else x <= y
+            agree = right_side or _tie(x, y, self.effect_min or 0.0)
             return (1 if agree else -1), (1 if agree else -1), _ratio(x, y)
         if k in ("at_least", "at_most"):
             t = float(self.target)  # type: ignore[arg-type]
@@ -527,6 +539,12 @@ class Claim:
             return Decision(Verdict.CONTRADICTED, f"{dis} of {n} seeds go against it (sign test p = {p_o:.3g} ≤ {alpha:g}){left}", **common)
         if p_c <= alpha:
             return Decision(Verdict.HOLDS, f"{ag} of {n} seeds agree (sign test p = {p_c:.3g} ≤ {alpha:g}){left}", **common)
+        if self.tests == "level kept":
+            # No ties: every seed is within the margin or past it.
+            side = "below" if self.kind == "not_below" else "above"
+            why = f"{ag} within {percent(self.effect_min or 0.0)} of b or {'above' if side == 'below' else 'below'} it, {dis} {side} it by more, of {n} seeds: "
+            why += f"the sign test cannot reach {alpha:g} with fewer than {need}" if n < need else f"not significant (p = {p_c:.3g}, against: p = {p_o:.3g})"
+            return Decision(Verdict.INCONCLUSIVE, why + left, **common)
         small = f" (closer than {percent(self.effect_min)})" if self.effect_min else ""
         if self.count_spread is not None:
             small = f" (closer than {percent(self.effect_min)} or within {self.count_spread:g}·√(a + b))"
@@ -712,6 +730,14 @@ def less(a: PerSeed, b: PerSeed, min_effect: float | None = None) -> Decision:
 
 def greater(a: PerSeed, b: PerSeed, min_effect: float | None = None) -> Decision:
     return Claim("greater", min_effect=min_effect).decide(a, b)
+
+
+def not_below(a: PerSeed, b: PerSeed, min_effect: float | None = None) -> Decision:
+    return Claim("not_below", min_effect=min_effect).decide(a, b)
+
+
+def not_above(a: PerSeed, b: PerSeed, min_effect: float | None = None) -> Decision:
+    return Claim("not_above", min_effect=min_effect).decide(a, b)
 
 
 def approx(a: PerSeed, b: PerSeed, within: float) -> Decision:
