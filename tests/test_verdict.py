@@ -237,6 +237,31 @@ def test_a_level_kept_is_its_own_test_with_its_own_rule_margin_and_reason():
     assert "| level kept |" in row and "the level with the burst, not below the level before it — a not below b by more than 2% of the larger" in row
 
 
+def test_a_level_kept_is_shown_to_fail_just_past_its_margin():
+    """can_fail builds b 1.5 margins past a on the side the claim rules out, within what a run
+    gives (a utilisation of 0.85 against b = 0.876, not 1.74). Before, b was a / 0.49: a doubled
+    level, which proved only that a gross fall fails the claim."""
+    from ecnlab.experiments.verdict import contradicting
+
+    a, b = seeds([0.85] * 10), seeds([0.86] * 10)
+    for claim, side in ((Claim("not_below"), 1), (Claim("not_above"), -1), (Claim("not_below", min_effect=0.05), 1)):
+        m = claim.effect_min
+        ((how, x, y),) = contradicting(claim, a, b)
+        for s_ in x:
+            gap = (y[s_] - x[s_]) * side / max(abs(x[s_]), abs(y[s_]))
+            assert gap == pytest.approx(1.5 * m), (claim, x[s_], y[s_])
+        assert all(v < 1 for v in y.values()), y
+        assert claim.decide(x, y).verdict is Verdict.CONTRADICTED and can_fail(claim, a, b)[0]
+    # Negative values and zero: still 1.5 margins past, on the ruled-out side.
+    for base in (-2.0, 0.0):
+        for claim, side in ((Claim("not_below"), 1), (Claim("not_above"), -1)):
+            ((how, x, y),) = contradicting(claim, seeds([base] * 10), seeds([base] * 10))
+            assert claim.decide(x, y).verdict is Verdict.CONTRADICTED
+            assert all((y[s_] - x[s_]) * side > 0 for s_ in x)
+            if base:
+                assert all((y[s_] - x[s_]) * side / max(abs(x[s_]), abs(y[s_])) == pytest.approx(0.03) for s_ in x)
+
+
 def test_infinity_is_a_value_not_a_tie():
     """Before: |15 − ∞| ≤ 1e-9·∞ made every finite-vs-∞ pair a tie, so "a < b" with b = ∞ in
     every seed ("no min_th without drops") was inconclusive and could never be contradicted."""

@@ -650,20 +650,29 @@ def _ten(a: dict[int, float], b: dict[int, float], paired: bool) -> tuple[dict[i
 
 def contradicting(claim: Claim, a: PerSeed, b: PerSeed | None = None) -> list[tuple[str, dict[int, float], dict[int, float] | None]]:
     """Per-seed values built from the measured ones to contradict the claim, each with how:
-    a direction claim gets its arms swapped, and b moved to the wrong side of a past its
-    smallest effect (a claim on counts, which are never negative, gets a raised past b
+    a level kept gets b on the side it rules out, 1.5 margins from a; a direction claim gets
+    its arms swapped, and b moved to the wrong side of a past its smallest effect (a claim on counts, which are never negative, gets a raised past b
     where b would fall below zero); a size claim the null effect (a = b), or a/b far
     outside its band for a claim whose point is equality; a value claim its quantity halved,
     set to zero, or (at_most) doubled and raised past the bound."""
     x, y = _ten(_numbers(a), _numbers(b), claim.paired)
     k = claim.kind
     if k in ("not_below", "not_above"):
-        # b moved past a by more than the smallest effect, the side the claim rules out.
-        d = (1 + (claim.effect_min or 0.0)) / 2
+        # b just past the margin on the side the claim rules out: a and b differ by 1.5 margins
+        # of the larger in every seed, so the claim is shown to fail just past its margin (not
+        # only on a gross change, which could leave a margin too wide unnoticed).
+        m = claim.effect_min or 0.0
+        d = min(1.5 * m, (1 + m) / 2) if m > 0 else 0.01
         a_at = {s_: (v if not math.isinf(v) else (y[s_] if not math.isinf(y[s_]) else 1.0)) for s_, v in x.items()}
-        up = k == "not_below"
-        moved = {s_: (base / (1 - d) if up else base * (1 - d)) if base > 0 else ((1.0 if up else -1.0) if base == 0 else (base * (1 - d) if up else base / (1 - d))) for s_, base in a_at.items()}
-        return [("b moved past a by more than the smallest effect", a_at, moved)]
+        up = k == "not_below"  # b above a
+
+        def past(base: float) -> float:
+            if base == 0:
+                return 1.0 if up else -1.0
+            # b farther from zero than a (b the larger: a = (1 − d)·b), or nearer (a the larger).
+            return base / (1 - d) if (base > 0) == up else base * (1 - d)
+
+        return [(f"b past a by {percent(d)} of the larger (1.5 times the margin)", a_at, {s_: past(base) for s_, base in a_at.items()})]
     if k in ("less", "greater"):
         # Swapped arms contradict a claim the runs support; where the arms tie (0 vs 0, ∞ vs
         # ∞) b is moved to the wrong side of a, past the smallest effect that counts.
