@@ -20,7 +20,8 @@ def max_min(capacity: Mapping[str, float], paths: Sequence[Sequence[str]]) -> tu
     """Each flow's max-min fair rate, flow ``i`` crossing the links ``paths[i]`` (each at
     most once) of capacities ``capacity`` (a link's rate, e.g. b/s), and the link that fixed
     it (its bottleneck: the first saturated link it crosses). Of links saturated at the same
-    level the one named first in the first path is taken, so the result is deterministic.
+    level the one met first in ``paths`` (in order, each path from its start) is taken, so the
+    result is deterministic.
     ValueError for a flow that crosses no link (nothing bounds its share) or a link without
     a capacity."""
     for i, p in enumerate(paths):
@@ -40,6 +41,7 @@ def max_min(capacity: Mapping[str, float], paths: Sequence[Sequence[str]]) -> tu
             on[x].add(i)
     rate = [0.0] * len(paths)
     fixed_by: list[str] = [""] * len(paths)
+    # max(…, 0): rounding can leave a link a hair below zero once its flows are fixed elsewhere.
     while any(on.values()):
         link = min((x for x in order if on[x]), key=lambda x: (max(left[x], 0.0) / len(on[x]), order[x]))
         level = max(left[link], 0.0) / len(on[link])
