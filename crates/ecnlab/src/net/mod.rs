@@ -109,9 +109,17 @@ impl LinkSpec {
 /// A flow: two endpoints whose records make one row of the flows table.
 #[derive(Clone, Debug)]
 pub struct FlowInfo {
-    pub name: String,
+    /// Where its name ends in [`Sim`]'s buffer of flow names (it starts where the previous
+    /// flow's ends): see [`Sim::flow_name`].
+    name_end: usize,
     pub src_ep: EpId,
     pub dst_ep: EpId,
+}
+
+/// Where flow `i`'s name lies in the buffer of flow names.
+fn flow_name_range(flows: &[FlowInfo], i: usize) -> std::ops::Range<usize> {
+    let start = if i == 0 { 0 } else { flows[i - 1].name_end };
+    start..flows[i].name_end
 }
 
 /// What stands in for an endpoint freed after the run ([`Sim::take_flow_records`]); it
@@ -138,6 +146,11 @@ pub struct Sim {
     ep_node: Vec<NodeId>,
     ep_timer: Vec<TimerSlot>,
     pub flows: Vec<FlowInfo>,
+    /// Every flow's name, one after the other. The names live as long as the simulation and
+    /// the connections are freed before it (their records are taken one flow at a time):
+    /// a name allocated beside each flow's connections would keep the allocator from
+    /// handing their pages back.
+    flow_names: String,
     pub ts: TimeSeries,
     pub seed: u64,
     sample_interval: Time,
@@ -190,6 +203,7 @@ impl Sim {
             ep_node: Vec::new(),
             ep_timer: Vec::new(),
             flows: Vec::new(),
+            flow_names: String::new(),
             ts,
             seed,
             sample_interval: 0,
@@ -385,12 +399,18 @@ impl Sim {
     }
 
     pub fn add_flow(&mut self, name: &str, src_ep: EpId, dst_ep: EpId) -> u32 {
+        self.flow_names.push_str(name);
         self.flows.push(FlowInfo {
-            name: name.to_string(),
+            name_end: self.flow_names.len(),
             src_ep,
             dst_ep,
         });
         (self.flows.len() - 1) as u32
+    }
+
+    /// The name of flow `i`.
+    pub fn flow_name(&self, i: usize) -> &str {
+        &self.flow_names[flow_name_range(&self.flows, i)]
     }
 
     pub fn endpoint_node(&self, ep: EpId) -> NodeId {
@@ -938,7 +958,8 @@ impl Sim {
                 continue;
             }
             if self.flow_entity[f] == u32::MAX {
-                self.flow_entity[f] = self.ts.entity_id(&self.flows[f].name);
+                let name = &self.flow_names[flow_name_range(&self.flows, f)];
+                self.flow_entity[f] = self.ts.entity_id(name);
             }
             let ent = self.flow_entity[f];
             for &(kind, v) in &buf {
@@ -1087,7 +1108,7 @@ impl Sim {
         let now = self.now();
         let mut r = FlowRecord {
             id: i as u32,
-            name: f.name.clone(),
+            name: self.flow_name(i).to_string(),
             src: self.nodes[self.ep_node[f.src_ep as usize] as usize]
                 .name
                 .clone(),
