@@ -1344,7 +1344,7 @@ class Demand(HfccExperiment):
                 paper=from_text("Fig. 7", "ensure the high utilization of bottleneck link when the burstiness occurs"), unit="fraction",
                 text=(
                     "the lower of the utilisation in the 5 s after the join and from then until the 100 flows leave, not below the level "
-                    f"before the join: kept (within {MIN_EFFECT:.0%}) or above holds, below it by {MIN_EFFECT:.0%} or more is contradicted"
+                    f"before the join: kept (at most {MIN_EFFECT:.0%} of the larger below it) or above holds, more than {MIN_EFFECT:.0%} below it is contradicted"
                 ),
                 ours=runs.stat("hfcc", lower), note=f"join to join + 5 s {runs.stat('hfcc', onset)}; from then {runs.stat('hfcc', during)}; before the join {runs.stat('hfcc', before)}",
                 our_statement=(
