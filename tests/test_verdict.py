@@ -388,3 +388,22 @@ def test_a_count_claim_is_contradicted_on_counts_a_run_can_give():
             assert can_fail(c, seeds(a), seeds(b))[0], (kind, a, b)
     how = can_fail(Claim("less", count_spread=COUNT_SPREAD), seeds([0.0] * 5), seeds([0.0] * 5))[1]
     assert how.startswith("a raised past b")
+
+
+def test_a_difference_of_exactly_the_margin_is_within_it():
+    """The rule's text says a difference of at most 2 % of the larger agrees (a level kept) or is
+    a tie (a direction). Before, |a − b| was compared in floating point: 1.0 − 0.98 gives
+    0.020000000000000018 > 0.02, so not_below(0.98, 1.0) was contradicted and less(1.0, 0.98)
+    held, as did 0.833 vs 0.85 and 0.49 vs 0.5 (each exactly 2 % of the larger)."""
+    from ecnlab.experiments.verdict import not_above, not_below
+
+    for lo, hi in ((0.98, 1.0), (0.833, 0.85), (0.49, 0.5)):
+        assert not_below(seeds([lo] * 10), seeds([hi] * 10)).verdict is Verdict.HOLDS, (lo, hi)
+        assert not_above(seeds([hi] * 10), seeds([lo] * 10)).verdict is Verdict.HOLDS, (lo, hi)
+        for d in (less(seeds([lo] * 10), seeds([hi] * 10)), greater(seeds([hi] * 10), seeds([lo] * 10)),
+                  less(seeds([hi] * 10), seeds([lo] * 10))):
+            assert d.verdict is Verdict.INCONCLUSIVE and d.ties == 10, (lo, hi, d.reason)
+        # Just past the margin still counts.
+        past = lo * (1 - 1e-6)
+        assert not_below(seeds([past] * 10), seeds([hi] * 10)).verdict is Verdict.CONTRADICTED, (lo, hi)
+        assert less(seeds([past] * 10), seeds([hi] * 10)).verdict is Verdict.HOLDS, (lo, hi)

@@ -117,6 +117,9 @@ MIN_EFFECT = 0.02
 COUNT_SPREAD = 2.0
 #: Values whose relative difference is at most this are a tie (bounds and tolerances).
 TIE_REL = 1e-9
+#: Relative slack on every "at most x of the larger" boundary (ties, a level kept's margin):
+#: floating-point rounding of |a − b| must not move a difference of exactly x past it.
+BOUNDARY_SLACK = 1e-9
 
 
 class Verdict(str, Enum):
@@ -302,7 +305,11 @@ def _tie(a: float, b: float, rel: float = TIE_REL) -> bool:
         return True
     if math.isinf(a) or math.isinf(b):
         return False
-    return abs(a - b) <= rel * max(abs(a), abs(b))
+    # "At most rel of the larger": |a − b| is rounded in floating point (1.0 − 0.98 gives
+    # 0.020000000000000018), so a difference of exactly rel would land past it; a relative
+    # slack of 1e-9, far below any difference a metric resolves, puts the boundary where the
+    # rule's text says it is.
+    return abs(a - b) <= rel * max(abs(a), abs(b)) * (1 + BOUNDARY_SLACK)
 
 
 def _ratio(x: float, y: float) -> float:
