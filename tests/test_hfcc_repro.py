@@ -199,6 +199,20 @@ def test_fig7_the_burst_itself_is_tested():
     assert got[hfcc.KEPT_METRIC].verdict.value == "contradicted"
 
 
+def test_fig7_the_flows_leaving_is_tested():
+    """The caption's "responsive to sudden … demand changes" covers the 100 flows leaving too:
+    the 5 s after they leave are held against the level before the join (ours, counted apart).
+    A run that falls to 20 % of the link for 5 s after the leave is contradicted; one back at
+    its level within 1 s holds. Before, no claim read the leave but the time to recover."""
+    from ecnlab.experiments import hfcc
+
+    got = _analyze("hfcc.demand", _demand_runs({"hfcc": (0.85, 0.86, 6.0)}))
+    leave = got[hfcc.LEAVE_METRIC]
+    assert leave.verdict.value == "contradicted" and leave.our_statement and "responsive" in leave.our_statement
+    got = _analyze("hfcc.demand", _demand_runs({"hfcc": (0.85, 0.86, 1.0)}))
+    assert got[hfcc.LEAVE_METRIC].verdict.value == "holds"
+
+
 def test_fig7_recovery_is_timed_to_the_schemes_own_level():
     """The recovery is timed to 95 % of the scheme's own level before the join: a scheme whose
     steady state is below 90 % of the link is timed all the same (before, "back at 90 %"
