@@ -193,3 +193,53 @@ def test_a_starved_long_flow_on_a_real_chain_is_flagged():
     assert 0.03 < x["of_share"] < 0.09
     old_share = 10e6 / 13 * (x["to_s"] - x["from_s"])
     assert x["delivered_bits"] > 2 * STARVED_FRACTION * old_share
+
+
+# ------------------------------------------------------------------ a link whose rate changes
+
+
+def _dropping_dumbbell() -> ecnlab.Scenario:
+    """A dumbbell whose bottleneck runs 600 → 180 → 600 Mb/s (APCC's access-point drop:
+    600 until 4 s, 180 until 12 s, 600 to the end at 20 s; mean 312 Mb/s), two bulk flows."""
+    return ecnlab.Scenario.from_dict({
+        "duration": "20s", "seed": 1,
+        "topology": {"kind": "dumbbell", "left": 2, "right": 2, "access": {"rate": "10Gbps", "delay": "1ms"},
+                     "bottleneck": {"rate": "600Mbps", "delay": "5ms", "schedule": [{"at": "4s", "rate": "180Mbps"}, {"at": "12s", "rate": "600Mbps"}]}},
+        "flows": [{"name": "f0", "src": "l0", "dst": "r0", "cc": "newreno"}, {"name": "f1", "src": "l1", "dst": "r1", "cc": "newreno"}],
+        "measure": {"interval": "100ms", "sample_flows": True},
+    })
+
+
+def test_a_link_whose_rate_changes_is_judged_at_its_schedule_not_its_first_rate():
+    """The starved share follows the bottleneck's schedule: 300 Mb/s each while it runs at 600,
+    90 while it runs at 180 (mean over 1–20 s: (3·300 + 8·90 + 8·300)/19 = 211.6 Mb/s). At
+    20 Mb/s a flow has 9.5 % of that (starved); before, its share was 300 Mb/s throughout
+    (6.7 %, and a flow at 25 Mb/s, 11.8 % of its share, was flagged at 8.3 %)."""
+    r = _results(_dropping_dumbbell(), {"f0": 20e6, "f1": 25e6})
+    assert r.ports.filter(pl.col("port") == "rl->rr")["rate_bps"][0] == 600e6
+    got = {x["flow"]: x for x in starved_flows(r)}
+    assert set(got) == {"f0"}
+    assert _share_bps(got["f0"]) == pytest.approx((3 * 300e6 + 8 * 90e6 + 8 * 300e6) / 19, rel=1e-3)
+    assert got["f0"]["port"] == "rl->rr"
+
+
+def test_a_flow_carrying_most_of_what_a_dropping_link_offered_is_not_a_stall():
+    """The stall rule's capacity is what the link offered over the judged window (its
+    schedule integrated), not its first rate: a run delivering 65 % of what the 600 → 180 →
+    600 Mb/s link offered over 1–20 s (mean 423.2 Mb/s) is not stalled; 40 % is. Before,
+    both were held against 600 Mb/s (45.8 % and 28.2 %: both stalls)."""
+    from ecnlab.experiments.base import stall
+
+    s = _dropping_dumbbell()
+    offered = (3 * 600e6 + 8 * 180e6 + 8 * 600e6) / 19
+    for fraction, stalled in ((0.65, False), (0.40, True)):
+        r = _results(s, {"f0": fraction * offered / 2, "f1": fraction * offered / 2})
+        # Delivery samples every 100 ms: the flows' rates while backlogged.
+        times = [round(0.1 * (k + 1), 1) for k in range(200)]
+        rate = [fraction * offered if tt > STALL_WARMUP_S else 0.0 for tt in times]
+        ts = pl.DataFrame({"time_s": times, "kind": ["delivery_bps"] * 200, "entity": ["all"] * 200, "value": rate})
+        r = ecnlab.Results(r.flows, r.ports, ts, r.meta, r.scenario_toml)
+        got = stall(r, "rl->rr")
+        assert (got is not None) is stalled, (fraction, got)
+        if got is not None:
+            assert got["utilisation"] == pytest.approx(fraction, rel=0.01)

@@ -8,7 +8,9 @@ files and ``run.json``, all at once or not at all.
 
 from __future__ import annotations
 
+import bisect
 import json
+import math
 import os
 import threading
 import time
@@ -16,7 +18,7 @@ import warnings
 import weakref
 from collections import OrderedDict, deque
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import polars as pl
 
@@ -151,6 +153,7 @@ class Results:
         self.meta = meta
         self.scenario_toml = scenario_toml
         self._paths: dict[str, list[str]] | None = None
+        self._links: dict[str, tuple[list[tuple[float, int]], int]] | None = None
 
     @property
     def timeseries(self) -> pl.DataFrame:
@@ -212,6 +215,33 @@ class Results:
             found = dict(zip(pairs, _core.host_paths(self.scenario_toml, pairs)))
             self._paths = {n: found[(a, b)] for n, a, b in self.flows.select("name", "src", "dst").iter_rows() if found[(a, b)] is not None}
         return dict(self._paths)
+
+    def port_links(self) -> dict[str, tuple[list[tuple[float, int]], int]]:
+        """Each egress port's link: ``{port: ([(from_s, bps), …], framing_bytes)}``, its rate
+        schedule (the first step at 0) and the link-layer bytes it adds to every packet. The
+        ports table's ``rate_bps`` is a time-varying link's first rate only; the schedule is
+        rebuilt from the run's scenario as :meth:`flow_paths` rebuilds routes. ScenarioError
+        when the scenario does not read."""
+        if self._links is None:
+            self._links = {name: (list(steps), framing) for name, steps, framing in _core.port_links(self.scenario_toml)}
+        return dict(self._links)
+
+    def rate_at(self, port: str, times: Sequence[float]) -> list[float]:
+        """The link rate (b/s) of ``port`` in force at each of ``times`` (seconds)."""
+        steps = self.port_links()[port][0]
+        starts = [t for t, _ in steps]
+        return [float(steps[max(bisect.bisect_right(starts, t) - 1, 0)][1]) for t in times]
+
+    def capacity_bits(self, port: str, t0: float, t1: float) -> float:
+        """The bits ``port``'s link could carry over [t0, t1), its rate schedule integrated."""
+        steps = self.port_links()[port][0]
+        bits = 0.0
+        for i, (start, bps) in enumerate(steps):
+            end = steps[i + 1][0] if i + 1 < len(steps) else math.inf
+            lo, hi = max(start, t0), min(end, t1)
+            if hi > lo:
+                bits += bps * (hi - lo)
+        return bits
 
     def series(self, kind: str, entity: str | None = None) -> pl.DataFrame:
         """Samples of one kind (``queue_pkts``, ``rate_bps``, ``cwnd_bytes`` …), optionally

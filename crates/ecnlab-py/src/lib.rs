@@ -147,6 +147,23 @@ fn host_paths(
     }
 }
 
+/// Each egress port's link in the scenario's network: `(name, [(from_s, bps)], framing)`,
+/// the rate schedule and the link-layer bytes per packet; only the topology is built.
+#[pyfunction]
+#[pyo3(signature = (text, fmt = "toml"))]
+fn port_links(
+    py: Python<'_>,
+    text: &str,
+    fmt: &str,
+) -> PyResult<Vec<(String, Vec<(f64, u64)>, u32)>> {
+    let out = py.detach(|| guard(|| read(text, fmt).and_then(|s| scenario::port_links(&s))));
+    match out {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(scenario_error(py, &e)),
+        Err(p) => Err(panic_error(py, &p)),
+    }
+}
+
 /// Why a run stopped early, as seen from the progress callback.
 enum Stop {
     /// The callback raised (or a signal handler did, e.g. KeyboardInterrupt).
@@ -379,6 +396,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("source_hash", env!("ECNLAB_SOURCE_HASH"))?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(host_paths, m)?)?;
+    m.add_function(wrap_pyfunction!(port_links, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     #[cfg(target_os = "linux")]

@@ -858,7 +858,8 @@ STALL_WARMUP_S = 1.0
 def stall(r: Results, port: str, threshold: float = STALL_UTILISATION) -> dict[str, Any] | None:
     """Whether the run stalled: the bytes the flows delivered while a bulk flow was
     backlogged (from its start + ``STALL_WARMUP_S`` until it finished or the run ended),
-    over what ``port`` could have carried then, is below ``threshold``. Returns the
+    over what ``port`` could have carried then (its rate schedule over that window,
+    :meth:`Results.capacity_bits`), is below ``threshold``. Returns the
     measured figures when it did, None when it did not (or when the run has no bulk flow or
     no sampled flow rates and the port's own busy fraction over the run is above it)."""
     f = r.flows
@@ -867,7 +868,7 @@ def stall(r: Results, port: str, threshold: float = STALL_UTILISATION) -> dict[s
         cap = float(r.port(port)["rate_bps"])
     except KeyError:
         return None
-    if f.height == 0 or not cap:
+    if f.height == 0:
         return None
     bulk = f.filter(pl.col("size_bytes").is_null() | (pl.col("size_bytes") >= BULK_BYTES))
     if bulk.height == 0:
@@ -883,9 +884,17 @@ def stall(r: Results, port: str, threshold: float = STALL_UTILISATION) -> dict[s
         interval = (times[1] - times[0]) if len(times) > 1 else dur
         inside = rate.filter((pl.col("time_s") > t0) & (pl.col("time_s") <= t1))
         delivered_bits = float(inside["value"].sum()) * interval
-        util = delivered_bits / (cap * (t1 - t0))
+        # What the link offered over the window, its rate schedule integrated: a link whose
+        # rate drops (600 → 180 → 600 Mb/s) judged at its first rate made a flow carrying
+        # 65 % of what it could offer a stall.
+        offered = r.capacity_bits(port, t0, t1)
+        if not offered:
+            return None
+        util = delivered_bits / offered
         how = "flows' delivery rate samples"
     else:
+        if not cap:
+            return None
         util = float(r.port(port)["utilization"])
         how = "bottleneck busy fraction over the run"
     if util >= threshold:
@@ -911,8 +920,9 @@ def starved_flows(r: Results, fraction: float = STARVED_FRACTION) -> list[dict[s
     ``fraction`` of their fair share. A flow's fair share at an instant is its rate in the
     max-min fair allocation (:func:`.fairshare.max_min`) of the links' capacities among the
     bulk flows active then, each flow constrained by the egress ports its data crosses
-    (:meth:`Results.flow_paths`: its own path, in its own direction) at their ``rate_bps``;
-    it is taken on 2000 instants of the run and summed over the flow's time. Flows in the
+    (:meth:`Results.flow_paths`: its own path, in its own direction) at the rate each link's
+    schedule gives at that instant (:meth:`Results.port_links`; a time-varying link's
+    ``rate_bps`` is only its first rate); it is taken on 2000 instants of the run and summed over the flow's time. Flows in the
     other direction and flows that do not cross a link take nothing of its capacity; on one
     bottleneck crossed by every bulk flow in one direction the share is the bottleneck's
     capacity over the bulk flows active, as before. Short flows and UDP are not counted. A
@@ -934,23 +944,30 @@ def starved_flows(r: Results, fraction: float = STARVED_FRACTION) -> list[dict[s
     unrouted = [x["name"] for x in rows if x["name"] not in paths]
     if unrouted:
         raise ValueError(f"bulk flows without a route in the run's scenario: {', '.join(unrouted)}")
-    capacity = {p: float(c) for p, c in r.ports.select("port", "rate_bps").iter_rows()}
+    links = r.port_links()
     spans = np.array([(x["start_s"], dur if x["fct_s"] is None else x["start_s"] + x["fct_s"]) for x in rows], dtype=float).reshape(-1, 2)
     dt = dur / 2000
     t = (np.arange(2000) + 0.5) * dt
     active = (spans[:, :1] <= t) & (t < spans[:, 1:])
-    # The allocation changes only when a flow starts or ends: once per set of active flows.
+    # A link's capacity follows its rate schedule (a wireless hop's drops), not its first
+    # rate: the links' rates are constant between any two of their steps (an epoch).
+    changes = np.array(sorted({at for steps, _ in links.values() for at, _ in steps[1:]}), dtype=float)
+    epoch = np.searchsorted(changes, t, side="right")
+    # The allocation changes only when a flow starts or ends or a link's rate changes: once
+    # per set of active flows in each epoch.
     rate = np.zeros(active.shape)
     fixed_by = np.full(active.shape, "", dtype=object)
-    sets, which = np.unique(active.T, axis=0, return_inverse=True)
-    for k, on in enumerate(sets):
-        flows = np.flatnonzero(on)
+    sets, which = np.unique(np.column_stack([active.T, epoch]), axis=0, return_inverse=True)
+    for k, key in enumerate(sets):
+        flows = np.flatnonzero(key[:-1])
         if not len(flows):
             continue
-        rates, links = max_min(capacity, [paths[rows[i]["name"]] for i in flows])
+        at_t = float(t[np.flatnonzero(which.reshape(-1) == k)[0]])
+        capacity = {p: float(r.rate_at(p, [at_t])[0]) for p in links}
+        rates, links_by = max_min(capacity, [paths[rows[i]["name"]] for i in flows])
         at = np.flatnonzero(which.reshape(-1) == k)
         rate[np.ix_(flows, at)] = np.array(rates)[:, None]
-        fixed_by[np.ix_(flows, at)] = np.array(links, dtype=object)[:, None]
+        fixed_by[np.ix_(flows, at)] = np.array(links_by, dtype=object)[:, None]
     share = rate * dt
     out = []
     for i, (x, (t0, t1)) in enumerate(zip(rows, spans)):

@@ -10,7 +10,9 @@ pub mod registry;
 pub mod schema;
 pub mod units;
 
-pub use build::{build, build_for_emulation, host_paths, Built, PlannedFlow, SizeSampler};
+pub use build::{
+    build, build_for_emulation, host_paths, port_links, Built, PlannedFlow, SizeSampler,
+};
 pub use limits::Limits;
 pub use schema::*;
 

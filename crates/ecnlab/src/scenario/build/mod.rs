@@ -166,6 +166,28 @@ pub fn host_paths(
         .collect())
 }
 
+/// Each egress port's link as the scenario builds it: its name, its rate schedule as
+/// `(from_s, bps)` steps (the first at 0; a trace unrolled over the run) and the link-layer
+/// bytes it adds to each packet (`framing`). What a run's ports table cannot say of a
+/// time-varying link, whose `rate_bps` is its first rate.
+pub fn port_links(s: &Scenario) -> Result<Vec<(String, Vec<(f64, u64)>, u32)>, ScenarioError> {
+    let mut c = Ctx::new(s, s.seed, false);
+    build_topology(&mut c)?;
+    Ok(c.sim
+        .ports
+        .iter()
+        .map(|p| {
+            let steps = p
+                .rate
+                .steps()
+                .iter()
+                .map(|&(t, bps)| (crate::time::to_secs(t), bps))
+                .collect();
+            (p.name.clone(), steps, p.framing)
+        })
+        .collect())
+}
+
 pub(super) fn build_inner(
     s: &Scenario,
     seed: u64,
