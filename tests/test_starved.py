@@ -90,6 +90,11 @@ def _parking_lot(rates_mbps: list[float], reverse: int = 0) -> ecnlab.Scenario:
     return ecnlab.Scenario.from_dict({"duration": "20s", "seed": 1, "topology": {"kind": "explicit", "nodes": nodes, "links": links}, "flows": flows})
 
 
+#: A default flow's payload part of its packets: 1448-byte segments with 40 bytes of IP and
+#: TCP headers and 12 of timestamps.
+PAYLOAD = 1448 / 1500
+
+
 def _share_bps(x: dict) -> float:
     return x["share_bits"] / (x["to_s"] - x["from_s"])
 
@@ -100,8 +105,8 @@ def test_a_long_flow_is_measured_against_its_max_min_share():
     r = _results(_parking_lot([10, 10, 10]), {"long": 0.4e6, "cross-0": 9.6e6, "cross-1": 9.6e6, "cross-2": 9.6e6})
     (x,) = starved_flows(r)
     assert x["flow"] == "long" and x["port"] == "c0->c1"
-    assert _share_bps(x) == pytest.approx(5e6)
-    assert x["of_share"] == pytest.approx(0.08)
+    assert _share_bps(x) == pytest.approx(5e6 * PAYLOAD)
+    assert x["of_share"] == pytest.approx(0.08 / PAYLOAD)
 
 
 def test_the_cross_flow_of_a_faster_link_gets_the_rest_of_it():
@@ -110,8 +115,8 @@ def test_the_cross_flow_of_a_faster_link_gets_the_rest_of_it():
     r = _results(_parking_lot([10, 20, 10]), {"long": 5e6, "cross-0": 5e6, "cross-1": 1.2e6, "cross-2": 5e6})
     (x,) = starved_flows(r)
     assert x["flow"] == "cross-1" and x["port"] == "c1->c2"
-    assert _share_bps(x) == pytest.approx(15e6)
-    assert x["of_share"] == pytest.approx(0.08)
+    assert _share_bps(x) == pytest.approx(15e6 * PAYLOAD)
+    assert x["of_share"] == pytest.approx(0.08 / PAYLOAD)
 
 
 def test_reverse_flows_take_nothing_of_the_forward_share():
@@ -121,13 +126,13 @@ def test_reverse_flows_take_nothing_of_the_forward_share():
     r = _results(_parking_lot([10], reverse=2), {"long": 0.4e6, "cross-0": 9.6e6, "rev-0": 5e6, "rev-1": 0.45e6})
     got = {x["flow"]: x for x in starved_flows(r)}
     assert set(got) == {"long", "rev-1"}
-    assert _share_bps(got["long"]) == pytest.approx(5e6) and got["long"]["of_share"] == pytest.approx(0.08)
-    assert got["rev-1"]["port"] == "c1->c0" and _share_bps(got["rev-1"]) == pytest.approx(5e6)
+    assert _share_bps(got["long"]) == pytest.approx(5e6 * PAYLOAD) and got["long"]["of_share"] == pytest.approx(0.08 / PAYLOAD)
+    assert got["rev-1"]["port"] == "c1->c0" and _share_bps(got["rev-1"]) == pytest.approx(5e6 * PAYLOAD)
 
 
 def test_a_dumbbell_share_is_as_before():
     """One bottleneck crossed by every bulk flow in one direction: the share is its
-    capacity over the bulk flows active at each instant, bit for bit the old rule's."""
+    capacity over the bulk flows active at each instant, the old rule's (in payload bits)."""
     import numpy as np
 
     s = ecnlab.Scenario.dumbbell(left=3, right=3, bottleneck_rate="10Mbps", duration="30s", seed=1)
@@ -143,10 +148,10 @@ def test_a_dumbbell_share_is_as_before():
     dt = dur / 2000
     t = (np.arange(2000) + 0.5) * dt
     share = cap / np.maximum(((spans[:, :1] <= t) & (t < spans[:, 1:])).sum(axis=0), 1) * dt
-    old = {n: float(share[(t >= a + 1.0) & (t < b)].sum()) for n, (a, b) in zip(["f0", "f1", "f2"], spans)}
+    old = {n: PAYLOAD * float(share[(t >= a + 1.0) & (t < b)].sum()) for n, (a, b) in zip(["f0", "f1", "f2"], spans)}
     delivered = {n: 8.0 * b for n, b in zip(r.flows["name"], r.flows["bytes_delivered"])}
     assert set(got) == {n for n in old if delivered[n] < STARVED_FRACTION * old[n]} == {"f0"}
-    assert got["f0"]["share_bits"] == old["f0"] and got["f0"]["port"] == "rl->rr"
+    assert got["f0"]["share_bits"] == pytest.approx(old["f0"], rel=1e-12) and got["f0"]["port"] == "rl->rr"
 
 
 # ------------------------------------------------------------------ on real runs
@@ -189,7 +194,7 @@ def test_a_starved_long_flow_on_a_real_chain_is_flagged():
     got = {x["flow"]: x for x in starved_flows(r)}
     assert set(got) == {"long"}
     x = got["long"]
-    assert _share_bps(x) == pytest.approx(10e6 / 3, rel=1e-6)
+    assert _share_bps(x) == pytest.approx(10e6 / 3 * PAYLOAD, rel=1e-6)
     assert 0.03 < x["of_share"] < 0.09
     old_share = 10e6 / 13 * (x["to_s"] - x["from_s"])
     assert x["delivered_bits"] > 2 * STARVED_FRACTION * old_share
@@ -219,7 +224,7 @@ def test_a_link_whose_rate_changes_is_judged_at_its_schedule_not_its_first_rate(
     assert r.ports.filter(pl.col("port") == "rl->rr")["rate_bps"][0] == 600e6
     got = {x["flow"]: x for x in starved_flows(r)}
     assert set(got) == {"f0"}
-    assert _share_bps(got["f0"]) == pytest.approx((3 * 300e6 + 8 * 90e6 + 8 * 300e6) / 19, rel=1e-3)
+    assert _share_bps(got["f0"]) == pytest.approx((3 * 300e6 + 8 * 90e6 + 8 * 300e6) / 19 * PAYLOAD, rel=1e-3)
     assert got["f0"]["port"] == "rl->rr"
 
 
@@ -243,3 +248,23 @@ def test_a_flow_carrying_most_of_what_a_dropping_link_offered_is_not_a_stall():
         assert (got is not None) is stalled, (fraction, got)
         if got is not None:
             assert got["utilisation"] == pytest.approx(fraction, rel=0.01)
+
+
+def test_the_share_is_counted_in_payload_bits_as_delivery_is():
+    """HFCC's packets: 960-byte segments, 40 bytes of headers, no timestamps (1000 on the
+    wire). Two flows on 10 Mb/s: each one's share is 5 Mb/s on the wire, 4.8 Mb/s of
+    payload. A flow delivering 0.49 Mb/s of payload has 10.2 % of its share (not starved);
+    0.47 has 9.8 % (starved). Before, the share was in wire bits: 0.49 read 9.8 % and was
+    flagged. Framing counts too: with 24 bytes a packet on the bottleneck the share is
+    960/1024 of the wire's."""
+    base = dict(duration="20s", seed=1)
+    s = ecnlab.Scenario.dumbbell(left=2, right=2, bottleneck_rate="10Mbps", **base)
+    s = ecnlab.Scenario.from_dict({**s.to_dict(), "tcp": {"mss": 960, "timestamps": False}})
+    s = s.add_tcp_flow("l0", "r0", cc="newreno", name="f0").add_tcp_flow("l1", "r1", cc="newreno", name="f1")
+    assert starved_flows(_results(s, {"f0": 0.49e6, "f1": 9e6})) == []
+    (x,) = starved_flows(_results(s, {"f0": 0.47e6, "f1": 9e6}))
+    assert _share_bps(x) == pytest.approx(4.8e6) and x["of_share"] == pytest.approx(0.47 / 4.8)
+    d = s.to_dict()
+    d["topology"]["bottleneck"]["framing"] = 24
+    (x,) = starved_flows(_results(ecnlab.Scenario.from_dict(d), {"f0": 0.45e6, "f1": 9e6}))
+    assert _share_bps(x) == pytest.approx(5e6 * 960 / 1024)

@@ -908,6 +908,33 @@ def stall(r: Results, port: str, threshold: float = STALL_UTILISATION) -> dict[s
 STARVED_FRACTION = 0.1
 
 
+#: Bytes a TCP data segment carries besides its payload on the wire: the IPv4 header (20,
+#: wire/ipv4.rs HEADER_LEN) and the TCP header (20, wire/tcp.rs HEADER_LEN); the timestamps
+#: option adds 12 (10 padded to a 4-byte boundary, TcpRepr::options_len) where the flow's TCP
+#: uses timestamps. Data segments carry no other option (SACK blocks ride on ACKs).
+IP_TCP_HEADER_BYTES = 40
+TIMESTAMPS_OPTION_BYTES = 12
+
+
+def _segment_format(r: Results, names: Sequence[str]) -> dict[str, tuple[int, int]]:
+    """Each flow's (mss, header bytes of a data segment), from the run's scenario with its
+    defaults filled in (the [tcp] table, the flow's own ``tcp`` over it)."""
+    import tomllib
+
+    from .. import _core
+
+    t = tomllib.loads(_core.validate(r.scenario_toml))
+    common = t.get("tcp", {})
+    specs = {f.get("name"): f for f in t.get("flows", [])}
+    out = {}
+    for n in names:
+        # A flow with a count is named "<name>.<k>".
+        spec = specs.get(n) or specs.get(n.rsplit(".", 1)[0]) or {}
+        tcp = {**common, **(spec.get("tcp") or {})}
+        out[n] = (int(tcp["mss"]), IP_TCP_HEADER_BYTES + (TIMESTAMPS_OPTION_BYTES if tcp["timestamps"] else 0))
+    return out
+
+
 def _ports(declared: str | Sequence[str] | None) -> list[str]:
     if declared is None:
         return []
@@ -922,7 +949,9 @@ def starved_flows(r: Results, fraction: float = STARVED_FRACTION) -> list[dict[s
     bulk flows active then, each flow constrained by the egress ports its data crosses
     (:meth:`Results.flow_paths`: its own path, in its own direction) at the rate each link's
     schedule gives at that instant (:meth:`Results.port_links`; a time-varying link's
-    ``rate_bps`` is only its first rate); it is taken on 2000 instants of the run and summed over the flow's time. Flows in the
+    ``rate_bps`` is only its first rate), in payload bits: the flow's part of each of its
+    packets on the link that fixes its share, mss / (mss + 40 or 52 header bytes + the
+    link's framing), as delivery counts payload; it is taken on 2000 instants of the run and summed over the flow's time. Flows in the
     other direction and flows that do not cross a link take nothing of its capacity; on one
     bottleneck crossed by every bulk flow in one direction the share is the bottleneck's
     capacity over the bulk flows active, as before. Short flows and UDP are not counted. A
@@ -945,6 +974,12 @@ def starved_flows(r: Results, fraction: float = STARVED_FRACTION) -> list[dict[s
     if unrouted:
         raise ValueError(f"bulk flows without a route in the run's scenario: {', '.join(unrouted)}")
     links = r.port_links()
+    segment = _segment_format(r, [x["name"] for x in rows])
+
+    def payload_of(name: str, link: str) -> float:
+        mss, header = segment[name]
+        return mss / (mss + header + (links[link][1] if link else 0))
+
     spans = np.array([(x["start_s"], dur if x["fct_s"] is None else x["start_s"] + x["fct_s"]) for x in rows], dtype=float).reshape(-1, 2)
     dt = dur / 2000
     t = (np.arange(2000) + 0.5) * dt
@@ -965,6 +1000,10 @@ def starved_flows(r: Results, fraction: float = STARVED_FRACTION) -> list[dict[s
         at_t = float(t[np.flatnonzero(which.reshape(-1) == k)[0]])
         capacity = {p: float(r.rate_at(p, [at_t])[0]) for p in links}
         rates, links_by = max_min(capacity, [paths[rows[i]["name"]] for i in flows])
+        # The allocation shares the links' bits on the wire; delivery counts payload: each
+        # flow's share is its payload's part of its packets on the link that fixes it
+        # (mss / (mss + headers + the link's framing)), so the two are counted alike.
+        rates = [w * payload_of(rows[i]["name"], link) for w, i, link in zip(rates, flows, links_by)]
         at = np.flatnonzero(which.reshape(-1) == k)
         rate[np.ix_(flows, at)] = np.array(rates)[:, None]
         fixed_by[np.ix_(flows, at)] = np.array(links_by, dtype=object)[:, None]
