@@ -54,11 +54,19 @@ def test_max_min_refuses_what_it_cannot_share():
 # ------------------------------------------------------------------ on results built by hand
 
 
-def _results(scenario: ecnlab.Scenario, delivered_bps: dict[str, float], duration: float = 20.0) -> ecnlab.Results:
+def _results(scenario: ecnlab.Scenario, delivered_bps: dict[str, float], duration: float = 20.0, first_bps: dict[str, float] | None = None) -> ecnlab.Results:
     """Results of ``scenario`` as if every flow (all bulk, running the whole run) had
-    delivered ``delivered_bps`` of payload while backlogged (after ``STALL_WARMUP_S``); the
-    ports carry the scenario's link rates."""
+    delivered ``delivered_bps`` of payload while backlogged (after ``STALL_WARMUP_S``) and
+    ``first_bps`` (default nothing) before; delivery sampled every 100 ms; the ports carry
+    the scenario's link rates."""
     d = scenario.to_dict()
+    first = first_bps or {}
+    times = [round(0.1 * (k + 1), 1) for k in range(round(duration * 10))]
+    ts = pl.DataFrame(
+        [(tt, "delivery_bps", f["name"], first.get(f["name"], 0.0) if tt <= STALL_WARMUP_S else delivered_bps[f["name"]]) for f in d["flows"] for tt in times],
+        schema={"time_s": pl.Float64, "kind": pl.String, "entity": pl.String, "value": pl.Float64},
+        orient="row",
+    )
     flows = pl.DataFrame(
         {
             "name": [f["name"] for f in d["flows"]],
@@ -68,12 +76,12 @@ def _results(scenario: ecnlab.Scenario, delivered_bps: dict[str, float], duratio
             "size_bytes": pl.Series([None] * len(d["flows"]), dtype=pl.Int64),
             "start_s": [0.0] * len(d["flows"]),
             "fct_s": pl.Series([None] * len(d["flows"]), dtype=pl.Float64),
-            "bytes_delivered": [round(delivered_bps[f["name"]] * (duration - STALL_WARMUP_S) / 8) for f in d["flows"]],
+            "bytes_delivered": [round((delivered_bps[f["name"]] * (duration - STALL_WARMUP_S) + first.get(f["name"], 0.0) * STALL_WARMUP_S) / 8) for f in d["flows"]],
         }
     )
     # The ports and their rates as a run of the network makes them.
     ports = ecnlab.run(ecnlab.Scenario.from_dict({**d, "duration": "1ms", "flows": []})).ports.select("port", "rate_bps")
-    return ecnlab.Results(flows, ports, pl.DataFrame(), {"duration_s": duration}, scenario.to_toml())
+    return ecnlab.Results(flows, ports, ts, {"duration_s": duration}, scenario.to_toml())
 
 
 def _parking_lot(rates_mbps: list[float], reverse: int = 0) -> ecnlab.Scenario:
@@ -268,3 +276,18 @@ def test_the_share_is_counted_in_payload_bits_as_delivery_is():
     d["topology"]["bottleneck"]["framing"] = 24
     (x,) = starved_flows(_results(ecnlab.Scenario.from_dict(d), {"f0": 0.45e6, "f1": 9e6}))
     assert _share_bps(x) == pytest.approx(5e6 * 960 / 1024)
+
+
+def test_delivery_and_share_are_counted_over_the_same_span():
+    """A flow that delivered 8 Mb/s in its first second and 0.4 Mb/s after it, beside one
+    other flow on 10 Mb/s: from 1 s on it had 0.4 of a 4.83 Mb/s share, 8.3 % (starved).
+    Before, its first second's 8 Mb was counted against a share from 1 s on (17 %, not
+    flagged). Without delivery samples a flow is judged from its start on both sides."""
+    s = ecnlab.Scenario.dumbbell(left=2, right=2, bottleneck_rate="10Mbps", duration="20s", seed=1)
+    s = s.add_tcp_flow("l0", "r0", cc="newreno", name="f0").add_tcp_flow("l1", "r1", cc="newreno", name="f1")
+    r = _results(s, {"f0": 0.4e6, "f1": 9e6}, first_bps={"f0": 8e6})
+    (x,) = starved_flows(r)
+    assert x["flow"] == "f0" and x["from_s"] == STALL_WARMUP_S
+    assert x["of_share"] == pytest.approx(0.4 / (5 * PAYLOAD)) and x["delivered_bits"] == pytest.approx(0.4e6 * 19)
+    unsampled = ecnlab.Results(r.flows, r.ports, pl.DataFrame(), r.meta, r.scenario_toml)
+    assert starved_flows(unsampled) == []

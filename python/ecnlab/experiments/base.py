@@ -935,6 +935,24 @@ def _segment_format(r: Results, names: Sequence[str]) -> dict[str, tuple[int, in
     return out
 
 
+def _delivered_by(r: Results, until: Sequence[tuple[str, float]]) -> dict[str, float]:
+    """Payload bits each flow had delivered by its time, from its ``delivery_bps`` samples
+    (each the rate over the interval that ends at its time); flows without samples are left
+    out."""
+    ts = r.timeseries
+    if not ts.height:
+        return {}
+    rate = ts.filter(pl.col("kind") == "delivery_bps")
+    if not rate.height:
+        return {}
+    times = rate["time_s"].unique().sort().to_list()
+    interval = (times[1] - times[0]) if len(times) > 1 else float(r.meta["duration_s"])
+    want = pl.DataFrame({"entity": [n for n, _ in until], "until": [float(t) for _, t in until]}, schema={"entity": pl.String, "until": pl.Float64})
+    mine = rate.join(want, on="entity", how="inner")
+    sums = mine.group_by("entity").agg((pl.col("value") * (pl.col("time_s") <= pl.col("until"))).sum().alias("bits"))
+    return {n: float(b) * interval for n, b in sums.iter_rows()}
+
+
 def _ports(declared: str | Sequence[str] | None) -> list[str]:
     if declared is None:
         return []
@@ -943,7 +961,9 @@ def _ports(declared: str | Sequence[str] | None) -> list[str]:
 
 def starved_flows(r: Results, fraction: float = STARVED_FRACTION) -> list[dict[str, Any]]:
     """The bulk TCP flows of the run that, while backlogged (from their start +
-    ``STALL_WARMUP_S`` until they finished or the run ended), delivered less than
+    ``STALL_WARMUP_S`` until they finished or the run ended; what they delivered before is
+    taken out by their delivery samples, and a flow without samples is judged from its start on
+    both sides), delivered less than
     ``fraction`` of their fair share. A flow's fair share at an instant is its rate in the
     max-min fair allocation (:func:`.fairshare.max_min`) of the links' capacities among the
     bulk flows active then, each flow constrained by the egress ports its data crosses
@@ -1008,14 +1028,22 @@ def starved_flows(r: Results, fraction: float = STARVED_FRACTION) -> list[dict[s
         rate[np.ix_(flows, at)] = np.array(rates)[:, None]
         fixed_by[np.ix_(flows, at)] = np.array(links_by, dtype=object)[:, None]
     share = rate * dt
+    before = _delivered_by(r, [(x["name"], t0 + STALL_WARMUP_S) for x, (t0, _) in zip(rows, spans)])
     out = []
     for i, (x, (t0, t1)) in enumerate(zip(rows, spans)):
         a = t0 + STALL_WARMUP_S
         if t1 - a <= STALL_WARMUP_S:
             continue
+        # Delivery and share over the same span: from start + STALL_WARMUP_S, the flow's
+        # delivery samples taking out what it delivered before; a flow without samples is
+        # judged over its whole time, slow start included on both sides.
+        delivered_bits = 8.0 * float(x["bytes_delivered"] or 0)
+        if x["name"] in before:
+            delivered_bits = max(delivered_bits - before[x["name"]], 0.0)
+        else:
+            a = t0
         inside = (t >= a) & (t < t1)
         share_bits = float(share[i][inside].sum())
-        delivered_bits = 8.0 * float(x["bytes_delivered"] or 0)
         if delivered_bits == 0 or delivered_bits < fraction * share_bits:
             held = [p for p in fixed_by[i][inside] if p]
             port = max(set(held), key=lambda p: (held.count(p), p)) if held else ""
