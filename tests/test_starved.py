@@ -291,3 +291,54 @@ def test_delivery_and_share_are_counted_over_the_same_span():
     assert x["of_share"] == pytest.approx(0.4 / (5 * PAYLOAD)) and x["delivered_bits"] == pytest.approx(0.4e6 * 19)
     unsampled = ecnlab.Results(r.flows, r.ports, pl.DataFrame(), r.meta, r.scenario_toml)
     assert starved_flows(unsampled) == []
+
+
+# ------------------------------------------------------------------ which runs are checked
+
+
+def _two_flow_runs(scenario_toml: str | None = None) -> "RunSet":
+    from ecnlab.experiments.base import RunSet
+
+    s = ecnlab.Scenario.dumbbell(left=2, right=2, bottleneck_rate="10Mbps", duration="20s", seed=1)
+    s = s.add_tcp_flow("l0", "r0", cc="newreno", name="f0").add_tcp_flow("l1", "r1", cc="newreno", name="f1")
+    r = _results(s, {"f0": 0.2e6, "f1": 9e6})
+    if scenario_toml is not None:
+        r = ecnlab.Results(r.flows, r.ports, r.timeseries, r.meta, scenario_toml)
+    return r
+
+
+def test_an_experiment_without_a_bottleneck_has_its_flows_checked():
+    """The share needs only the flows and their paths: an experiment that declares no
+    bottleneck (hfcc.efficiency, hfcc.fct, core.mdl) has its starved flows found too. Before,
+    the check ran only where a bottleneck was declared."""
+    from ecnlab.experiments.base import Experiment, RunSet
+
+    class NoBottleneck(Experiment):
+        name = "toy.nobottleneck"
+        no_bottleneck = "flows on several links"
+
+    rs = RunSet({"x-s1": _two_flow_runs()}, NoBottleneck())
+    v = rs.per_seed("x", lambda r: 1.0)
+    assert v.starved == {1: ["f0"]}
+
+
+def test_a_recorded_scenario_that_does_not_build_leaves_starvation_unchecked_not_the_rejudge_stopped():
+    """A recorded scenario the build can no longer read (judged again with
+    --reuse-any-build) flags the claims "starvation not checked: …" instead of stopping the
+    judgement. Before, the ScenarioError escaped."""
+    from ecnlab.experiments.base import Experiment, RunSet, claim
+    from ecnlab.experiments.verdict import Claim
+
+    class Toy(Experiment):
+        name = "toy.old"
+
+        def bottleneck(self, run_name):
+            return "rl->rr"
+
+    r = _two_flow_runs()
+    old = ecnlab.Results(r.flows, r.ports, r.timeseries, r.meta, r.scenario_toml + "\n[retired_table]\nkey = 1\n")
+    rs = RunSet({"a-s1": old, "b-s1": r}, Toy())
+    a, b = rs.per_seed("a", lambda r: 1.0), rs.per_seed("b", lambda r: 2.0)
+    assert "retired_table" in a.starvation_unchecked[1] and b.starved == {1: ["f0"]}
+    c = claim("x", Claim("less"), a, b)
+    assert any(f.startswith("starvation not checked: a (a) seed 1: its recorded scenario does not build here") for f in c.decision.flags), c.decision.flags

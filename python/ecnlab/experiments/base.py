@@ -48,7 +48,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import polars as pl
 
-from ..errors import OutputError
+from ..errors import OutputError, ScenarioError
 from ..report import Html
 from ..results import Results
 from ..scenario import Scenario, load_scenario
@@ -233,6 +233,7 @@ class SeedValues(dict):
         stall_check: str = "",
         run_keys: Mapping[int, str] | None = None,
         measures: str = "",
+        starvation_unchecked: Mapping[int, str] | None = None,
     ) -> None:
         super().__init__(values)
         self.config = config
@@ -242,6 +243,9 @@ class SeedValues(dict):
         self.measures = measures
         self.stalled = dict(stalled or {})
         self.starved = {k: list(v) for k, v in (starved or {}).items()}
+        #: Per seed: why its run's flows could not be checked for starvation (a recorded
+        #: scenario the build cannot rebuild).
+        self.starvation_unchecked = dict(starvation_unchecked or {})
         self.stall_check = stall_check
         #: Per seed: what identifies the run (its scenario without the name).
         self.run_keys = dict(run_keys or {})
@@ -249,7 +253,7 @@ class SeedValues(dict):
     def derive(self, values: Mapping[int, Any], measures: str | None = None) -> "SeedValues":
         """New values over the same runs (a transform of these), keeping what is known about
         the runs (and what they measure, unless ``measures`` says anew)."""
-        return SeedValues(values, config=self.config, stalled=self.stalled, starved=self.starved, stall_check=self.stall_check, run_keys=self.run_keys, measures=self.measures if measures is None else measures)
+        return SeedValues(values, config=self.config, stalled=self.stalled, starved=self.starved, stall_check=self.stall_check, run_keys=self.run_keys, measures=self.measures if measures is None else measures, starvation_unchecked=self.starvation_unchecked)
 
     @staticmethod
     def join(parts: Sequence["SeedValues"], g: Callable[[list[Any]], Any], config: str = "") -> "SeedValues":
@@ -263,6 +267,7 @@ class SeedValues(dict):
         values: dict[int, Any] = {}
         stalled: dict[int, str] = {}
         starved: dict[int, list[str]] = {}
+        unchecked: dict[int, str] = {}
         run_keys: dict[int, str] = {}
         for s in seeds:
             xs = [p.get(s) for p in parts]
@@ -274,12 +279,15 @@ class SeedValues(dict):
             sv = [f for p in parts for f in p.starved.get(s, [])]
             if sv:
                 starved[s] = sv
+            why = [f"{p.config}: {p.starvation_unchecked[s]}" for p in parts if s in p.starvation_unchecked]
+            if why:
+                unchecked[s] = "; ".join(why)
             keys = [p.run_keys.get(s) for p in parts]
             if all(keys):
                 run_keys[s] = hashlib.sha1("".join(keys).encode()).hexdigest()  # type: ignore[arg-type]
         checks = [p.stall_check for p in parts if p.stall_check]
         measures = {p.measures for p in parts}
-        return SeedValues(values, config=config or "+".join(p.config for p in parts), stalled=stalled, starved=starved, stall_check=checks[0] if checks else "", run_keys=run_keys, measures=measures.pop() if len(measures) == 1 else "")
+        return SeedValues(values, config=config or "+".join(p.config for p in parts), stalled=stalled, starved=starved, stall_check=checks[0] if checks else "", run_keys=run_keys, measures=measures.pop() if len(measures) == 1 else "", starvation_unchecked=unchecked)
 
 
 def _same_runs(a: PerSeed, b: PerSeed | None, used: set[int]) -> bool:
@@ -290,16 +298,18 @@ def _same_runs(a: PerSeed, b: PerSeed | None, used: set[int]) -> bool:
     return all(s in a.run_keys and a.run_keys.get(s) == b.run_keys.get(s) for s in used)
 
 
-def _arm_flags(arm: str, values: PerSeed | None, used: set[int]) -> tuple[list[str], list[str], str | None]:
-    """(stall flags, starvation flags, why stalls were not checked) of one arm."""
+def _arm_flags(arm: str, values: PerSeed | None, used: set[int]) -> tuple[list[str], list[str], str | None, list[str]]:
+    """(stall flags, starvation flags, why stalls were not checked, seeds whose starvation
+    was not checked and why) of one arm."""
     if values is None:
-        return [], [], None
+        return [], [], None, []
     if not isinstance(values, SeedValues):
-        return [], [], f"{arm}: the per-seed values were not taken by RunSet.per_seed"
+        return [], [], f"{arm}: the per-seed values were not taken by RunSet.per_seed", []
     where = f"{arm} ({values.config})" if values.config else arm
     stalls = [f"{where} seed {s}: {values.stalled[s]}" for s in sorted(values.stalled) if s in used]
     starved = [f"{where} seed {s}: {', '.join(values.starved[s])}" for s in sorted(values.starved) if s in used]
-    return stalls, starved, (values.stall_check or None)
+    unchecked = [f"{where} seed {s}: {values.starvation_unchecked[s]}" for s in sorted(values.starvation_unchecked) if s in used]
+    return stalls, starved, (values.stall_check or None), unchecked
 
 
 def measured(values: PerSeed | None) -> str:
@@ -330,11 +340,12 @@ def flag_decision(d: Decision, a: PerSeed, b: PerSeed | None, about_stall: bool 
     if _same_runs(a, b, used):
         reason = f"a ({a.config}) and b ({b.config}) are the same runs (identical scenarios in every seed): the claim compares a run with itself"  # type: ignore[union-attr]
         return replace(d, verdict=Verdict.NOT_COMPARABLE, reason=reason, flags=d.flags + (reason,), unflagged=d.verdict), []
-    stalls, starved, unchecked = [], [], []
+    stalls, starved, unchecked, not_checked = [], [], [], []
     for arm, v in (("a", a), ("b", b)):
-        st, sv, why = _arm_flags(arm, v, used)
+        st, sv, why, nc = _arm_flags(arm, v, used)
         stalls += st
         starved += sv
+        not_checked += nc
         if why and why not in unchecked:
             unchecked.append(why)
     flags = []
@@ -342,6 +353,8 @@ def flag_decision(d: Decision, a: PerSeed, b: PerSeed | None, about_stall: bool 
         flags.append("decided on stalled runs: " + "; ".join(stalls))
     if starved:
         flags.append("starved flows: " + "; ".join(starved))
+    if not_checked:
+        flags.append("starvation not checked: " + "; ".join(not_checked))
     if not flags:
         return d, unchecked
     if stalls and not about_stall and d.verdict in (Verdict.HOLDS, Verdict.CONTRADICTED):
@@ -708,6 +721,7 @@ class RunSet(Mapping[str, Results]):
         self._exp = experiment
         self._stalls: dict[str, dict[str, Any] | None] = {}
         self._starved: dict[str, list[dict[str, Any]]] = {}
+        self._starvation_unchecked: dict[str, str] = {}
 
     def stall_check(self) -> str:
         """"" when the runs' stalls are checked, else why not."""
@@ -734,14 +748,27 @@ class RunSet(Mapping[str, Results]):
         return self._stalls[run_name]
 
     def starved_of(self, run_name: str) -> list[dict[str, Any]]:
-        """The run's backlogged flows far below their share (:func:`starved_flows`)."""
+        """The run's backlogged flows far below their share (:func:`starved_flows`), in every
+        experiment (the share needs only the flows and their paths, no declared bottleneck).
+        A run whose recorded scenario the build cannot rebuild (its paths and links) is not
+        checked: :meth:`starvation_unchecked` says why, and the claims on it are flagged."""
         if run_name not in self._starved:
             out: list[dict[str, Any]] = []
-            if self._exp is not None and not self.stall_check():
-                if _ports(self._exp.bottleneck(run_name)):
-                    out = starved_flows(self._r[run_name])
+            r = self._r[run_name]
+            if not r.scenario_toml:
+                self._starvation_unchecked[run_name] = "the run records no scenario to rebuild its paths from"
+            else:
+                try:
+                    out = starved_flows(r)
+                except ScenarioError as e:
+                    self._starvation_unchecked[run_name] = f"its recorded scenario does not build here: {e}"
             self._starved[run_name] = out
         return self._starved[run_name]
+
+    def starvation_unchecked(self, run_name: str) -> str:
+        """Why the run's flows were not checked for starvation, "" when they were."""
+        self.starved_of(run_name)
+        return self._starvation_unchecked.get(run_name, "")
 
     def __getitem__(self, name: str) -> Results:
         return self._r[name]
@@ -780,6 +807,7 @@ class RunSet(Mapping[str, Results]):
         out: dict[int, Any] = {}
         stalled: dict[int, str] = {}
         starved: dict[int, list[str]] = {}
+        unchecked: dict[int, str] = {}
         run_keys: dict[int, str] = {}
         for n, r in self._r.items():
             if config_of(n) != config:
@@ -803,7 +831,10 @@ class RunSet(Mapping[str, Results]):
             sv = self.starved_of(n)
             if sv:
                 starved[key] = [x["flow"] for x in sv]
-        return SeedValues(out, config=config, stalled=stalled, starved=starved, stall_check=self.stall_check(), run_keys=run_keys, measures=measures)
+            why = self.starvation_unchecked(n)
+            if why:
+                unchecked[key] = why
+        return SeedValues(out, config=config, stalled=stalled, starved=starved, stall_check=self.stall_check(), run_keys=run_keys, measures=measures, starvation_unchecked=unchecked)
 
     def table(self, name: str) -> pl.DataFrame:
         """One result table (``flows``, ``ports`` or ``timeseries``) of every run,
@@ -887,11 +918,18 @@ def stall(r: Results, port: str, threshold: float = STALL_UTILISATION) -> dict[s
         # What the link offered over the window, its rate schedule integrated: a link whose
         # rate drops (600 → 180 → 600 Mb/s) judged at its first rate made a flow carrying
         # 65 % of what it could offer a stall.
-        offered = r.capacity_bits(port, t0, t1)
+        how = "flows' delivery rate samples"
+        try:
+            offered = r.capacity_bits(port, t0, t1)
+        except ScenarioError:
+            # A recorded scenario this build cannot rebuild: the link's mean rate over the
+            # run, which the ports table records.
+            mean = r.port(port).get("mean_rate_bps")
+            offered = float(mean if mean is not None else cap) * (t1 - t0)
+            how += " against the link's mean rate over the run (its recorded scenario does not build here)"
         if not offered:
             return None
         util = delivered_bits / offered
-        how = "flows' delivery rate samples"
     else:
         if not cap:
             return None
