@@ -342,3 +342,18 @@ def test_a_recorded_scenario_that_does_not_build_leaves_starvation_unchecked_not
     assert "retired_table" in a.starvation_unchecked[1] and b.starved == {1: ["f0"]}
     c = claim("x", Claim("less"), a, b)
     assert any(f.startswith("starvation not checked: a (a) seed 1: its recorded scenario does not build here") for f in c.decision.flags), c.decision.flags
+
+
+def test_the_rule_text_says_what_the_share_leaves_out():
+    """Short flows, UDP and ACKs load the links but take no part of the share; the share
+    is in payload bits at each link's rate at each instant; flags never decide a claim. The
+    rule text and the README say so (before, only the docstring said what was left out)."""
+    from pathlib import Path
+
+    from ecnlab.experiments import rule_text
+
+    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text().split())
+    for text in (" ".join(rule_text(0.05).split()), readme):
+        assert "short flows, UDP and ACKs load the links but take no part of the share" in text
+        assert "at its rate at each instant" in text and "in payload bits" in text
+        assert "flags annotate claims and never decide them" in text

@@ -850,7 +850,7 @@ def reproduce(
                 doc.h(3, f"{exp.name}: starved flows")
                 doc.table(
                     pl.DataFrame(starved).select("run", "reading", "flow", "port", "of_share", "from_s", "to_s"),
-                    caption=f"Bulk flows that delivered less than {STARVED_FRACTION:.0%} of their fair share while backlogged: their max-min fair rate on their own path (each link's capacity shared among the bulk flows crossing it in that direction, recomputed as flows start and end); port: the link that fixed that share most of the time. The claims that use their runs are flagged.",
+                    caption=f"Bulk flows that delivered less than {STARVED_FRACTION:.0%} of their fair share while backlogged: their max-min fair rate on their own path (each link's capacity at its rate at each instant, shared among the bulk TCP flows crossing it in that direction, recomputed as flows start and end, in payload bits; short flows, UDP and ACKs load the links but take no part of the share, so where they are heavy the share is overstated); port: the link that fixed that share most of the time. The claims that use their runs are flagged.",
                 )
             _provenance_section(doc, exp, provenance, provenance_missing)
             n_runs = len({d for dirs in run_dirs.values() for d in dirs.values()})
@@ -970,10 +970,11 @@ def rule_text(alpha: float) -> str:
         "may declare its own, and each row states the margin it used), and goes against it only past the margin; zero against zero "
         "agrees. ∞ (a state never reached) is a value: against a finite value it is decided like any "
         "other pair. A run is flagged as stalled when, while a bulk flow was backlogged, the flows delivered less "
-        f"than {STALL_UTILISATION:.0%} of the bottleneck's capacity; a claim decided on a stalled run is inconclusive "
+        f"than {STALL_UTILISATION:.0%} of what the bottleneck could carry then (its rate schedule over that time); a claim decided on a stalled run is inconclusive "
         f"unless it is about the stall. Bulk flows below {STARVED_FRACTION:.0%} of their fair share (their max-min fair rate on their "
-        "own path: each link's capacity shared among the bulk flows crossing it in that direction) are listed and "
-        "flag the claims on their runs. Claims over one axis (a family: a claim per min_th, per buffer size) are also "
+        "own path: each link's capacity at its rate at each instant shared among the bulk TCP flows crossing it in that "
+        "direction, in payload bits; short flows, UDP and ACKs load the links but take no part of the share) are listed and "
+        "flag the claims on their runs (flags annotate claims and never decide them). Claims over one axis (a family: a claim per min_th, per buffer size) are also "
         "decided with Holm's correction, and the headline counts the family once, as the one claim it makes over the "
         "axis: it holds when every comparable claim of the family holds under Holm's correction, is contradicted when "
         "any is contradicted (a point of the axis where the runs say the opposite at the family-wise level, which a "
