@@ -134,6 +134,24 @@ def test_a_run_directory_replaced_under_its_lazy_results_is_refused_not_read(tmp
     assert first.height > 0
 
 
+def test_a_lock_that_cannot_be_taken_names_the_lock_file(tmp_path, monkeypatch):
+    """A file system that cannot lock (flock fails with ENOLCK, as on some NFS or FUSE
+    mounts) is an OutputError (exit 2) naming the lock file. Before, the bare OSError
+    escaped."""
+    import errno
+    import fcntl
+
+    from ecnlab.fsutil import sole_writer
+
+    def no_locks(fd, op):
+        raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    with pytest.raises(ecnlab.OutputError, match=r"cannot lock .*\.repro\.lock: No locks available"):
+        with sole_writer(tmp_path / "repro"):
+            pass
+
+
 def test_one_process_at_a_time_writes_an_output(tmp_path, cli):
     from ecnlab.fsutil import sole_writer
 
@@ -145,7 +163,7 @@ def test_one_process_at_a_time_writes_an_output(tmp_path, cli):
                 pass
         p = cli("reproduce", "core.mdl", "--quick", "--seeds", "2", "--out", str(out))
         assert p.returncode == 2, p.stderr
-        assert f"{out} is being written by another process (process {os.getpid()}" in p.stderr
+        assert f"{out} is being written by another process (last recorded pid {os.getpid()}), which holds {lock}" in p.stderr
         assert not out.exists()
     assert not lock.exists()
     with sole_writer(out):

@@ -267,15 +267,21 @@ def sole_writer(target: str | os.PathLike[str], remove_after: Path | None = None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            # The holder writes its pid only once it holds the lock, over the pid of a holder
+            # that died without removing the file: the pid read here may be that dead one.
             try:
-                holder = os.pread(fd, 64, 0).decode("ascii", "replace").split()[0]
+                holder = f" (last recorded pid {os.pread(fd, 64, 0).decode('ascii', 'replace').split()[0]})"
             except (OSError, IndexError):
-                holder = "unknown"
+                holder = ""
             os.close(fd)
             raise OutputError(
-                f"{t} is being written by another process (process {holder}, which holds {lock}); "
+                f"{t} is being written by another process{holder}, which holds {lock}; "
                 "wait for it to finish or choose another output directory"
             ) from None
+        except OSError as e:
+            # Not busy: the file system cannot lock (ENOLCK on some NFS or FUSE mounts).
+            os.close(fd)
+            raise OutputError(f"cannot lock {lock}: {e.strerror or e}; choose an output directory on a file system that supports flock") from None
         # The holder before us may have removed the file after we opened it: the lock is
         # ours only if the file we locked is still the one at that path.
         try:
