@@ -357,3 +357,20 @@ def test_the_rule_text_says_what_the_share_leaves_out():
         assert "short flows, UDP and ACKs load the links but take no part of the share" in text
         assert "at its rate at each instant" in text and "in payload bits" in text
         assert "flags annotate claims and never decide them" in text
+
+
+def test_a_bulk_flow_without_a_route_leaves_starvation_unchecked_not_the_judgement_stopped():
+    """Now that every experiment's runs are checked, a run whose share cannot be computed (a
+    bulk flow whose hosts the scenario does not route) flags its claims instead of stopping
+    the judgement of the others."""
+    from ecnlab.experiments.base import Experiment, RunSet
+
+    class Toy(Experiment):
+        name = "toy.unrouted"
+        no_bottleneck = "a toy"
+
+    r = _two_flow_runs()
+    flows = r.flows.with_columns(pl.Series("dst", ["nowhere", "r1"]))
+    rs = RunSet({"a-s1": ecnlab.Results(flows, r.ports, r.timeseries, r.meta, r.scenario_toml)}, Toy())
+    v = rs.per_seed("a", lambda r: 1.0)
+    assert "bulk flows without a route in the run's scenario: f0" in v.starvation_unchecked[1]

@@ -762,6 +762,10 @@ class RunSet(Mapping[str, Results]):
                     out = starved_flows(r)
                 except ScenarioError as e:
                     self._starvation_unchecked[run_name] = f"its recorded scenario does not build here: {e}"
+                except ValueError as e:
+                    # A bulk flow without a route, a link the share cannot use: said on the
+                    # claims, not a reason to stop judging the other runs.
+                    self._starvation_unchecked[run_name] = str(e)
             self._starved[run_name] = out
         return self._starved[run_name]
 
