@@ -12,7 +12,7 @@
 
 use crate::net::{NodeId, PortId, Sim};
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
 
 /// Events per data packet and port it crosses (ACK hops counted as packets too). With 3
 /// the estimate came to 1.1–1.9 times the events of the runs of scenarios/ (dumbbell, UDP,
@@ -135,26 +135,29 @@ fn max_min(caps: &[f64], paths: &[&[PortId]], wants: &[f64]) -> Vec<f64> {
             heap.push(Next(w, false, f as u32, 0));
         }
     }
+    // The ports a step's fixed flows cross, each once: their new levels are pushed when the
+    // step ends. An entry per fixed flow and port would be stale before it is popped (the
+    // step's next flow changes the port again): a million flows on one bottleneck pushed
+    // three million.
+    let mut touched: Vec<u32> = Vec::new();
+    let mut is_touched = vec![false; nports];
     let fix = |f: usize,
                level: f64,
                rate: &mut Vec<f64>,
                left: &mut Vec<f64>,
                unfixed: &mut Vec<u32>,
                version: &mut Vec<u32>,
-               heap: &mut BinaryHeap<Next>| {
+               touched: &mut Vec<u32>,
+               is_touched: &mut Vec<bool>| {
         rate[f] = level;
         for &q in paths[f] {
             let q = q as usize;
             left[q] = (left[q] - level).max(0.0);
             unfixed[q] -= 1;
             version[q] += 1;
-            if unfixed[q] > 0 {
-                heap.push(Next(
-                    left[q] / unfixed[q] as f64,
-                    true,
-                    q as u32,
-                    version[q],
-                ));
+            if !is_touched[q] {
+                is_touched[q] = true;
+                touched.push(q as u32);
             }
         }
     };
@@ -174,7 +177,8 @@ fn max_min(caps: &[f64], paths: &[&[PortId]], wants: &[f64]) -> Vec<f64> {
                         &mut left,
                         &mut unfixed,
                         &mut version,
-                        &mut heap,
+                        &mut touched,
+                        &mut is_touched,
                     );
                 }
             }
@@ -186,8 +190,21 @@ fn max_min(caps: &[f64], paths: &[&[PortId]], wants: &[f64]) -> Vec<f64> {
                 &mut left,
                 &mut unfixed,
                 &mut version,
-                &mut heap,
+                &mut touched,
+                &mut is_touched,
             );
+        }
+        for q in touched.drain(..) {
+            let q = q as usize;
+            is_touched[q] = false;
+            if unfixed[q] > 0 {
+                heap.push(Next(
+                    left[q] / unfixed[q] as f64,
+                    true,
+                    q as u32,
+                    version[q],
+                ));
+            }
         }
     }
     // A flow with no port on its path (none here: source and destination differ).
@@ -206,21 +223,31 @@ pub(super) fn estimate(sim: &Sim, flows: &Flows, duration_s: f64) -> Estimate {
         .map(|p| p.rate.capacity_bits(until))
         .collect();
     let mean_bps: Vec<f64> = cap_bits.iter().map(|b| b / duration_s).collect();
-    let mut fwd: Vec<Vec<PortId>> = Vec::with_capacity(flows.demands.len());
-    let mut rev: Vec<Vec<PortId>> = Vec::with_capacity(flows.demands.len());
+    // Each flow's path and its ACKs' path, as indices into the paths between pairs of hosts,
+    // each found once (a million flows of the benchmark cross a thousand paths); path 0 is
+    // empty (a UDP flow's ACKs).
+    let mut paths_between: Vec<Vec<PortId>> = vec![Vec::new()];
+    let mut path_of: HashMap<(NodeId, NodeId), u32> = HashMap::new();
+    let mut path_index = |a: NodeId, b: NodeId| -> u32 {
+        *path_of.entry((a, b)).or_insert_with(|| {
+            paths_between.push(sim.path_ports(a, b).unwrap_or_default());
+            // At most two paths per flow.
+            u32::try_from(paths_between.len() - 1).expect("paths fit in u32")
+        })
+    };
+    let mut fwd: Vec<u32> = Vec::with_capacity(flows.demands.len());
+    let mut rev: Vec<u32> = Vec::with_capacity(flows.demands.len());
     for d in &flows.demands {
-        fwd.push(sim.path_ports(d.src, d.dst).unwrap_or_default());
-        rev.push(if d.tcp {
-            sim.path_ports(d.dst, d.src).unwrap_or_default()
-        } else {
-            Vec::new()
-        });
+        fwd.push(path_index(d.src, d.dst));
+        rev.push(if d.tcp { path_index(d.dst, d.src) } else { 0 });
     }
+    let fwd = |f: usize| paths_between[fwd[f] as usize].as_slice();
+    let rev = |f: usize| paths_between[rev[f] as usize].as_slice();
     // Rates of the flows that run until they stop.
     let rated: Vec<usize> = (0..flows.demands.len())
         .filter(|&f| matches!(flows.demands[f].load, Load::Rate { .. }))
         .collect();
-    let paths: Vec<&[PortId]> = rated.iter().map(|&f| fwd[f].as_slice()).collect();
+    let paths: Vec<&[PortId]> = rated.iter().map(|&f| fwd(f)).collect();
     let wants: Vec<f64> = rated
         .iter()
         .map(|&f| match flows.demands[f].load {
@@ -241,7 +268,7 @@ pub(super) fn estimate(sim: &Sim, flows: &Flows, duration_s: f64) -> Estimate {
             Load::Rate { active_s, .. } => share[f] * active_s / (8.0 * d.packet),
             Load::Bytes(b) => (b / d.payload).ceil(),
         };
-        for &p in &fwd[f] {
+        for &p in fwd(f) {
             sent_bits[p as usize] += packets[f] * d.packet * 8.0;
         }
     }
@@ -260,7 +287,7 @@ pub(super) fn estimate(sim: &Sim, flows: &Flows, duration_s: f64) -> Estimate {
     let mut by_entry = vec![0.0; flows.entries.len()];
     for (f, d) in flows.demands.iter().enumerate() {
         let mut hops = 0.0;
-        for &p in &fwd[f] {
+        for &p in fwd(f) {
             let n = packets[f] * scale[p as usize];
             port_packets[p as usize] += n;
             port_bytes[p as usize] += n * (d.packet + PCAP_RECORD);
@@ -271,7 +298,7 @@ pub(super) fn estimate(sim: &Sim, flows: &Flows, duration_s: f64) -> Estimate {
             hops += (bps.min(1e18) * active_s / (8.0 * d.packet) - packets[f]).max(0.0);
         }
         let acks = packets[f] / 2.0;
-        for &p in &rev[f] {
+        for &p in rev(f) {
             port_packets[p as usize] += acks;
             port_bytes[p as usize] += acks * (ACK_BYTES + PCAP_RECORD);
             hops += acks;
