@@ -374,3 +374,21 @@ def test_a_bulk_flow_without_a_route_leaves_starvation_unchecked_not_the_judgeme
     rs = RunSet({"a-s1": ecnlab.Results(flows, r.ports, r.timeseries, r.meta, r.scenario_toml)}, Toy())
     v = rs.per_seed("a", lambda r: 1.0)
     assert "bulk flows without a route in the run's scenario: f0" in v.starvation_unchecked[1]
+
+
+def test_a_finite_flow_that_finished_is_judged_by_its_completion_time_not_flagged():
+    """A finite bulk flow that finished sent all it had; slow for its share (its ramp up, on a
+    path of a few bandwidth-delay products) is its completion time, not starvation: it is not
+    flagged, and still takes its part of the link from the other flow. Unfinished at the end,
+    the same flow is judged. Before, a finished 2.6-MB flow alone on an idle path was flagged
+    at 2.4 % of its share."""
+    sc = _parking_lot([10], reverse=0)
+    r = _results(sc, {"long": 0.2e6, "cross-0": 5e6})
+    finished = r.flows.with_columns(
+        pl.when(pl.col("name") == "long").then(pl.lit(2_600_000, dtype=pl.Int64)).otherwise(pl.col("size_bytes")).alias("size_bytes"),
+        pl.when(pl.col("name") == "long").then(pl.lit(20.0 - 1e-9)).otherwise(pl.col("fct_s")).alias("fct_s"),
+    )
+    r_fin = ecnlab.Results(finished, r.ports, r.timeseries, r.meta, sc.to_toml())
+    got = {x["flow"]: x for x in starved_flows(r_fin)}
+    assert "long" not in got
+    assert {x["flow"] for x in starved_flows(r)} == {"long"}

@@ -1017,7 +1017,8 @@ def starved_flows(r: Results, fraction: float = STARVED_FRACTION) -> list[dict[s
     other direction and flows that do not cross a link take nothing of its capacity; on one
     bottleneck crossed by every bulk flow in one direction the share is the bottleneck's
     capacity over the bulk flows active, as before. Short flows and UDP are not counted. A
-    flow that delivered nothing is always starved. ``port`` is the link that fixed the flow's
+    finite bulk flow that finished is not judged (its pace is its completion time; it takes
+    its part of the links while it runs). A flow that delivered nothing is always starved. ``port`` is the link that fixed the flow's
     share (its bottleneck) for most of its time."""
     import numpy as np
 
@@ -1028,7 +1029,7 @@ def starved_flows(r: Results, fraction: float = STARVED_FRACTION) -> list[dict[s
     if f.height == 0:
         return []
     bulk = f.filter((pl.col("transport") == "tcp") & (pl.col("size_bytes").is_null() | (pl.col("size_bytes") >= BULK_BYTES)))
-    rows = bulk.select("name", "start_s", "fct_s", "bytes_delivered").to_dicts()
+    rows = bulk.select("name", "size_bytes", "start_s", "fct_s", "bytes_delivered").to_dicts()
     if not rows:
         return []
     paths = r.flow_paths()
@@ -1075,6 +1076,12 @@ def starved_flows(r: Results, fraction: float = STARVED_FRACTION) -> list[dict[s
     for i, (x, (t0, t1)) in enumerate(zip(rows, spans)):
         a = t0 + STALL_WARMUP_S
         if t1 - a <= STALL_WARMUP_S:
+            continue
+        # A finite flow that finished sent all it had: its pace is its completion time, which
+        # the claims measure, and most of its life may be the ramp up to its share (a 2.6-MB
+        # flow on an idle 150 Mb/s, 80-ms path is under two bandwidth-delay products), not
+        # starvation. It still takes its part of the links while it runs.
+        if x["size_bytes"] is not None and x["fct_s"] is not None:
             continue
         # Delivery and share over the same span: from start + STALL_WARMUP_S, the flow's
         # delivery samples taking out what it delivered before; a flow without samples is
