@@ -68,7 +68,8 @@ pub struct EventQueue {
     /// Events at time `last`, in insertion order from `head` on.
     now_bucket: Vec<Entry>,
     head: usize,
-    buckets: Box<[Vec<Entry>]>,
+    /// A fixed-size array, so that an index built below `BUCKETS` needs no bounds check.
+    buckets: Box<[Vec<Entry>; BUCKETS]>,
     /// Bit `b % 64` of word `b / 64` set when bucket `b` is non-empty; bit `w` of `summary`
     /// set when word `w` is non-zero.
     occupied: [u64; BUCKETS / 64],
@@ -87,7 +88,7 @@ impl Default for EventQueue {
         EventQueue {
             now_bucket: Vec::new(),
             head: 0,
-            buckets: (0..BUCKETS).map(|_| Vec::new()).collect(),
+            buckets: Box::new(std::array::from_fn(|_| Vec::new())),
             occupied: [0; BUCKETS / 64],
             summary: 0,
             last: 0,
@@ -108,12 +109,14 @@ impl EventQueue {
         self.now
     }
 
-    /// Bucket of time `t` > `last`.
+    /// Bucket of time `t` > `last`. The level is below `LEVELS` for any `t` ≠ `last`; the
+    /// mask says so to the compiler, which then drops the bounds checks on the bucket and
+    /// bitmap arrays.
     #[inline(always)]
     fn bucket_of(&self, t: Time) -> usize {
-        let level = (63 - (t ^ self.last).leading_zeros()) / DIGIT_BITS;
-        let digit = (t >> (level * DIGIT_BITS)) as usize & (DIGITS - 1);
-        level as usize * DIGITS + digit
+        let level = ((63 - (t ^ self.last).leading_zeros()) / DIGIT_BITS) as usize & (LEVELS - 1);
+        let digit = (t >> (level as u32 * DIGIT_BITS)) as usize & (DIGITS - 1);
+        level * DIGITS + digit
     }
 
     #[inline(always)]
@@ -145,7 +148,9 @@ impl EventQueue {
             return None;
         }
         let w = self.summary.trailing_zeros() as usize;
-        Some(w * 64 + self.occupied[w].trailing_zeros() as usize)
+        // Word `w` is non-zero when its summary bit is set: the mask changes nothing but
+        // bounds the index for the compiler.
+        Some(w * 64 + (self.occupied[w].trailing_zeros() as usize & 63))
     }
 
     #[inline(always)]
