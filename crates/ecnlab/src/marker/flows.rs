@@ -55,8 +55,24 @@ impl Hasher for KeyHasher {
     }
 }
 
+/// A [`FlowKey`] as the table's index holds it: its five fields packed into two words, so a
+/// lookup hashes and compares two words, not five fields. The key's own `Hash` stays as it is
+/// (FQ-CoDel's buckets are chosen by it).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Packed(u64, u64);
+
+impl Packed {
+    #[inline]
+    fn of(k: &FlowKey) -> Packed {
+        Packed(
+            (k.src as u64) << 32 | k.dst as u64,
+            (k.src_port as u64) << 24 | (k.dst_port as u64) << 8 | k.protocol as u64,
+        )
+    }
+}
+
 pub struct FlowTable<V> {
-    index: HashMap<FlowKey, u32, BuildHasherDefault<KeyHasher>>,
+    index: HashMap<Packed, u32, BuildHasherDefault<KeyHasher>>,
     keys: Vec<FlowKey>,
     values: Vec<V>,
 }
@@ -75,11 +91,12 @@ impl<V: Default> FlowTable<V> {
     /// The slot of `key`, made (with a default value) when the flow is new.
     #[inline]
     pub fn slot(&mut self, key: FlowKey) -> usize {
-        if let Some(&i) = self.index.get(&key) {
+        let packed = Packed::of(&key);
+        if let Some(&i) = self.index.get(&packed) {
             return i as usize;
         }
         let i = self.keys.len();
-        self.index.insert(key, i as u32);
+        self.index.insert(packed, i as u32);
         self.keys.push(key);
         self.values.push(V::default());
         i
@@ -88,7 +105,7 @@ impl<V: Default> FlowTable<V> {
     /// The slot of `key` if the table holds it.
     #[inline]
     pub fn find(&self, key: &FlowKey) -> Option<usize> {
-        self.index.get(key).map(|&i| i as usize)
+        self.index.get(&Packed::of(key)).map(|&i| i as usize)
     }
 
     pub fn len(&self) -> usize {
@@ -125,11 +142,11 @@ impl<V: Default> FlowTable<V> {
                 i += 1;
                 continue;
             }
-            self.index.remove(&self.keys[i]);
+            self.index.remove(&Packed::of(&self.keys[i]));
             self.keys.swap_remove(i);
             self.values.swap_remove(i);
             if i < self.keys.len() {
-                self.index.insert(self.keys[i], i as u32);
+                self.index.insert(Packed::of(&self.keys[i]), i as u32);
             }
         }
     }
