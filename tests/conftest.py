@@ -104,9 +104,10 @@ ECNLAB = [sys.executable, "-m", "ecnlab"]
 
 
 def ecnlab_started(ignored: tuple[signal.Signals, ...] = ()) -> list[str]:
-    """The ``ecnlab`` command as a shell starts it: SIGINT at its default, as a terminal's
-    foreground command has it, and the signals ``ignored`` ignored (`nohup` ignores SIGHUP, a
-    script's background job SIGINT), whatever this process has. A child inherits an ignored
+    """The ``ecnlab`` command as a shell starts it: SIGINT, SIGHUP and SIGTERM at their
+    defaults, as a terminal's foreground command has them, and the signals ``ignored`` ignored
+    (`nohup` ignores SIGHUP, a script's background job SIGINT), whatever this process has: the
+    suite run under `nohup` hands its children SIGHUP ignored, and the SIGHUP case then timed out. A child inherits an ignored
     signal and Python then leaves SIGINT ignored: pytest run as a script's background job
     (`make test &`) starts with it ignored, polars' import puts a handler of its own there
     (reset to the default in a child) and the first in-process Executor puts the ignore back,
@@ -116,7 +117,9 @@ def ecnlab_started(ignored: tuple[signal.Signals, ...] = ()) -> list[str]:
     return [
         sys.executable,
         "-c",
-        "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); " + setup
+        "import os, signal, sys; "
+        + "".join(f"signal.signal({int(s)}, signal.SIG_DFL); " for s in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM))
+        + setup
         + "os.execv(sys.executable, [sys.executable, '-m', 'ecnlab', *sys.argv[1:]])",
     ]
 

@@ -119,6 +119,8 @@ class FakeRun:
         self._port = {"dropped_pkts": dropped, "mean_queue_pkts": 0.0}
         self.flows = pl.DataFrame({"name": ["s0"], "bytes_delivered": [delivered]})
         self.meta = {"duration_s": mecn.DURATION_S}
+        # No scenario: starvation is not checked on these runs (said on the claims).
+        self.scenario_toml = ""
 
     def port(self, name: str) -> dict[str, Any]:
         return self._port
