@@ -1344,32 +1344,30 @@ class Demand(HfccExperiment):
         )
         # Both windows at once: the lower of the two must not fall below the level before the join.
         lower = lambda r: min(onset(r), during(r))
+        margin = f"kept (at most {MIN_EFFECT:.0%} of the larger below it) or above holds, more than {MIN_EFFECT:.0%} below it is contradicted"
+
+        def kept(metric: str, level: Callable[[Results], float], what: str, statement: str, why: str, note: str) -> Comparison:
+            """HFCC's utilisation over ``what`` held against its own level before the join."""
+            return claim(
+                metric, Claim("not_below"), runs.per_seed("hfcc", level), runs.per_seed("hfcc", before),
+                paper=from_text("Fig. 7", statement), unit="fraction", text=f"{what}, not below the level before the join: {margin}",
+                ours=runs.stat("hfcc", level), note=note, our_statement=why,
+            )
+
         comps = [
-            claim(
-                KEPT_METRIC, Claim("not_below"), runs.per_seed("hfcc", lower), runs.per_seed("hfcc", before),
-                paper=from_text("Fig. 7", "ensure the high utilization of bottleneck link when the burstiness occurs"), unit="fraction",
-                text=(
-                    "the lower of the utilisation in the 5 s after the join and from then until the 100 flows leave, not below the level "
-                    f"before the join: kept (at most {MIN_EFFECT:.0%} of the larger below it) or above holds, more than {MIN_EFFECT:.0%} below it is contradicted"
-                ),
-                ours=runs.stat("hfcc", lower), note=f"join to join + 5 s {runs.stat('hfcc', onset)}; from then {runs.stat('hfcc', during)}; before the join {runs.stat('hfcc', before)}",
-                our_statement=(
-                    "the paper names no level for 'high': holding HFCC's utilisation through the burst against its own level "
-                    "before the join is our reading of 'ensure the high utilization … when the burstiness occurs'"
-                ),
+            kept(
+                KEPT_METRIC, lower, "the lower of the utilisation in the 5 s after the join and from then until the 100 flows leave",
+                "ensure the high utilization of bottleneck link when the burstiness occurs",
+                "the paper names no level for 'high': holding HFCC's utilisation through the burst against its own level "
+                "before the join is our reading of 'ensure the high utilization … when the burstiness occurs'",
+                f"join to join + 5 s {runs.stat('hfcc', onset)}; from then {runs.stat('hfcc', during)}; before the join {runs.stat('hfcc', before)}",
             ),
-            claim(
-                LEAVE_METRIC, Claim("not_below"), runs.per_seed("hfcc", gone), runs.per_seed("hfcc", before),
-                paper=from_text("Fig. 7", "HFCC is robust against and responsive to sudden, traffic demand changes (caption); HFCC can adjust cwnd agilely"), unit="fraction",
-                text=(
-                    "the utilisation in the 5 s after the 100 flows leave, not below the level before the join: kept (at most "
-                    f"{MIN_EFFECT:.0%} of the larger below it) or above holds, more than {MIN_EFFECT:.0%} below it is contradicted"
-                ),
-                ours=runs.stat("hfcc", gone), note=f"before the join {runs.stat('hfcc', before)}; VCP {runs.stat('vcp', gone)}",
-                our_statement=(
-                    "Fig. 7's caption says HFCC is 'responsive to sudden … demand changes' and names no level or time: holding the "
-                    "utilisation of the 5 s after the 100 flows leave against the level before the join is ours"
-                ),
+            kept(
+                LEAVE_METRIC, gone, "the utilisation in the 5 s after the 100 flows leave",
+                "HFCC is robust against and responsive to sudden, traffic demand changes (caption); HFCC can adjust cwnd agilely",
+                "Fig. 7's caption says HFCC is 'responsive to sudden … demand changes' and names no level or time: holding the "
+                "utilisation of the 5 s after the 100 flows leave against the level before the join is ours",
+                f"before the join {runs.stat('hfcc', before)}; VCP {runs.stat('vcp', gone)}",
             ),
             claim(
                 f"utilisation with 105 flows ≥ {HIGH_UTIL:.0%} (a bound of ours), HFCC", Claim("at_least", HIGH_UTIL), runs.per_seed("hfcc", during),
