@@ -392,3 +392,15 @@ def test_a_finite_flow_that_finished_is_judged_by_its_completion_time_not_flagge
     got = {x["flow"]: x for x in starved_flows(r_fin)}
     assert "long" not in got
     assert {x["flow"] for x in starved_flows(r)} == {"long"}
+
+
+def test_paths_and_links_of_a_recorded_scenario_pass_the_builds_guards():
+    """A recorded scenario read back to rebuild its paths is input like any other: its limits
+    and integers are checked as a run's build checks them (a zero limit is refused, naming the
+    key), not skipped because no run is built."""
+    from ecnlab import _core
+
+    bad = _parking_lot([10]).to_toml() + "\n[limits]\nflows = 0\n"
+    for rebuild in (lambda: _core.host_paths(bad, [("l0", "r0")]), lambda: _core.port_links(bad)):
+        with pytest.raises(ValueError, match="limits.flows"):
+            rebuild()

@@ -143,6 +143,9 @@ pub fn host_paths(
     s: &Scenario,
     pairs: &[(String, String)],
 ) -> Result<Vec<Option<Vec<String>>>, ScenarioError> {
+    // The same guards as a run's build: a recorded scenario read back is input too.
+    s.limits.check()?;
+    check_integers(s, s.seed)?;
     let mut c = Ctx::new(s, s.seed, false);
     build_topology(&mut c)?;
     c.sim.compute_routes();
@@ -171,6 +174,8 @@ pub fn host_paths(
 /// bytes it adds to each packet (`framing`). What a run's ports table cannot say of a
 /// time-varying link, whose `rate_bps` is its first rate.
 pub fn port_links(s: &Scenario) -> Result<Vec<(String, Vec<(f64, u64)>, u32)>, ScenarioError> {
+    s.limits.check()?;
+    check_integers(s, s.seed)?;
     let mut c = Ctx::new(s, s.seed, false);
     build_topology(&mut c)?;
     Ok(c.sim
