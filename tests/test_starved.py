@@ -404,3 +404,19 @@ def test_paths_and_links_of_a_recorded_scenario_pass_the_builds_guards():
     for rebuild in (lambda: _core.host_paths(bad, [("l0", "r0")]), lambda: _core.port_links(bad)):
         with pytest.raises(ValueError, match="limits.flows"):
             rebuild()
+
+
+def test_a_run_whose_recorded_scenario_lacks_the_port_has_its_stall_judged_on_the_links_mean_rate():
+    """A run with no recorded scenario, or one whose rebuilt links lack the judged port, has no
+    rate schedule to integrate: its stall is judged against the link's recorded mean rate, and
+    the figures say so, instead of the judgement stopping (before, a rebuilt scenario without
+    the port raised KeyError out of stall())."""
+    from ecnlab.experiments.base import stall
+
+    s = ecnlab.Scenario.dumbbell(left=2, right=2, bottleneck_rate="10Mbps", duration="20s", seed=1)
+    s = s.add_tcp_flow("l0", "r0", cc="newreno", name="f0").add_tcp_flow("l1", "r1", cc="newreno", name="f1")
+    r = _results(s, {"f0": 0.2e6, "f1": 0.2e6})
+    for toml in ("", _parking_lot([10]).to_toml()):
+        got = stall(ecnlab.Results(r.flows, r.ports, r.timeseries, r.meta, toml), "rl->rr")
+        assert got is not None and "mean rate over the run" in got["measured_by"], got
+    assert "mean rate" not in stall(r, "rl->rr")["measured_by"]

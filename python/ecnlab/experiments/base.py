@@ -923,14 +923,18 @@ def stall(r: Results, port: str, threshold: float = STALL_UTILISATION) -> dict[s
         # rate drops (600 → 180 → 600 Mb/s) judged at its first rate made a flow carrying
         # 65 % of what it could offer a stall.
         how = "flows' delivery rate samples"
-        try:
-            offered = r.capacity_bits(port, t0, t1)
-        except ScenarioError:
-            # A recorded scenario this build cannot rebuild: the link's mean rate over the
-            # run, which the ports table records.
+        offered = None
+        if r.scenario_toml:
+            try:
+                offered = r.capacity_bits(port, t0, t1)
+            except (ScenarioError, KeyError):
+                pass
+        if offered is None:
+            # No recorded scenario, or one this build cannot rebuild (or without the port):
+            # the link's mean rate over the run, which the ports table records.
             mean = r.port(port).get("mean_rate_bps")
             offered = float(mean if mean is not None else cap) * (t1 - t0)
-            how += " against the link's mean rate over the run (its recorded scenario does not build here)"
+            how += " against the link's mean rate over the run (no recorded scenario that builds here)"
         if not offered:
             return None
         util = delivered_bits / offered
