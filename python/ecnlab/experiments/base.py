@@ -1064,14 +1064,14 @@ def starved_flows(r: Results, fraction: float = STARVED_FRACTION) -> list[dict[s
         flows = np.flatnonzero(key[:-1])
         if not len(flows):
             continue
-        at_t = float(t[np.flatnonzero(which.reshape(-1) == k)[0]])
+        at = np.flatnonzero(which.reshape(-1) == k)
+        at_t = float(t[at[0]])
         capacity = {p: float(r.rate_at(p, [at_t])[0]) for p in links}
         rates, links_by = max_min(capacity, [paths[rows[i]["name"]] for i in flows])
         # The allocation shares the links' bits on the wire; delivery counts payload: each
         # flow's share is its payload's part of its packets on the link that fixes it
         # (mss / (mss + headers + the link's framing)), so the two are counted alike.
         rates = [w * payload_of(rows[i]["name"], link) for w, i, link in zip(rates, flows, links_by)]
-        at = np.flatnonzero(which.reshape(-1) == k)
         rate[np.ix_(flows, at)] = np.array(rates)[:, None]
         fixed_by[np.ix_(flows, at)] = np.array(links_by, dtype=object)[:, None]
     share = rate * dt
