@@ -264,7 +264,7 @@ def test_the_headline_counts_families_duplicates_and_reconstructed_rivals_apart(
     assert s["verdicts"] == {"holds": 2, "contradicted": 0, "inconclusive": 1, "not comparable": 0}
     assert s["verdicts_vs_reconstructed"] == {"holds": 1, "contradicted": 0, "inconclusive": 0, "not comparable": 0}
     assert s["counted_once"] == 1 and s["reconstructed_rivals"]["mlcp"]
-    assert s["headline_units"] == {"claims": 3, "families": 1, "claims_in_families": 13, "repeats": 1}
+    assert s["headline_units"] == {"claims": 3, "families": 1, "claims_in_families": 13, "repeats_in_families": 0, "repeats": 1}
     html = (tmp_path / "out" / "report.html").read_text()
     assert "(Holm, 13)" in html and "a rival we reconstructed" in html
 
@@ -377,7 +377,10 @@ def test_a_family_counts_once_by_its_verdict_as_one_claim(tmp_path, monkeypatch)
     monkeypatch.setitem(ex._REGISTRY, "toy.families", _Families())
     s = ex.reproduce("toy.families", tmp_path / "out", quick=True)
     assert s["verdicts"] == {"holds": 1, "contradicted": 1, "inconclusive": 1, "not comparable": 0}
-    assert s["headline_units"] == {"claims": 0, "families": 3, "claims_in_families": 30, "repeats": 0}
+    # Nine of each family's ten claims repeat its first claim's per-seed values: the families
+    # still count once each, and the sentence says how many of their members are repeats.
+    assert s["headline_units"] == {"claims": 0, "families": 3, "claims_in_families": 30, "repeats_in_families": 27, "repeats": 0}
+    assert "(standing for 30 claims, 27 of them on the same per-seed values as an earlier claim)" in ex.units_text(s["headline_units"])
     comps = s["comparisons"]
     # Every claim keeps its row and its own verdict; the family's verdict is beside it.
     assert len(comps) == 30 and [c["verdict"] for c in comps[10:12]] == ["contradicted", "holds"]

@@ -312,8 +312,12 @@ def headline_units(comparisons: list[dict[str, Any]]) -> dict[str, int]:
     """What the counts of :func:`count_verdicts` (every group) are made of: ``claims`` counted
     one by one, ``families`` counted once each, the ``claims_in_families`` those stand for, and
     the ``repeats`` not counted (a claim, or every claim of a family, on the same per-seed
-    values as an earlier one). ``claims + claims_in_families + repeats`` is every decided claim."""
-    out = {"claims": 0, "families": 0, "claims_in_families": 0, "repeats": 0}
+    values as an earlier one). ``claims + claims_in_families + repeats`` is every decided claim.
+    ``repeats_in_families`` says how many of the ``claims_in_families`` repeat an earlier claim's
+    per-seed values inside a family that is still counted (the family counts once whatever its
+    members repeat, so they take nothing from the counts, but a reader of "0 claims repeat" must
+    not take every member for a distinct measurement)."""
+    out = {"claims": 0, "families": 0, "claims_in_families": 0, "repeats_in_families": 0, "repeats": 0}
     counted: set[str] = set()
     for c in comparisons:
         if c.get("verdict") is None:
@@ -323,6 +327,7 @@ def headline_units(comparisons: list[dict[str, Any]]) -> dict[str, int]:
                 out["repeats"] += 1
             else:
                 out["claims_in_families"] += 1
+                out["repeats_in_families"] += c.get("duplicate_of") is not None
                 out["families"] += bool(c.get("counts_family"))
         elif c.get("duplicate_of") is not None:
             out["repeats"] += 1
@@ -1099,10 +1104,12 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
 
 def units_text(units: Mapping[str, int]) -> str:
     """What the counts are made of (summary.json's ``headline_units``), as a sentence."""
+    within = units.get("repeats_in_families", 0)
+    inside = f", {within} of them on the same per-seed values as an earlier claim" if within else ""
     return (
         f"Counted: {units['claims']} claims one by one and {units['families']} families once each (standing for "
-        f"{units['claims_in_families']} claims); {units['repeats']} claims repeat an earlier claim on the same per-seed values "
-        "and are not counted again"
+        f"{units['claims_in_families']} claims{inside}); {units['repeats']} claims outside a counted family repeat an "
+        "earlier claim on the same per-seed values and are not counted again"
     )
 
 
