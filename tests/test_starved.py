@@ -255,7 +255,28 @@ def test_a_flow_carrying_most_of_what_a_dropping_link_offered_is_not_a_stall():
         got = stall(r, "rl->rr")
         assert (got is not None) is stalled, (fraction, got)
         if got is not None:
-            assert got["utilisation"] == pytest.approx(fraction, rel=0.01)
+            # Delivery is payload; the link offered its bits times 1448/1500 of payload.
+            assert got["utilisation"] == pytest.approx(fraction / PAYLOAD, rel=0.01)
+
+
+def test_a_stall_is_judged_in_payload_bits_as_delivery_is():
+    """Delivery counts payload, a link carries whole packets: a full link of default flows
+    (1448-byte segments in 1500 bytes) delivers 0.965 of its rate. A run delivering payload
+    at 49 % of the link's rate carries 50.8 % of the payload it could (not a stall); 47 % of
+    the rate is 48.7 % (a stall), the figure in payload. Before, the link's wire bits were
+    the capacity: 49 % read 0.49 and was flagged. With 24 bytes of framing a packet the
+    payload part is 1448/1524."""
+    from ecnlab.experiments.base import stall
+
+    s = ecnlab.Scenario.dumbbell(left=2, right=2, bottleneck_rate="10Mbps", duration="20s", seed=1)
+    s = s.add_tcp_flow("l0", "r0", cc="newreno", name="f0").add_tcp_flow("l1", "r1", cc="newreno", name="f1")
+    assert stall(_results(s, {"f0": 0.245 * 10e6, "f1": 0.245 * 10e6}), "rl->rr") is None
+    got = stall(_results(s, {"f0": 0.235 * 10e6, "f1": 0.235 * 10e6}), "rl->rr")
+    assert got is not None and got["utilisation"] == pytest.approx(0.47 / PAYLOAD)
+    d = s.to_dict()
+    d["topology"]["bottleneck"]["framing"] = 24
+    got = stall(_results(ecnlab.Scenario.from_dict(d), {"f0": 0.235 * 10e6, "f1": 0.235 * 10e6}), "rl->rr")
+    assert got is not None and got["utilisation"] == pytest.approx(0.47 * 1524 / 1448)
 
 
 def test_the_share_is_counted_in_payload_bits_as_delivery_is():

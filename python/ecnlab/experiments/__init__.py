@@ -849,7 +849,7 @@ def reproduce(
                 doc.h(3, f"{exp.name}: stalled runs")
                 doc.table(
                     pl.DataFrame(stalls).select("run", "reading", "port", "utilisation", "from_s", "to_s", "measured_by"),
-                    caption=f"Runs in which the flows delivered less than {STALL_UTILISATION:.0%} of the bottleneck's capacity while a bulk flow was backlogged; a claim decided on one of them is inconclusive ('decided on stalled runs') unless it is about the stall.",
+                    caption=f"Runs in which the flows delivered less than {STALL_UTILISATION:.0%} of the bottleneck's capacity (its rate schedule, in payload bits) while a bulk flow was backlogged; a claim decided on one of them is inconclusive ('decided on stalled runs') unless it is about the stall.",
                 )
             if starved:
                 doc.h(3, f"{exp.name}: starved flows")
@@ -975,7 +975,8 @@ def rule_text(alpha: float) -> str:
         "may declare its own, and each row states the margin it used), and goes against it only past the margin; zero against zero "
         "agrees. ∞ (a state never reached) is a value: against a finite value it is decided like any "
         "other pair. A run is flagged as stalled when, while a bulk flow was backlogged, the flows delivered less "
-        f"than {STALL_UTILISATION:.0%} of what the bottleneck could carry then (its rate schedule over that time); a claim decided on a stalled run is inconclusive "
+        f"than {STALL_UTILISATION:.0%} of what the bottleneck could carry then (its rate schedule over that time, in payload bits as delivery counts them: "
+        "the link's bits times the payload part of the flows' packets); a claim decided on a stalled run is inconclusive "
         f"unless it is about the stall. Bulk flows below {STARVED_FRACTION:.0%} of their fair share (their max-min fair rate on their "
         "own path: each link's capacity at its rate at each instant shared among the bulk TCP flows crossing it in that "
         "direction, in payload bits; short flows, UDP and ACKs load the links but take no part of the share) are listed and "

@@ -894,7 +894,9 @@ def stall(r: Results, port: str, threshold: float = STALL_UTILISATION) -> dict[s
     """Whether the run stalled: the bytes the flows delivered while a bulk flow was
     backlogged (from its start + ``STALL_WARMUP_S`` until it finished or the run ended),
     over what ``port`` could have carried then (its rate schedule over that window,
-    :meth:`Results.capacity_bits`), is below ``threshold``. Returns the
+    :meth:`Results.capacity_bits`, in payload bits as delivery counts them: times the payload
+    part of the flows' packets, :func:`payload_fraction`, as the starved-flow share is), is
+    below ``threshold``. Returns the
     measured figures when it did, None when it did not (or when the run has no bulk flow or
     no sampled flow rates and the port's own busy fraction over the run is above it)."""
     f = r.flows
@@ -926,15 +928,16 @@ def stall(r: Results, port: str, threshold: float = STALL_UTILISATION) -> dict[s
         offered = None
         if r.scenario_toml:
             try:
-                offered = r.capacity_bits(port, t0, t1)
+                offered = r.capacity_bits(port, t0, t1) * _payload_part(r, port, bulk)
             except (ScenarioError, KeyError):
                 pass
         if offered is None:
             # No recorded scenario, or one this build cannot rebuild (or without the port):
-            # the link's mean rate over the run, which the ports table records.
+            # the link's mean rate over the run, which the ports table records, in its own
+            # bits (no segment format to read).
             mean = r.port(port).get("mean_rate_bps")
             offered = float(mean if mean is not None else cap) * (t1 - t0)
-            how += " against the link's mean rate over the run (no recorded scenario that builds here)"
+            how += " against the link's mean rate over the run in wire bits (no recorded scenario that builds here)"
         if not offered:
             return None
         util = delivered_bits / offered
@@ -946,6 +949,20 @@ def stall(r: Results, port: str, threshold: float = STALL_UTILISATION) -> dict[s
     if util >= threshold:
         return None
     return {"port": port, "utilisation": util, "from_s": t0, "to_s": t1, "threshold": threshold, "measured_by": how}
+
+
+def _payload_part(r: Results, port: str, bulk: pl.DataFrame) -> float:
+    """The payload part of the link's bits for the stall rule (delivery counts payload): the
+    largest :func:`payload_fraction` among the bulk TCP flows whose path crosses ``port``
+    (the most payload the link could carry; one segment format, the usual case, makes it
+    exact), 1 when none does (UDP or nothing: no segment format to read)."""
+    paths = r.flow_paths()
+    tcp = bulk.filter(pl.col("transport") == "tcp") if "transport" in bulk.columns else bulk
+    names = [n for n in tcp["name"].to_list() if port in paths.get(n, ())]
+    if not names:
+        return 1.0
+    of = payload_fraction(r, names)
+    return max(of(n, port) for n in names)
 
 
 #: A backlogged flow is starved when it delivers less than this fraction of its fair share:
@@ -979,6 +996,22 @@ def _segment_format(r: Results, names: Sequence[str]) -> dict[str, tuple[int, in
         tcp = {**common, **(spec.get("tcp") or {})}
         out[n] = (int(tcp["mss"]), IP_TCP_HEADER_BYTES + (TIMESTAMPS_OPTION_BYTES if tcp["timestamps"] else 0))
     return out
+
+
+def payload_fraction(r: Results, names: Sequence[str]) -> Callable[[str, str], float]:
+    """``of(flow, link)``: the flow's payload part of its packets on the link, mss / (mss +
+    its IP and TCP headers + the link's framing; link "" for none). Delivery counts payload
+    while links carry whole packets: every rule that holds one against the other (a flow's
+    share, what a link offered) converts the link's bits with this. ScenarioError when the
+    run's scenario does not read."""
+    links = r.port_links()
+    segment = _segment_format(r, names)
+
+    def of(name: str, link: str) -> float:
+        mss, header = segment[name]
+        return mss / (mss + header + (links[link][1] if link else 0))
+
+    return of
 
 
 def _delivered_by(r: Results, until: Sequence[tuple[str, float]]) -> dict[str, float]:
@@ -1041,12 +1074,7 @@ def starved_flows(r: Results, fraction: float = STARVED_FRACTION) -> list[dict[s
     if unrouted:
         raise ValueError(f"bulk flows without a route in the run's scenario: {', '.join(unrouted)}")
     links = r.port_links()
-    segment = _segment_format(r, [x["name"] for x in rows])
-
-    def payload_of(name: str, link: str) -> float:
-        mss, header = segment[name]
-        return mss / (mss + header + (links[link][1] if link else 0))
-
+    payload_of = payload_fraction(r, [x["name"] for x in rows])
     spans = np.array([(x["start_s"], dur if x["fct_s"] is None else x["start_s"] + x["fct_s"]) for x in rows], dtype=float).reshape(-1, 2)
     dt = dur / 2000
     t = (np.arange(2000) + 0.5) * dt
