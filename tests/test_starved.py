@@ -441,3 +441,70 @@ def test_a_run_whose_recorded_scenario_lacks_the_port_has_its_stall_judged_on_th
         got = stall(ecnlab.Results(r.flows, r.ports, r.timeseries, r.meta, toml), "rl->rr")
         assert got is not None and "mean rate over the run" in got["measured_by"], got
     assert "mean rate" not in stall(r, "rl->rr")["measured_by"]
+
+
+# ------------------------------------------------------------------ outages
+
+
+def _with_gap(rate_bps: float, gap: tuple[float, float], during_bps: float = 0.0, seed: int = 1) -> ecnlab.Results:
+    """Two default flows on 10 Mb/s delivering ``rate_bps`` in all (100-ms samples) except
+    ``during_bps`` in the samples whose interval lies in ``gap``."""
+    s = ecnlab.Scenario.dumbbell(left=2, right=2, bottleneck_rate="10Mbps", duration="20s", seed=seed)
+    s = s.add_tcp_flow("l0", "r0", cc="newreno", name="f0").add_tcp_flow("l1", "r1", cc="newreno", name="f1")
+    r = _results(s, {"f0": rate_bps / 2, "f1": rate_bps / 2})
+    a, b = gap
+    ts = r.timeseries.with_columns(
+        pl.when((pl.col("time_s") > a + 1e-9) & (pl.col("time_s") <= b + 1e-9)).then(during_bps / 2).otherwise(pl.col("value")).alias("value")
+    )
+    return ecnlab.Results(r.flows, r.ports, ts, r.meta, r.scenario_toml)
+
+
+def test_an_outage_is_found_where_the_runs_average_hides_it():
+    """Two flows carrying 9 Mb/s of a 10 Mb/s link but nothing from 3.0 to 4.5 s average 84 %
+    of what the link offered (no stall), yet sat 1.5 s in an outage. 0.8 s of nothing is
+    not one (less than OUTAGE_S); a trickle of 2 % of the link's payload rate over 1.5 s is
+    (below OUTAGE_FRACTION); 10 % is not. Before, nothing looked inside the average."""
+    from ecnlab.experiments.base import OUTAGE_FRACTION, OUTAGE_S, outages, stall
+
+    assert OUTAGE_S == 1.0 and OUTAGE_FRACTION == 0.05
+    r = _with_gap(9e6, (3.0, 4.5))
+    assert stall(r, "rl->rr") is None
+    (o,) = outages(r, "rl->rr")
+    assert (o["from_s"], o["to_s"]) == pytest.approx((3.0, 4.5)) and o["delivered"] == 0.0
+    assert outages(_with_gap(9e6, (3.0, 3.8)), "rl->rr") == []
+    (o,) = outages(_with_gap(9e6, (3.0, 4.5), during_bps=0.02 * 10e6 * PAYLOAD), "rl->rr")
+    assert o["delivered"] == pytest.approx(0.02)
+    assert outages(_with_gap(9e6, (3.0, 4.5), during_bps=0.10 * 10e6 * PAYLOAD), "rl->rr") == []
+    # The first STALL_WARMUP_S of the flows (slow start) is not judged: nothing in 0–1.8 s
+    # leaves 0.8 s after it.
+    assert outages(_with_gap(9e6, (0.0, 1.8)), "rl->rr") == []
+
+
+def test_an_outage_stalls_the_claims_whose_measured_span_it_overlaps():
+    """A seed whose run had an outage is stalled for a claim measured over the run (the
+    claim is inconclusive, 'decided on stalled runs'), not for one measured from after it
+    (window); a claim about the stall is decided on it."""
+    from ecnlab.experiments.base import Experiment, RunSet, claim
+    from ecnlab.experiments.verdict import Claim, Verdict
+
+    class Toy(Experiment):
+        name = "toy.outage"
+
+        def bottleneck(self, run_name: str) -> str:
+            return "rl->rr"
+
+    runs = {f"x-s{k}": _with_gap(9e6, (3.0, 4.5)) for k in range(1, 6)}
+    runs.update({f"y-s{k}": _with_gap(9e6, (20.0, 20.0), seed=2) for k in range(1, 6)})
+    rs = RunSet(runs, Toy())
+    whole = rs.per_seed("x", lambda r: 1.0)
+    assert set(whole.stalled) == {1, 2, 3, 4, 5} and "outage" in whole.stalled[1]
+    later = rs.per_seed("x", lambda r: 1.0, window=(5.0, None))
+    assert later.stalled == {}
+    assert rs.per_seed("x", lambda r: 1.0, window=(0.0, 3.0)).stalled == {}
+    assert set(rs.per_seed("x", lambda r: 1.0, window=(4.0, 6.0)).stalled) == {1, 2, 3, 4, 5}
+    other = rs.per_seed("y", lambda r: 2.0)
+    c = claim("toy", Claim("less"), whole, other)
+    assert c.decision.verdict is Verdict.INCONCLUSIVE and "decided on stalled runs" in c.decision.reason
+    assert claim("toy", Claim("less"), later, rs.per_seed("y", lambda r: 2.0, window=(5.0, None))).decision.verdict is Verdict.HOLDS
+    assert claim("toy", Claim("less"), whole, other, about_stall=True).decision.verdict is Verdict.HOLDS
+    assert [o["from_s"] for o in rs.outages_of("x-s1")] == pytest.approx([3.0])

@@ -31,6 +31,8 @@ from ._provenance import join as join_provenance
 from ._reuse import Reuse
 from .base import (
     RECONSTRUCTED_RIVALS,
+    OUTAGE_FRACTION,
+    OUTAGE_S,
     STALL_UTILISATION,
     STARVED_FRACTION,
     Comparison,
@@ -781,6 +783,7 @@ def reproduce(
             run_dirs: dict[str, dict[str, str]] = {}
             stalls: list[dict[str, Any]] = []
             starved: list[dict[str, Any]] = []
+            outs: list[dict[str, Any]] = []
             default_comps: list[Comparison] = []
             provenance: list[dict[str, Any]] = []
             provenance_missing: dict[str, list[str]] = {}
@@ -833,6 +836,7 @@ def reproduce(
                     if st is not None:
                         stalls.append({"run": f"{exp.name}-{run_name}", "reading": rd.name, **st})
                     starved += [{"run": f"{exp.name}-{run_name}", "reading": rd.name, **x} for x in rs.starved_of(run_name)]
+                    outs += [{"run": f"{exp.name}-{run_name}", "reading": rd.name, **o} for o in rs.outages_of(run_name)]
                 by_reading[rd.name] = mark_duplicates([c.to_json() for c in comps])
                 if log:
                     print(f"{exp.name} [{rd.name}]: {_counts_text(count_verdicts(by_reading[rd.name]))}", file=log, flush=True)
@@ -850,6 +854,12 @@ def reproduce(
                 doc.table(
                     pl.DataFrame(stalls).select("run", "reading", "port", "utilisation", "from_s", "to_s", "measured_by"),
                     caption=f"Runs in which the flows delivered less than {STALL_UTILISATION:.0%} of the bottleneck's capacity (its rate schedule, in payload bits) while a bulk flow was backlogged; a claim decided on one of them is inconclusive ('decided on stalled runs') unless it is about the stall.",
+                )
+            if outs:
+                doc.h(3, f"{exp.name}: outages")
+                doc.table(
+                    pl.DataFrame(outs).select("run", "reading", "port", "from_s", "to_s", "span_s", "delivered"),
+                    caption=f"Spans of at least {OUTAGE_S:g} s in which the flows crossing the bottleneck delivered less than {OUTAGE_FRACTION:.0%} of what it offered while a bulk flow was backlogged (delivered: the fraction over the span); a claim whose measured span overlaps one is decided on a stalled run, as above.",
                 )
             if starved:
                 doc.h(3, f"{exp.name}: starved flows")
@@ -887,6 +897,7 @@ def reproduce(
                     "decided_on_constant_arms": {r: count_constant(c) for r, c in by_reading.items()},
                     "depends_on_reading": depends,
                     "stalls": stalls,
+                    "outages": outs,
                     "starved": starved,
                     "provenance": provenance,
                     "provenance_missing": provenance_missing,
@@ -917,6 +928,8 @@ def reproduce(
                 "alpha": ALPHA,
                 "min_effect": MIN_EFFECT,
                 "stall_utilisation": STALL_UTILISATION,
+                "outage_s": OUTAGE_S,
+                "outage_fraction": OUTAGE_FRACTION,
                 "starved_fraction": STARVED_FRACTION,
                 "family_correction": "Holm",
                 "family_counted": "once, by its verdict as one claim: holds when every comparable claim holds, contradicted when any is, otherwise inconclusive",
@@ -941,6 +954,7 @@ def reproduce(
             },
             "depends_on_reading": all_depends,
             "stalls": [st for s in sections for st in s["stalls"]],
+            "outages": [o for s in sections for o in s["outages"]],
             "starved": [x for s in sections for x in s["starved"]],
             "provenance_missing": {s["experiment"]: s["provenance_missing"] for s in sections if s["provenance_missing"]},
             "comparisons": comparisons,
@@ -976,7 +990,8 @@ def rule_text(alpha: float) -> str:
         "agrees. ∞ (a state never reached) is a value: against a finite value it is decided like any "
         "other pair. A run is flagged as stalled when, while a bulk flow was backlogged, the flows delivered less "
         f"than {STALL_UTILISATION:.0%} of what the bottleneck could carry then (its rate schedule over that time, in payload bits as delivery counts them: "
-        "the link's bits times the payload part of the flows' packets); a claim decided on a stalled run is inconclusive "
+        f"the link's bits times the payload part of the flows' packets), and where for at least {OUTAGE_S:g} s they delivered less than {OUTAGE_FRACTION:.0%} of it "
+        "(an outage: every flow sitting out timeouts, which a run's average hides; it stalls the claims whose measured span it overlaps); a claim decided on a stalled run is inconclusive "
         f"unless it is about the stall. Bulk flows below {STARVED_FRACTION:.0%} of their fair share (their max-min fair rate on their "
         "own path: each link's capacity at its rate at each instant shared among the bulk TCP flows crossing it in that "
         "direction, in payload bits; short flows, UDP and ACKs load the links but take no part of the share) are listed and "
@@ -1090,6 +1105,10 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
     if stalls:
         out += ["", f"## Stalled runs ({len(stalls)})", "", "| run | reading | port | utilisation |", "| --- | --- | --- | --- |"]
         out += [f"| {s['run']} | {s['reading']} | {s['port']} | {s['utilisation']:.3f} |" for s in stalls]
+    outs = summary.get("outages") or []
+    if outs:
+        out += ["", f"## Outages ({len(outs)})", "", "| run | reading | port | from (s) | to (s) | delivered |", "| --- | --- | --- | --- | --- | --- |"]
+        out += [f"| {o['run']} | {o['reading']} | {o['port']} | {o['from_s']:.2f} | {o['to_s']:.2f} | {o['delivered']:.3f} |" for o in outs]
     starved = summary.get("starved") or []
     if starved:
         out += ["", f"## Starved flows ({len(starved)})", "", "| run | reading | flow | of its share |", "| --- | --- | --- | --- |"]

@@ -19,7 +19,9 @@ Besides, every experiment declares
 
 - its bottleneck: ``bottleneck(run_name)`` names the port(s) a stall is measured against, or
   ``no_bottleneck`` says why no link can be checked (neither is an error). A claim decided on
-  a stalled run is inconclusive unless made with ``about_stall=True``; starved flows flag it;
+  a stalled run (its average below ``STALL_UTILISATION``, or an outage within the span the
+  claim measures, ``per_seed(..., window=)``) is inconclusive unless made with
+  ``about_stall=True``; starved flows flag it;
 - where each parameter comes from: ``provenance(quick, reading)`` returns :class:`Source`
   values (``paper``, ``default``, ``assumption``) and ``hosts`` names the host profile
   (:data:`NS2_HOSTS`, :data:`NS3_HOSTS`, :data:`LINUX_HOSTS`) that covers the ``[tcp]`` keys it
@@ -90,6 +92,7 @@ __all__ = [
     "RunSet",
     "Stat",
     "stall",
+    "outages",
     "for_seeds",
     "percent_change",
     "seed_of",
@@ -720,6 +723,7 @@ class RunSet(Mapping[str, Results]):
         self._r = dict(results)
         self._exp = experiment
         self._stalls: dict[str, dict[str, Any] | None] = {}
+        self._outages: dict[str, list[dict[str, Any]]] = {}
         self._starved: dict[str, list[dict[str, Any]]] = {}
         self._starvation_unchecked: dict[str, str] = {}
 
@@ -746,6 +750,19 @@ class RunSet(Mapping[str, Results]):
                         break
             self._stalls[run_name] = found
         return self._stalls[run_name]
+
+    def outages_of(self, run_name: str) -> list[dict[str, Any]]:
+        """The run's outages on the experiment's bottleneck port(s) (:func:`outages`), empty
+        when it had none or its stalls cannot be checked."""
+        if run_name not in self._outages:
+            found: list[dict[str, Any]] = []
+            if self._exp is not None and not self.stall_check():
+                r = self._r[run_name]
+                for port in _ports(self._exp.bottleneck(run_name)):
+                    if port in r.ports["port"].to_list():
+                        found += outages(r, port)
+            self._outages[run_name] = found
+        return self._outages[run_name]
 
     def starved_of(self, run_name: str) -> list[dict[str, Any]]:
         """The run's backlogged flows far below their share (:func:`starved_flows`), in every
@@ -798,7 +815,7 @@ class RunSet(Mapping[str, Results]):
         """``f`` applied to each seed's run of ``config``, aggregated."""
         return Stat.of(f(r) for r in self.over_seeds(config))
 
-    def per_seed(self, config: str, f: Callable[[Results], Any], measures: str = "") -> SeedValues:
+    def per_seed(self, config: str, f: Callable[[Results], Any], measures: str = "", window: tuple[float, float | None] | None = None) -> SeedValues:
         """``{seed: f(run)}`` over the seeds of ``config``, the input of a claim. ``f`` may
         return None or :class:`Excluded` (with a reason), or raise ``KeyError``,
         ``ValueError``, ``ZeroDivisionError`` or ``TypeError``: the seed is then left out of
@@ -807,7 +824,11 @@ class RunSet(Mapping[str, Results]):
         raised, not left out: it stops the reproduction naming the file. The result also marks the seeds whose run
         stalled and those with starved flows (:class:`SeedValues`), which flag the claims
         made on it. ``measures`` says what the values count where another configuration's
-        arm of the same claim could count something else (see :func:`claim`)."""
+        arm of the same claim could count something else (see :func:`claim`). A run with an
+        outage (:func:`outages`) is stalled for the values too, when the outage overlaps
+        ``window`` = (from s, to s or None for the run's end), the span ``f`` measures (the
+        whole run when None): a claim measured from a capacity drop on is not decided by the
+        start-up's timeouts, one measured over the run is."""
         out: dict[int, Any] = {}
         stalled: dict[int, str] = {}
         starved: dict[int, list[str]] = {}
@@ -830,8 +851,15 @@ class RunSet(Mapping[str, Results]):
             except (KeyError, ValueError, ZeroDivisionError, TypeError) as e:
                 out[key] = Excluded(f"{type(e).__name__}: {e}")
             st = self.stall_of(n)
+            said = []
             if st is not None:
-                stalled[key] = f"{st['port']} carried {st['utilisation']:.0%} of its capacity from {st['from_s']:.1f} to {st['to_s']:.1f} s"
+                said.append(f"{st['port']} carried {st['utilisation']:.0%} of its capacity from {st['from_s']:.1f} to {st['to_s']:.1f} s")
+            w0, w1 = window if window is not None else (-math.inf, None)
+            for o in self.outages_of(n):
+                if o["to_s"] > w0 and (w1 is None or o["from_s"] < w1):
+                    said.append(f"{o['port']} delivered {o['delivered']:.1%} of what it offered from {o['from_s']:.2f} to {o['to_s']:.2f} s (an outage)")
+            if said:
+                stalled[key] = "; ".join(said)
             sv = self.starved_of(n)
             if sv:
                 starved[key] = [x["flow"] for x in sv]
@@ -949,6 +977,92 @@ def stall(r: Results, port: str, threshold: float = STALL_UTILISATION) -> dict[s
     if util >= threshold:
         return None
     return {"port": port, "utilisation": util, "from_s": t0, "to_s": t1, "threshold": threshold, "measured_by": how}
+
+
+#: A run also stalls where, for at least ``OUTAGE_S``, the flows crossing the judged link
+#: deliver less than ``OUTAGE_FRACTION`` of what it offered while one of them is backlogged
+#: (past its ``STALL_WARMUP_S``) (:func:`outages`): an average over the run hides it (APCC's
+#: NewReno runs sit over 2 s in timeouts after slow start overflows the 12 MB buffer, yet
+#: carry 65 % of what the link offered over 12 s). One second is RFC 6298's minimum
+#: retransmission timeout (§2, rule 2.4; ns-3's TcpSocketBase MinRto): a path at work pauses
+#: for a sample interval, a batch or an RTT, while a link this quiet this long with data
+#: waiting has every flow on it sitting out a timeout.
+OUTAGE_S = 1.0
+#: "Next to nothing": a retransmission per timeout, and the burst of data it releases from
+#: the receiver's reordering queue (APCC's NewReno seed 3: 1248 packets at 2.06 s, 2.4 % of
+#: a second at 600 Mb/s), is not a path at work, which delivers around half of what the link
+#: offers or more (``STALL_UTILISATION``).
+OUTAGE_FRACTION = 0.05
+
+
+def outages(r: Results, port: str, span_s: float = OUTAGE_S, fraction: float = OUTAGE_FRACTION) -> list[dict[str, Any]]:
+    """The spans of at least ``span_s`` in which the flows whose path crosses ``port`` (every
+    flow when the run records no scenario to rebuild the paths from) delivered less than
+    ``fraction`` of what the link offered (its rate schedule in payload bits, as
+    :func:`stall` counts it) while a bulk flow crossing it was backlogged (from its start +
+    ``STALL_WARMUP_S`` until it finished or the run ended) and the link's rate was not 0: every
+    window of ``span_s`` of ``delivery_bps`` samples that low is one, overlapping ones
+    merged. Each: port, from_s, to_s (the sampled intervals' bounds), span_s, delivered (the
+    fraction of the offered over the span). Empty without delivery samples."""
+    import numpy as np
+
+    f = r.flows
+    ts = r.timeseries
+    if f.height == 0 or not ts.height:
+        return []
+    rate = ts.filter(pl.col("kind") == "delivery_bps")
+    if not rate.height:
+        return []
+    dur = float(r.meta["duration_s"])
+    paths = None
+    if r.scenario_toml:
+        try:
+            paths = r.flow_paths()
+        except (ScenarioError, ValueError):
+            pass
+    crossing = [n for n in f["name"].to_list() if paths is None or port in paths.get(n, ())]
+    bulk = f.filter(pl.col("name").is_in(crossing) & (pl.col("size_bytes").is_null() | (pl.col("size_bytes") >= BULK_BYTES)))
+    if bulk.height == 0:
+        return []
+    times = sorted(set(rate["time_s"].to_list()))
+    interval = (times[1] - times[0]) if len(times) > 1 else dur
+    t = np.array(times, dtype=float)
+    per = rate.filter(pl.col("entity").is_in(crossing)).group_by("time_s").agg(pl.col("value").sum())
+    got = dict(zip(per["time_s"].to_list(), per["value"].to_list()))
+    delivered = np.array([got.get(x, 0.0) for x in times]) * interval
+    # What the link offered in each sample's interval (the one ending at its time).
+    try:
+        offered = np.array(r.rate_at(port, list(t - interval / 2))) * interval * _payload_part(r, port, bulk)
+    except (ScenarioError, KeyError):
+        mean = r.port(port).get("mean_rate_bps") if port in r.ports["port"].to_list() else None
+        if not mean:
+            return []
+        offered = np.full(len(t), float(mean) * interval)
+    backlogged = np.zeros(len(t), dtype=bool)
+    for a, b in zip(bulk["start_s"].to_list(), bulk["fct_s"].to_list()):
+        backlogged |= (t - interval >= a + STALL_WARMUP_S - 1e-9) & (t <= (dur if b is None else a + b) + 1e-9)
+    eligible = backlogged & (offered > 0)
+    n = max(int(round(span_s / interval)), 1)
+    quiet = np.zeros(len(t), dtype=bool)
+    cd, co = np.concatenate([[0.0], np.cumsum(delivered)]), np.concatenate([[0.0], np.cumsum(offered)])
+    ce = np.concatenate([[0], np.cumsum(eligible)])
+    for j in range(n, len(t) + 1):
+        # Samples j-n .. j-1: all eligible and contiguous in time, next to nothing delivered.
+        if ce[j] - ce[j - n] == n and t[j - 1] - t[j - n] <= (n - 1) * interval * 1.5 and cd[j] - cd[j - n] < fraction * (co[j] - co[j - n]):
+            quiet[j - n:j] = True
+    out = []
+    k = 0
+    while k < len(t):
+        if not quiet[k]:
+            k += 1
+            continue
+        j = k
+        while j + 1 < len(t) and quiet[j + 1]:
+            j += 1
+        span_offered = float(offered[k:j + 1].sum())
+        out.append({"port": port, "from_s": float(t[k] - interval), "to_s": float(t[j]), "span_s": float(t[j] - t[k] + interval), "delivered": float(delivered[k:j + 1].sum()) / span_offered if span_offered else 0.0})
+        k = j + 1
+    return out
 
 
 def _payload_part(r: Results, port: str, bulk: pl.DataFrame) -> float:
