@@ -307,3 +307,47 @@ def test_fig8_long_flows_share_is_a_claim():
     # 0.7 is 0.2 above the share, 0.45 only 0.05 below it.
     assert got[name.format("Reno+ECN-RED")].verdict.value == "holds"
     assert "starved flows" in got["mean link utilisation: HFCC vs VCP"].note
+
+
+def _efficiency_runs(reach: dict[str, float | None]):
+    """hfcc.efficiency (40 s): each configuration's utilisation 0.5 until ``reach[key]``
+    seconds, 0.95 after (None: 0.75 throughout, never at 80 %)."""
+    from ecnlab.experiments import hfcc
+
+    runs = {}
+    for key in ("hfcc", "vcp", "mlcp", "bmcc", "vcp-fig1"):
+        at = reach.get(key, 3.0)
+        cap = hfcc.payload_capacity(100e6 if key == "vcp-fig1" else hfcc.CAPACITY)
+        rate = (lambda t, at=at, cap=cap: (0.75 if at is None else (0.5 if t <= at else 0.95)) * cap)
+        for seed in range(1, 6):
+            runs[f"{key}-s{seed}"] = _run({"f0": rate}, 40.0, {hfcc.PORT: 5.0, hfcc.REVERSE: 0.0})
+    return runs
+
+
+def test_a_level_never_reached_is_infinite_and_decided():
+    """A scheme that never reaches the level in the run takes ∞, decided against a finite time
+    like any other value: HFCC never at 80 % against VCP at 21 s is contradicted ("faster"),
+    and Fig. 1's VCP flow that never gets there contradicts "about 21 s". Before, the seed was
+    left out ("never reached 80 %") and both claims were not comparable."""
+    import math
+
+    from ecnlab.experiments import hfcc
+
+    got = _analyze("hfcc.efficiency", _efficiency_runs({"hfcc": None, "vcp": 21.0, "vcp-fig1": None}))
+    vs = next(c for m, c in got.items() if "HFCC vs VCP" in m)
+    assert set(vs.a.values()) == {math.inf} and vs.verdict.value == "contradicted"
+    fig1 = next(c for m, c in got.items() if "one VCP flow" in m)
+    assert fig1.verdict.value == "contradicted"
+    close = next(c for m, c in got.items() if "HFCC vs MLCP" in m)
+    assert close.verdict.value == "contradicted"
+    # Both never there: a tie (inconclusive), not a win.
+    got = _analyze("hfcc.efficiency", _efficiency_runs({"hfcc": None, "vcp": None}))
+    assert next(c for m, c in got.items() if "HFCC vs VCP" in m).verdict.value == "inconclusive"
+
+
+def test_fig7_not_back_by_the_runs_end_is_infinite():
+    """Fig. 7's recovery: a scheme not back at 95 % of its level before the 100 flows joined by
+    the run's end takes ∞ and loses to a rival that is back (before: left out, not comparable)."""
+    got = _analyze("hfcc.demand", _demand_runs({"hfcc": (0.85, 0.86, 60.0), "vcp": (0.83, 0.94, 10.0)}))
+    back = next(c for m, c in got.items() if m.startswith("seconds back to 95%"))
+    assert back.verdict.value == "contradicted"
