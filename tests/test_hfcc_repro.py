@@ -26,8 +26,8 @@ def test_every_quick_run_is_a_valid_scenario_under_every_reading():
 def test_efficiency_quick(tmp_path):
     s = reproduce("hfcc.efficiency", tmp_path / "out", quick=True, jobs=2)
     got = {c["metric"]: c["verdict"] for c in s["comparisons"]}
-    assert got["seconds to 80 % utilisation: HFCC vs VCP"] == "holds"
-    assert got["seconds to 80 % utilisation, one VCP flow at 100 Mb/s"] == "holds"
+    assert got["seconds to high utilisation (fig1_level): HFCC vs VCP"] == "holds"
+    assert got["seconds to high utilisation (fig1_level), one VCP flow at 100 Mb/s"] == "holds"
 
 
 def test_mlcp_and_bmcc_fill_the_link_without_loss(tmp_path):
@@ -256,15 +256,17 @@ def test_fig1_fairness_verdict_follows_the_fair_level_reading():
     """Fig. 1's VCP pair whose rates stay 60 : 40 until 80 s after the join and meet then: fair
     81 s after the join by the default reading (the rates within 10 %: the curves meet) and by
     Jain ≥ 0.99, within a second of the join by Jain ≥ 0.95 (0.96 at 60 : 40), which cannot
-    tell these pairs apart. Each reading names its test in the claims' metrics."""
+    tell these pairs apart. Each reading names its test in the claims' texts (not their metrics:
+    test_a_claims_metric_is_the_same_under_every_analysis_reading)."""
     from ecnlab.experiments import hfcc
 
     # A bin is fair from the first whole second of equal rates: meeting at 130 s is 81 s after the join.
     for reading, name, fig1 in ((None, "the rates within 10 %", 81.0), ({"fair_level": "jain_0.95"}, "Jain ≥ 0.95", 1.0), ({"fair_level": "jain_0.99"}, "Jain ≥ 0.99", 81.0)):
         got = _analyze("hfcc.fairness", _fairness_runs(130.0), reading)
-        c = got[f"seconds to {name} after the join, one VCP pair at 100 Mb/s"]
+        c = got["seconds to fair (fair_level) after the join, one VCP pair at 100 Mb/s"]
         assert c.verdict.value == "not comparable"  # the quick form ends before the paper's 175 s
-        vs = got[f"seconds to {name} after the join: HFCC vs VCP"]
+        vs = got["seconds to fair (fair_level) after the join: HFCC vs VCP"]
+        assert name in vs.claim
         assert set(vs.b.values()) == {91.0 if name != "Jain ≥ 0.95" else 1.0}, (name, vs.b)
         assert set(vs.a.values()) == {6.0 if name != "Jain ≥ 0.95" else 1.0}, (name, vs.a)
         assert vs.verdict.value == ("holds" if name != "Jain ≥ 0.95" else "inconclusive")
@@ -351,3 +353,16 @@ def test_fig7_not_back_by_the_runs_end_is_infinite():
     got = _analyze("hfcc.demand", _demand_runs({"hfcc": (0.85, 0.86, 60.0), "vcp": (0.83, 0.94, 10.0)}))
     back = next(c for m, c in got.items() if m.startswith("seconds back to 95%"))
     assert back.verdict.value == "contradicted"
+
+
+def test_a_claims_metric_is_the_same_under_every_analysis_reading():
+    """The report pairs a claim across readings by its metric: a metric that carries the
+    reading's value (before: "seconds to 80 % utilisation", "seconds to Jain ≥ 0.95 after the
+    join") made every fig1_level and fair_level claim a new one under the other value, so a
+    verdict that flips with the reading was never listed as depending on it. The level stays
+    in each claim's text."""
+    got = {lv: _analyze("hfcc.efficiency", _efficiency_runs({"vcp": 21.0}), {"fig1_level": lv}) for lv in (0.8, 0.9)}
+    assert set(got[0.8]) == set(got[0.9])
+    assert all("80 %" in c.claim for c in got[0.8].values()) and all("90 %" in c.claim for c in got[0.9].values())
+    got = {lv: _analyze("hfcc.fairness", _fairness_runs(130.0), {"fair_level": lv}) for lv in ("rates_10pct", "jain_0.95", "jain_0.99")}
+    assert set(got["rates_10pct"]) == set(got["jain_0.95"]) == set(got["jain_0.99"])
