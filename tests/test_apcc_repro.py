@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from ecnlab.experiments import apcc, get
 from ecnlab.experiments._provenance import check_sources, join
 from ecnlab.experiments.base import Reading, SeedValues, Stat
@@ -63,7 +65,7 @@ class _Runs:
     def __init__(self, values: dict[str, dict[int, float]]):
         self.values = values
 
-    def per_seed(self, config, f):
+    def per_seed(self, config, f, window=None):
         return SeedValues(self.values[config], config=config)
 
     def stat(self, config, f):
@@ -83,3 +85,105 @@ def test_a_stated_size_is_tested_as_a_size_beside_its_direction():
     # −18 % at ±50 % is the band [0.41, 1.23], which holds 1: the size is not testable.
     _, size = apcc.reduction("p95 RTT: APCC vs Zhuge", runs, "apcc", "zhuge", None, 0.82, "Fig. 5", "−18 %", "s")
     assert size.verdict.value == "not comparable" and "not testable" in size.decision.reason
+
+
+# ------------------------------------------------------------------ claims of the drop
+
+
+def _run(key: str, name: str, startup: float, drop_peak: float, full_until: float) -> "Results":
+    """A run of ``key`` in ``apcc.<name>`` as recorded, built by hand: both flows' sRTT at
+    ``startup`` s in 0.5–2 s (slow start filling the buffer), ``drop_peak`` at 6 s, 30 ms
+    elsewhere; the AP queue full (12 MB) from 1 to ``full_until`` s and 300 kB elsewhere;
+    15 000 drops over the run; 100 Mb/s delivered per flow throughout."""
+    import polars as pl
+
+    import ecnlab
+    from ecnlab.results import Results
+
+    e = get(f"apcc.{name}")
+    sc = e.runs(False, [1], Reading(e.axes))[f"{key}-s1"]
+    toml = load_scenario(sc).to_toml()
+    times = [round(0.01 * k, 2) for k in range(1, 1201)]
+    rows = []
+    for t in times:
+        q = 12e6 if 1.0 <= t < full_until else 3e5
+        rows += [(t, "queue_bytes", apcc.AP_PORT, q), (t, "queue_pkts", apcc.AP_PORT, q / 1500)]
+        for f in ("f0", "f1"):
+            srtt = startup if 0.5 <= t < 2.0 else drop_peak if t == 6.0 else 0.03
+            rows += [(t, "srtt_s", f, srtt), (t, "delivery_bps", f, 100e6)]
+    ts = pl.DataFrame(rows, schema={"time_s": pl.Float64, "kind": pl.String, "entity": pl.String, "value": pl.Float64}, orient="row")
+    d = load_scenario(sc).to_dict()
+    ports = ecnlab.run(ecnlab.Scenario.from_dict({**d, "duration": "1ms", "flows": []})).ports
+    ports = ports.with_columns(pl.when(pl.col("port") == apcc.AP_PORT).then(15000).otherwise(pl.col("dropped_pkts")).alias("dropped_pkts"))
+    flows = pl.DataFrame({
+        "name": ["f0", "f1"], "src": ["s0", "s0"], "dst": ["c0", "c1"], "transport": ["tcp", "tcp"],
+        "size_bytes": pl.Series([None, None], dtype=pl.Int64), "start_s": [0.0, 0.0], "fct_s": pl.Series([None, None], dtype=pl.Float64),
+        "bytes_delivered": [150_000_000, 150_000_000], "rtt_p95_s": [startup, startup], "rtt_mean_s": [0.05, 0.05], "owd_max_s": [startup, startup],
+    })
+    return Results(flows, ports, ts, {"duration_s": 12.0}, toml)
+
+
+def _claims(name: str, runs: dict) -> dict:
+    from ecnlab.experiments.base import Context, RunSet
+    from ecnlab.report import Html
+
+    e = get(f"apcc.{name}")
+    rd = Reading(e.axes)
+    ctx = Context(quick=False, seeds=[1], doc=Html("", fig_dir=None), experiment=e.name, reading=rd, draw=False)
+    return {c.metric: c for c in e.analyze(RunSet(runs), ctx)}
+
+
+def test_newrenos_claims_of_the_drop_are_measured_from_the_drop_on():
+    """NewReno's slow start fills the 12 MB buffer at 1–2 s (sRTT 0.26 s, 15 000 drops); the
+    drop at 4 s (Fig. 4) or 5 s (§2.1) is what the paper speaks of. Before, the peak delay,
+    the AP's drops and the p95 RTT were taken over the whole run: NewReno's start-up decided
+    them (its peak 0.26 s against APCC's 0.06, the 15 000 drops, a p95 of 0.26 s)."""
+    bw = _claims("bwdrop", {
+        "newreno-s1": _run("newreno", "bwdrop", 0.26, 0.05, 2.0),
+        "apcc-s1": _run("apcc", "bwdrop", 0.03, 0.06, 1.0),
+        "cubic-s1": _run("cubic", "bwdrop", 0.26, 0.45, 2.0),
+    })
+    peak = bw["peak delay from 4 s (the drop, §4.2.2): APCC vs NewReno"]
+    assert dict(peak.a) == {1: 0.06} and dict(peak.b) == {1: 0.05}
+    assert dict(bw["peak delay from 4 s (the drop, §4.2.2): APCC vs CUBIC"].b) == {1: 0.45}
+    assert dict(bw["CUBIC peak RTT from 4 s (the drop, §4.2.2)"].a) == {1: 0.45}
+    mo = _claims("motivation", {"newreno-s1": _run("newreno", "motivation", 0.26, 0.05, 2.0)})
+    assert dict(mo["AP drops from 5 s (the drop, §2.1): NewReno"].a) == {1: 0.0}
+    assert dict(mo["p95 RTT from 5 s (the drop, §2.1): NewReno"].a) == {1: pytest.approx(0.03)}
+    # Full on both sides of the drop: the split is not recorded, the seed is left out.
+    mo = _claims("motivation", {"newreno-s1": _run("newreno", "motivation", 0.26, 0.05, 7.0)})
+    assert "not recorded" in str(mo["AP drops from 5 s (the drop, §2.1): NewReno"].a[1])
+
+
+def test_the_drops_from_the_drop_on_are_bounded_by_the_sampled_queue():
+    """Between two 10-ms samples the AP's queue grows by at most what its 1 Gb/s ingress
+    carries (1.25 MB) and a packet: a queue sampled further below its 12 MB limit cannot have
+    overflowed. Full only before 5 s: none of the run's drops are from 5 s on; full only
+    after: all are; full on both sides: the split is not recorded (the seed is left out)."""
+    f = apcc.drops_from(5.0)
+    assert f(_run("newreno", "motivation", 0.26, 0.05, 2.0)) == 0.0
+    r = _run("newreno", "motivation", 0.26, 0.05, 7.0)
+    with pytest.raises(ValueError, match="not recorded"):
+        f(r)
+    # The queue full from 6 s only.
+    import polars as pl
+
+    late = r.timeseries.with_columns(
+        pl.when((pl.col("kind") == "queue_bytes") & (pl.col("time_s") < 6.0)).then(3e5).otherwise(pl.col("value")).alias("value")
+    )
+    from ecnlab.results import Results
+
+    assert f(Results(r.flows, r.ports, late, r.meta, r.scenario_toml)) == 15000.0
+    # 12 MB − 1.25 MB − one packet is the last level a sample may show without a possible
+    # overflow before the next.
+    edge = 12e6 - 1e9 * 0.01 / 8 - apcc.MTU_BYTES
+    for level, counted in ((edge - 1, 0.0), (edge + 1, None)):
+        ts = r.timeseries.with_columns(
+            pl.when(pl.col("kind") == "queue_bytes").then(pl.when(pl.col("time_s") < 2.0).then(12e6).otherwise(level)).otherwise(pl.col("value")).alias("value")
+        )
+        got = Results(r.flows, r.ports, ts, r.meta, r.scenario_toml)
+        if counted is None:
+            with pytest.raises(ValueError):
+                f(got)
+        else:
+            assert f(got) == counted
