@@ -388,3 +388,12 @@ def test_fig7_high_utilisation_is_the_papers_claim_at_the_modules_level():
     # The same level as Fig. 4a's: under fig1_level = 0.9, 0.86 is not high.
     got = _analyze("hfcc.demand", _demand_runs({"hfcc": (0.85, 0.86, 1.0)}), {"fig1_level": 0.9})
     assert got[hfcc.HIGH_JOIN_METRIC].verdict.value == "contradicted" and "90 %" in got[hfcc.HIGH_JOIN_METRIC].claim
+
+
+def test_fig8_stalls_are_checked_on_every_link():
+    """Fig. 8's chain: stalls and outages are judged on each of the seven forward links, not
+    the first alone (link 7 runs lower than the others for several schemes)."""
+    from ecnlab.experiments import hfcc
+
+    e = get("hfcc.multibottleneck")
+    assert list(e.bottleneck("hfcc-s1")) == [f"r{i}->r{i + 1}" for i in range(hfcc.MultiBottleneck.LINKS)]

@@ -109,7 +109,11 @@ Readings (each a constant here, with its source in ``provenance()``, or a readin
   windows up to 64 segments and its 10 ms timer rounding.
 - Fig. 8: the chain's buffers are one BDP at the long flows' 360 ms (§V's "one BDP"; the
   longest RTPD is ours), "five long-lived flows … in forward and reverse directions" is five each
-  way; a stall is checked on the first link (the seven carry the same load).
+  way; stalls and outages are checked on each of the seven forward links (they do not carry
+  the same load: link 7 runs lower for VCP, the rebuilt MLCP and BMCC, and CUBIC). The stall
+  rule (base.stall) counts every flow's delivery against one link's capacity, so on the chain,
+  45 flows over seven links, it cannot fire; the outage rule counts the flows crossing each
+  link.
 - Claims: directions as the text states them, with their smallest effect (``TIME_EFFECT`` for
   times counted in 1-second bins, the framework's 2 % otherwise); sizes within ``SIZE_TOL``; our
   own bounds named once (``CLOSE_TOL``, ``SIMILAR_TOL``, ``SLIGHTLY``, ``FAIR_HOLD_S``,
@@ -1489,9 +1493,11 @@ class MultiBottleneck(HfccExperiment):
     def duration(self, quick: bool) -> float:
         return 40.0 if quick else 200.0
 
-    def bottleneck(self, run_name: str) -> str:
-        # One port: the reproduce loop takes one (the seven links carry the same load).
-        return "r0->r1"
+    def bottleneck(self, run_name: str) -> list[str]:
+        # Every forward link: they do not carry the same load (link 7 runs lower than the
+        # others for VCP, the rebuilt MLCP and BMCC, and CUBIC), and a run may stall or lose
+        # its flows for a while on any one of them.
+        return self.ports()
 
     def ports(self) -> list[str]:
         return [f"r{i}->r{i + 1}" for i in range(self.LINKS)]
