@@ -430,7 +430,7 @@ def doc_block(summary: dict[str, Any], source: str, header: str) -> str:
     experiment, the claims whose verdict depends on the reading, every claim under the
     default reading, stalled runs and starved flows by configuration, parameters without a
     source."""
-    from ecnlab.experiments import VERDICT_CLASSES, claims_table, units_text
+    from ecnlab.experiments import VERDICT_CLASSES, claims_table, effects_table, units_text
 
     def cell(x: Any) -> str:
         return str(x).replace("|", "\\|").replace("\n", " ")
@@ -491,6 +491,7 @@ def doc_block(summary: dict[str, Any], source: str, header: str) -> str:
             lines.append(f"| {d['experiment']} | {cell(d['metric'])} | {base} | {cell(other)} |")
     else:
         lines.append("None: every claim has the same verdict under every reading run.")
+    lines += effects_table(summary, "####")
     lines += ["", "#### Every claim under the default reading", "", *claims_table(summary)]
     for title, rows, value in (("Stalled runs", summary.get("stalls") or [], "utilisation"), ("Starved flows", summary.get("starved") or [], "of_share")):
         if not rows:

@@ -529,3 +529,77 @@ def test_every_parameter_needs_a_source(tmp_path, monkeypatch):
     used = {p["parameter"]: p for p in sec["provenance"]}
     assert used["topology.*"]["source"] == "paper" and used["tcp.sack"]["reference"].startswith("ns-2.35")
     assert "Parameters without a source" in (tmp_path / "out" / "report.html").read_text()
+
+
+class _NamedByReading(_Base):
+    """An analysis reading whose value is in the claim's name (as HFCC's "seconds to 90 %"
+    and UNO's "at 15 s (last 1 s)" were): the report could never pair the claim across
+    readings, so a verdict the reading flips showed as no dependence."""
+
+    name = "toy.named"
+    no_bottleneck = "UDP only: nothing to stall"
+    axes = (ex.ReadingAxis("level", (0.4, 0.6), "the level the claim holds the utilisation to", affects="analysis"),)
+
+    def runs(self, quick, seeds, reading):
+        return ex.for_seeds({"half": udp()}, seeds)
+
+    def analyze(self, runs, ctx):
+        level = ctx.reading["level"]
+        util = runs.per_seed("half", lambda r: r.port("rl->rr")["utilization"])
+        return [claim(f"utilisation at least {level:.0%}", Claim("at_least", level), util)]
+
+
+def test_a_claim_is_paired_across_readings_by_a_name_no_reading_changes(tmp_path, monkeypatch):
+    """Before, under level = 0.6 the claim (contradicted: the link carries 0.5) was "–" under
+    the default and the default's (holds) "–" under 0.6: "Claims whose verdict depends on the
+    reading (0)"."""
+    monkeypatch.setitem(ex._REGISTRY, "toy.named", _NamedByReading())
+    with pytest.raises(ecnlab.ExperimentError, match=r"toy.named: under the reading level=0.6 1 claim\(s\) have no counterpart under the default \('utilisation at least 60%'\)"):
+        ex.reproduce("toy.named", tmp_path / "out", quick=True, readings="all")
+    assert not (tmp_path / "out").exists()
+
+    class Named(_NamedByReading):
+        def analyze(self, runs, ctx):
+            (c,) = super().analyze(runs, ctx)
+            c.metric = "utilisation at least the level"
+            return [c]
+
+    monkeypatch.setitem(ex._REGISTRY, "toy.named", Named())
+    s = ex.reproduce("toy.named", tmp_path / "out", quick=True, readings="all")
+    assert s["depends_on_reading"] == [{"metric": "utilisation at least the level", "verdicts": {"default": "holds", "level=0.6": "contradicted"}, "holds_under": ["default"], "experiment": "toy.named"}]
+
+
+class _IdleReading(_Base):
+    """A run axis whose readings all change the scenario: a buffer of 2000 packets that 5 Mb/s
+    of Poisson traffic into a 10 Mb/s link never fills, and one of 2 that it overflows."""
+
+    name = "toy.idle"
+    no_bottleneck = "UDP only: nothing to stall"
+    axes = (ex.ReadingAxis("buffer", (1000, 2000, 2), "the bottleneck's buffer in packets"),)
+
+    def runs(self, quick, seeds, reading):
+        limit = reading["buffer"]
+        out = {}
+        for sd in seeds:
+            s = ecnlab.Scenario.dumbbell(left=1, right=1, bottleneck_rate="10Mbps", duration="1s", seed=sd, queue={"kind": "droptail", "limit": limit})
+            out[f"half-s{sd}"] = s.add_udp_flow("l0", "r0", rate="5Mbps", pattern="poisson", name="u")
+        return out
+
+    def analyze(self, runs, ctx):
+        util = runs.per_seed("half", lambda r: r.port("rl->rr")["utilization"])
+        return [claim("utilisation", Claim("matches", target=0.5, within=0.1), util)]
+
+
+def test_a_reading_whose_changed_runs_give_the_default_outputs_is_said_not_to_act(tmp_path, monkeypatch):
+    """Before, a reading was checked on its scenarios only: a buffer the traffic never fills
+    was "run" and its verdicts read as robust to the buffer."""
+    monkeypatch.setitem(ex._REGISTRY, "toy.idle", _IdleReading())
+    s = ex.reproduce("toy.idle", tmp_path / "out", quick=True, readings="all")
+    (sec,) = s["experiments"]
+    by = {e["reading"]: e for e in sec["reading_effects"]}
+    assert by["buffer=2000"] == {"reading": "buffer=2000", "changed": 5, "same_outputs": 5, "acted": False, "same_output_runs": [f"half-s{i}" for i in range(1, 6)]}
+    assert by["buffer=2"]["acted"] is True and by["buffer=2"]["same_outputs"] == 0
+    assert [(e["experiment"], e["reading"]) for e in s["readings_that_did_not_act"]] == [("toy.idle", "buffer=2000")]
+    md = (tmp_path / "out" / "summary.md").read_text()
+    assert "(1 of 2 did not act)" in md and "| toy.idle | buffer=2000 | 5 | 5 | **no** |" in md
+    assert "buffer=2000: changed the scenario of 5 run(s), and every one of them gave the default reading" in (tmp_path / "out" / "report.html").read_text()

@@ -238,7 +238,7 @@ def test_every_claim_is_decided_with_its_smallest_effect_and_family(summary):
 def test_drop_claims_that_cannot_be_contradicted_are_not_comparable(summary):
     # Two sources, 50-packet buffer: MECN cannot drop from min_th 15 (4·15 > 49 packets).
     for m in (15, 25):
-        (c,) = [c for c in summary["comparisons"] if c["metric"] == f"two sources, same RTT: drops at min_th = {m}: MECN vs ECN"]
+        (c,) = [c for c in summary["comparisons"] if c["metric"] == f"two sources: drops at min_th = {m}: MECN vs ECN"]
         assert c["verdict"] == "not comparable" and "cannot come out contradicted" in c["decision"]["reason"], c
 
 

@@ -687,6 +687,105 @@ def check_readings_change_analysis(exp: Experiment, by_reading: Mapping[str, lis
             raise ExperimentError(f"{exp.name}: the reading {names} changes no comparison (per-seed values, claim or verdict): the axis does nothing here")
 
 
+def check_claims_pair_across_readings(exp: Experiment, by_reading: Mapping[str, list[dict[str, Any]]]) -> None:
+    """Every reading judges the same claims as the default reading: a claim is paired with
+    itself across readings by its metric (:func:`_reading_table`), so a claim whose metric
+    names a reading's value ("utilisation at 15 s (last 1 s)", "seconds to 90 %") has no
+    counterpart under another reading, and a verdict that the reading flips would show as
+    "–" in both columns instead of as depending on the reading. Such a claim set is an
+    error naming the reading and the unpaired claims."""
+    base = [c["metric"] for c in by_reading["default"]]
+    for name, comps in by_reading.items():
+        if name == "default":
+            continue
+        mine = [c["metric"] for c in comps]
+        extra, missing = [m for m in mine if m not in set(base)], [m for m in base if m not in set(mine)]
+        if extra or missing:
+            show = lambda ms: "; ".join(repr(m) for m in ms[:3]) + (f" and {len(ms) - 3} more" if len(ms) > 3 else "")  # noqa: E731
+            raise ExperimentError(
+                f"{exp.name}: under the reading {name} "
+                + " and ".join(
+                    x
+                    for x in (
+                        f"{len(extra)} claim(s) have no counterpart under the default ({show(extra)})" if extra else "",
+                        f"{len(missing)} of the default's claim(s) are not judged ({show(missing)})" if missing else "",
+                    )
+                    if x
+                )
+                + ": a claim is paired across readings by its metric, so its metric must not name a reading's value (put the value in its text)"
+            )
+
+
+def same_outputs(a: Results, b: Results) -> bool:
+    """Two runs gave the same outputs: the same event count and equal flows, ports and time
+    series tables (NaN equal to NaN, null to null; the time series read only when the rest
+    agrees)."""
+    return (
+        a.meta.get("events") == b.meta.get("events")
+        and a.flows.equals(b.flows)
+        and a.ports.equals(b.ports)
+        and a.timeseries.equals(b.timeseries)
+    )
+
+
+def reading_effects(exp: Experiment, per_reading: list[tuple[Reading, dict[str, Any]]], per_keys: list[dict[str, str]], results_of: Mapping[str, Mapping[str, Results]]) -> list[dict[str, Any]]:
+    """What each reading of a run axis did to the runs it changed. A reading must change
+    some run's scenario (:func:`check_readings_change_runs`), but a changed scenario can still
+    run exactly as the default's (a threshold never reached, a timer that coincides with
+    another): its verdicts then repeat the default's for a reason that is not robustness.
+    Per reading, the runs whose scenario differs from the default reading's run of the same
+    name (``changed``) and those of them whose outputs are the default run's
+    (``same_outputs``: :func:`same_outputs`), with their names; ``acted`` is False when every
+    changed run gave the default's outputs."""
+    default = results_of["default"]
+    out = []
+    for (rd, runs), keys in list(zip(per_reading, per_keys))[1:]:
+        changed = [k for k in runs if k in per_keys[0] and keys[k] != per_keys[0][k]]
+        if not changed:
+            continue
+        same = [k for k in changed if same_outputs(results_of[rd.name][k], default[k])]
+        out.append(
+            {
+                "reading": rd.name,
+                "changed": len(changed),
+                "same_outputs": len(same),
+                "acted": len(same) < len(changed),
+                "same_output_runs": [k[len(exp.name) + 1 :] for k in same],
+            }
+        )
+    return out
+
+
+def effects_table(summary: Mapping[str, Any], heading: str) -> list[str]:
+    """summary.json's ``reading_effects`` of every experiment as a Markdown section (none when
+    no reading of a run axis was run)."""
+    rows = [(s["experiment"], e) for s in summary.get("experiments", []) for e in s.get("reading_effects") or []]
+    if not rows:
+        return []
+    idle = sum(1 for _, e in rows if not e["acted"])
+    out = [
+        "",
+        f"{heading} What each reading of a run axis did to the runs it changed ({idle} of {len(rows)} did not act)",
+        "",
+        "A reading that changes a run's scenario can still leave its outputs as the default reading's (the event count and the flows, ports and time series tables equal): "
+        "its verdicts then repeat the default's because the reading did not act, not because they are robust to it.",
+        "",
+        "| experiment | reading | runs changed | of them, the default's outputs | acted |",
+        "| --- | --- | ---: | ---: | --- |",
+    ]
+    out += [f"| {x} | {e['reading']} | {e['changed']} | {e['same_outputs']} | {'yes' if e['acted'] else '**no**'} |" for x, e in rows]
+    return out
+
+
+def effects_sentence(e: Mapping[str, Any]) -> str:
+    """One reading's :func:`reading_effects` entry as a sentence."""
+    if not e["acted"]:
+        return f"{e['reading']}: changed the scenario of {e['changed']} run(s), and every one of them gave the default reading's outputs: the reading did not act here, so its verdicts repeat the default's"
+    if e["same_outputs"]:
+        return f"{e['reading']}: changed the scenario of {e['changed']} run(s); {e['same_outputs']} of them gave the default reading's outputs"
+    return f"{e['reading']}: changed the scenario of {e['changed']} run(s), each with outputs of its own"
+
+
 def reproduce(
     name: str,
     out: str | os.PathLike[str],
@@ -785,6 +884,7 @@ def reproduce(
             starved: list[dict[str, Any]] = []
             outs: list[dict[str, Any]] = []
             default_comps: list[Comparison] = []
+            results_of: dict[str, dict[str, Results]] = {}
             provenance: list[dict[str, Any]] = []
             provenance_missing: dict[str, list[str]] = {}
             readings_by_name = {rd.name: rd for rd, _ in per_reading}
@@ -800,6 +900,7 @@ def reproduce(
                 for k, r in new.items():
                     done[keys[k]] = (f"{sub}/{k}", r)
                 results = {k: done[keys[k]][1] for k in runs}
+                results_of[rd.name] = results
                 run_dirs[rd.name] = {k: done[keys[k]][0] for k in runs}
                 rs = RunSet({k[len(exp.name) + 1 :]: v for k, v in results.items()}, experiment=exp)
                 prov = join_provenance({k: r.scenario_toml for k, r in results.items()}, exp.provenance(quick, rd), exp.hosts)
@@ -841,6 +942,8 @@ def reproduce(
                 if log:
                     print(f"{exp.name} [{rd.name}]: {_counts_text(count_verdicts(by_reading[rd.name]))}", file=log, flush=True)
             check_readings_change_analysis(exp, by_reading, readings_by_name)
+            check_claims_pair_across_readings(exp, by_reading)
+            effects = reading_effects(exp, per_reading, per_keys, results_of)
             wall = time.time() - t0
             depends: list[dict[str, Any]] = []
             if len(by_reading) > 1:
@@ -849,6 +952,12 @@ def reproduce(
                 for d in depends:
                     d["experiment"] = exp.name
                 all_depends += depends
+            if effects:
+                doc.p(
+                    "What each reading of a run axis did to the runs it changed (outputs: the event count and the flows, ports and time series tables, against the default reading's run of the same name): "
+                    + "; ".join(effects_sentence(e) for e in effects) + ".",
+                    "note",
+                )
             if stalls:
                 doc.h(3, f"{exp.name}: stalled runs")
                 doc.table(
@@ -896,6 +1005,7 @@ def reproduce(
                     "headline_units": {r: headline_units(c) for r, c in by_reading.items()},
                     "decided_on_constant_arms": {r: count_constant(c) for r, c in by_reading.items()},
                     "depends_on_reading": depends,
+                    "reading_effects": effects,
                     "stalls": stalls,
                     "outages": outs,
                     "starved": starved,
@@ -953,6 +1063,9 @@ def reproduce(
                 r: count_verdicts([c for s in sections for c in s["by_reading"].get(r, [])], ours=True) for r in all_readings
             },
             "depends_on_reading": all_depends,
+            "readings_that_did_not_act": [
+                {"experiment": s["experiment"], **e} for s in sections for e in s["reading_effects"] if not e["acted"]
+            ],
             "stalls": [st for s in sections for st in s["stalls"]],
             "outages": [o for s in sections for o in s["outages"]],
             "starved": [x for s in sections for x in s["starved"]],
@@ -1100,6 +1213,7 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
             f"| {d['experiment']} | {cell(d['metric'])} | " + " | ".join(d["verdicts"].get(r, "–") for r in readings) + " |"
             for d in dep
         ]
+    out += effects_table(summary, "##")
     out += ["", "## Every claim under the default reading", "", *claims_table(summary)]
     stalls = summary.get("stalls") or []
     if stalls:

@@ -1161,18 +1161,21 @@ class Drops(MecnExperiment):
     )
     axes = axes("rtt_spread", "fig6_rtt")
 
-    def sets(self, reading: Reading) -> tuple[tuple[str, str, str, str], ...]:
+    def sets(self, reading: Reading) -> tuple[tuple[str, str, str, str, str], ...]:
+        """Each figure's (tag, scenario, figure, sources, their RTTs). A claim is named by its
+        sources alone: the report pairs a claim across readings by its name, and the RTTs are
+        what the rtt_spread and fig6_rtt readings change (said in the claim's text)."""
         rd = readings_of(reading)
         spread = rd.rtt_spread.replace("-", "–").replace("ms", " ms")
-        fig6 = ("fig6", "s1-two-same-rtt", "Fig. 6", "two sources, same RTT") if rd.fig6_rtt == "same" else ("fig6", "s5-two-different-rtt", "Fig. 6", f"two sources, RTT {spread}")
-        return (fig6, ("fig7", "s6-five-different-rtt", "Fig. 7", f"five sources, RTT {spread}"))
+        fig6 = ("fig6", "s1-two-same-rtt", "Fig. 6", "two sources", "same RTT") if rd.fig6_rtt == "same" else ("fig6", "s5-two-different-rtt", "Fig. 6", "two sources", f"RTT {spread}")
+        return (fig6, ("fig7", "s6-five-different-rtt", "Fig. 7", "five sources", f"RTT {spread}"))
 
     def min_ths(self, quick: bool) -> tuple[float, ...]:
         return QUICK_MIN_THS if quick else FULL_MIN_THS
 
     def runs(self, quick: bool, seeds: list[int], reading: Reading):
         out: dict[str, Scenario] = {}
-        for tag, setup, _, _ in self.sets(reading):
+        for tag, setup, *_ in self.sets(reading):
             out.update(_sweep_runs(setup, self.min_ths(quick), seeds, variants(reading), extra=f"-{tag}"))
         return out
 
@@ -1181,13 +1184,14 @@ class Drops(MecnExperiment):
         ms = self.min_ths(ctx.quick)
         rd = readings_of(ctx.reading)
         comps: list[Comparison] = []
-        for tag, setup, fig, what in self.sets(ctx.reading):
+        for tag, setup, fig, who, rtts in self.sets(ctx.reading):
+            what = f"{who}, {rtts}"
             x = f"-{tag}"
             d = _by_min_th(runs, ms, drops, extra=x)
             for i, m in enumerate(ms):
                 a, b = _cfg(MECN, m, x), _cfg(ECN, m, x)
-                metric = f"{what}: drops at min_th = {m:g}: MECN vs ECN"
-                text = "MECN fewer than ECN"
+                metric = f"{who}: drops at min_th = {m:g}: MECN vs ECN"
+                text = f"MECN fewer than ECN ({rtts})"
                 paper_text = from_text(fig, "MECN fewer losses than ECN")
                 free = {v.key: drop_free(setup, v.scheme, m, rd) for v in BASE}
                 dropped_anyway = {v.key: d[v.key][i].max > 0 for v in BASE}
@@ -1202,13 +1206,13 @@ class Drops(MecnExperiment):
             zero_note = f"ECN {Stat.of(z['ecn'].values(), never)}; per seed: the smallest min_th from which every larger one of the sweep dropped nothing (∞: none)"
             comps.append(
                 claim(
-                    f"{what}: smallest min_th from which no drop: MECN vs ECN",
+                    f"{who}: smallest min_th from which no drop: MECN vs ECN",
                     Claim("less"),
                     z["mecn"],
                     z["ecn"],
                     paper=from_text(fig, "MECN's lower than ECN's"),
                     unit="packets",
-                    text="MECN reaches zero drops at a lower min_th (∞: not within the sweep)",
+                    text=f"MECN reaches zero drops at a lower min_th (∞: not within the sweep; {rtts})",
                     ours=Stat.of(z["mecn"].values(), never),
                     note=zero_note,
                 )
@@ -1216,13 +1220,13 @@ class Drops(MecnExperiment):
             if tag == "fig7":
                 comps.append(
                     claim(
-                        f"{what}: smallest min_th from which no drop, 'much less': MECN vs ECN",
+                        f"{who}: smallest min_th from which no drop, 'much less': MECN vs ECN",
                         Claim("less", min_effect=MUCH_LESS),
                         z["mecn"],
                         z["ecn"],
                         paper=from_text(fig, "zero losses with much less min_threshold"),
                         unit="packets",
-                        text=f"MECN's zero-loss min_th more than {MUCH_LESS:.0%} lower ('much less', our threshold)",
+                        text=f"MECN's zero-loss min_th more than {MUCH_LESS:.0%} lower ('much less', our threshold; {rtts})",
                         ours=Stat.of(z["mecn"].values(), never),
                         note=zero_note,
                     )
@@ -1230,13 +1234,13 @@ class Drops(MecnExperiment):
                 tot = {v.key: self._total(runs, ms, v, x) for v in BASE}
                 comps.append(
                     claim(
-                        f"{what}: drops summed over the min_th sweep, 'considerable': MECN vs ECN",
+                        f"{who}: drops summed over the min_th sweep, 'considerable': MECN vs ECN",
                         Claim("less", min_effect=CONSIDERABLE),
                         tot["mecn"],
                         tot["ecn"],
                         paper=from_text(fig, "considerable improvement in having less losses"),
                         unit="packets",
-                        text=f"MECN more than {CONSIDERABLE:.0%} fewer drops over the sweep ('considerable', our threshold)",
+                        text=f"MECN more than {CONSIDERABLE:.0%} fewer drops over the sweep ('considerable', our threshold; {rtts})",
                         ours=Stat.of(tot["mecn"].values()),
                         note=f"ECN {Stat.of(tot['ecn'].values())}",
                     )
