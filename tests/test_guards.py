@@ -603,3 +603,14 @@ def test_a_reading_whose_changed_runs_give_the_default_outputs_is_said_not_to_ac
     md = (tmp_path / "out" / "summary.md").read_text()
     assert "(1 of 2 did not act)" in md and "| toy.idle | buffer=2000 | 5 | 5 | **no** |" in md
     assert "buffer=2000: changed the scenario of 5 run(s), and every one of them gave the default reading" in (tmp_path / "out" / "report.html").read_text()
+
+
+def test_the_readme_names_every_reading_axis():
+    """The README's list of reading axes had fallen behind the experiments (MECN's buffer and
+    ecn_gentle, UNO's window, most of HFCC's were missing)."""
+    from pathlib import Path
+
+    text = (Path(__file__).parents[1] / "README.md").read_text()
+    para = text[text.index("**Readings.**") : text.index("its first value is the default")]
+    missing = sorted({a.name for e in ex._REGISTRY.values() for a in e.axes if f"`{a.name}`" not in para})
+    assert not missing, f"reading axes the README does not list: {missing}"
