@@ -60,7 +60,7 @@ class _Runs:
     def __init__(self, values: dict[str, dict[int, float]]):
         self.values = values
 
-    def per_seed(self, config, f):
+    def per_seed(self, config, f, window=None):
         return SeedValues(self.values[config], config=config)
 
     def stat(self, config, f):

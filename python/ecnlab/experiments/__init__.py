@@ -968,7 +968,7 @@ def reproduce(
                 doc.h(3, f"{exp.name}: outages")
                 doc.table(
                     pl.DataFrame(outs).select("run", "reading", "port", "from_s", "to_s", "span_s", "delivered"),
-                    caption=f"Spans of at least {OUTAGE_S:g} s in which the flows crossing the bottleneck delivered less than {OUTAGE_FRACTION:.0%} of what it offered while a bulk flow was backlogged (delivered: the fraction over the span); a claim whose measured span overlaps one is decided on a stalled run, as above.",
+                    caption=f"Spans of at least {OUTAGE_S:g} s in which the flows crossing the bottleneck delivered data in at most {OUTAGE_FRACTION:.0%} of the sampled intervals and less than {OUTAGE_FRACTION:.0%} of what it offered while a bulk flow was backlogged (delivered: the fraction over the span); a claim whose measured span overlaps one is decided on a stalled run, as above.",
                 )
             if starved:
                 doc.h(3, f"{exp.name}: starved flows")
@@ -1103,8 +1103,9 @@ def rule_text(alpha: float) -> str:
         "agrees. ∞ (a state never reached) is a value: against a finite value it is decided like any "
         "other pair. A run is flagged as stalled when, while a bulk flow was backlogged, the flows delivered less "
         f"than {STALL_UTILISATION:.0%} of what the bottleneck could carry then (its rate schedule over that time, in payload bits as delivery counts them: "
-        f"the link's bits times the payload part of the flows' packets), and where for at least {OUTAGE_S:g} s they delivered less than {OUTAGE_FRACTION:.0%} of it "
-        "(an outage: every flow sitting out timeouts, which a run's average hides; it stalls the claims whose measured span it overlaps); a claim decided on a stalled run is inconclusive "
+        f"the link's bits times the payload part of the flows' packets), and where for at least {OUTAGE_S:g} s they delivered next to nothing (data in at most {OUTAGE_FRACTION:.0%} "
+        f"of the sampled intervals and less than {OUTAGE_FRACTION:.0%} of what the link offered: an outage, every flow sitting out timeouts, which a run's average hides; it stalls "
+        "the claims whose measured span it overlaps); a claim decided on a stalled run is inconclusive "
         f"unless it is about the stall. Bulk flows below {STARVED_FRACTION:.0%} of their fair share (their max-min fair rate on their "
         "own path: each link's capacity at its rate at each instant shared among the bulk TCP flows crossing it in that "
         "direction, in payload bits; short flows, UDP and ACKs load the links but take no part of the share) are listed and "
