@@ -249,8 +249,8 @@ def test_a_flow_carrying_most_of_what_a_dropping_link_offered_is_not_a_stall():
         r = _results(s, {"f0": fraction * offered / 2, "f1": fraction * offered / 2})
         # Delivery samples every 100 ms: the flows' rates while backlogged.
         times = [round(0.1 * (k + 1), 1) for k in range(200)]
-        rate = [fraction * offered if tt > STALL_WARMUP_S else 0.0 for tt in times]
-        ts = pl.DataFrame({"time_s": times, "kind": ["delivery_bps"] * 200, "entity": ["all"] * 200, "value": rate})
+        rate = [fraction * offered / 2 if tt > STALL_WARMUP_S else 0.0 for tt in times]
+        ts = pl.DataFrame({"time_s": times * 2, "kind": ["delivery_bps"] * 400, "entity": ["f0"] * 200 + ["f1"] * 200, "value": rate * 2})
         r = ecnlab.Results(r.flows, r.ports, ts, r.meta, r.scenario_toml)
         got = stall(r, "rl->rr")
         assert (got is not None) is stalled, (fraction, got)
@@ -457,6 +457,20 @@ def _with_gap(rate_bps: float, gap: tuple[float, float], during_bps: float = 0.0
         pl.when((pl.col("time_s") > a + 1e-9) & (pl.col("time_s") <= b + 1e-9)).then(during_bps / 2).otherwise(pl.col("value")).alias("value")
     )
     return ecnlab.Results(r.flows, r.ports, ts, r.meta, r.scenario_toml)
+
+
+def test_a_link_stalls_on_the_flows_that_cross_it():
+    """Three 10 Mb/s links in a line: the middle link's flows (the long flow and cross-1)
+    deliver 1.4 Mb/s, 15 % of what it offers, while the outer links' cross flows fill theirs.
+    Before, every flow's delivery was held against the one link (2.1 of its capacity), so a
+    stall on a chain could never be found. A reverse flow does not cross the forward port and
+    is not counted either."""
+    from ecnlab.experiments.base import stall
+
+    r = _results(_parking_lot([10, 10, 10], reverse=1), {"long": 0.4e6, "cross-0": 9.6e6, "cross-1": 1.0e6, "cross-2": 9.6e6, "rev-0": 9e6})
+    st = stall(r, "c1->c2")
+    assert st is not None and st["utilisation"] == pytest.approx(1.4e6 / (10e6 * PAYLOAD))
+    assert stall(r, "c0->c1") is None  # long + cross-0: 10.0 Mb/s of payload, all of it
 
 
 def test_an_outage_is_found_where_the_runs_average_hides_it():

@@ -918,8 +918,27 @@ BULK_BYTES = 1_000_000
 STALL_WARMUP_S = 1.0
 
 
+def crossing_flows(r: Results, port: str) -> list[str]:
+    """The flows whose path crosses ``port`` (rebuilt from the run's scenario,
+    :meth:`Results.flow_paths`); every flow when the run records no scenario, one this build
+    cannot rebuild, or one whose flows are not the run's: then what the port's own flows did
+    cannot be told apart."""
+    names = r.flows["name"].to_list()
+    if not r.scenario_toml:
+        return names
+    try:
+        paths = r.flow_paths()
+    except (ScenarioError, ValueError):
+        return names
+    if any(n not in paths for n in names):
+        return names
+    return [n for n in names if port in paths[n]]
+
+
 def stall(r: Results, port: str, threshold: float = STALL_UTILISATION) -> dict[str, Any] | None:
-    """Whether the run stalled: the bytes the flows delivered while a bulk flow was
+    """Whether the run stalled: the bytes the flows crossing ``port`` (:func:`crossing_flows`;
+    on a chain, the flows of the other links deliver against their own links, and counted here
+    they carried a stalled link over the line) delivered while one of them, a bulk flow, was
     backlogged (from its start + ``STALL_WARMUP_S`` until it finished or the run ended),
     over what ``port`` could have carried then (its rate schedule over that window,
     :meth:`Results.capacity_bits`, in payload bits as delivery counts them: times the payload
@@ -935,7 +954,8 @@ def stall(r: Results, port: str, threshold: float = STALL_UTILISATION) -> dict[s
         return None
     if f.height == 0:
         return None
-    bulk = f.filter(pl.col("size_bytes").is_null() | (pl.col("size_bytes") >= BULK_BYTES))
+    crossing = crossing_flows(r, port)
+    bulk = f.filter(pl.col("name").is_in(crossing) & (pl.col("size_bytes").is_null() | (pl.col("size_bytes") >= BULK_BYTES)))
     if bulk.height == 0:
         return None
     t0 = min(bulk["start_s"].to_list()) + STALL_WARMUP_S
@@ -947,7 +967,7 @@ def stall(r: Results, port: str, threshold: float = STALL_UTILISATION) -> dict[s
     if rate.height:
         times = sorted(set(rate["time_s"].to_list()))
         interval = (times[1] - times[0]) if len(times) > 1 else dur
-        inside = rate.filter((pl.col("time_s") > t0) & (pl.col("time_s") <= t1))
+        inside = rate.filter(pl.col("entity").is_in(crossing) & (pl.col("time_s") > t0) & (pl.col("time_s") <= t1))
         delivered_bits = float(inside["value"].sum()) * interval
         # What the link offered over the window, its rate schedule integrated: a link whose
         # rate drops (600 → 180 → 600 Mb/s) judged at its first rate made a flow carrying
@@ -1018,13 +1038,7 @@ def outages(r: Results, port: str, span_s: float = OUTAGE_S, fraction: float = O
     if not rate.height:
         return []
     dur = float(r.meta["duration_s"])
-    paths = None
-    if r.scenario_toml:
-        try:
-            paths = r.flow_paths()
-        except (ScenarioError, ValueError):
-            pass
-    crossing = [n for n in f["name"].to_list() if paths is None or port in paths.get(n, ())]
+    crossing = crossing_flows(r, port)
     bulk = f.filter(pl.col("name").is_in(crossing) & (pl.col("size_bytes").is_null() | (pl.col("size_bytes") >= BULK_BYTES)))
     if bulk.height == 0:
         return []
