@@ -90,7 +90,7 @@ SCENARIOS: tuple[BenchScenario, ...] = (
         "red100-ecn0.toml",
         "(a) 100 Mbps RED dumbbell, 2 bulk + 6 short NewReno flows, 10 s, drops",
         ("red100", {"ecn": 0}),
-        50.0,
+        100.0,
         smoke_duration="1.1s",
     ),
     BenchScenario(
@@ -98,7 +98,7 @@ SCENARIOS: tuple[BenchScenario, ...] = (
         "red100-ecn1.toml",
         "(a) 100 Mbps RED+ECN dumbbell, 2 bulk + 6 short NewReno flows, 10 s",
         ("red100", {"ecn": 1}),
-        50.0,
+        100.0,
         smoke_duration="1.1s",
         note=(
             "Known difference (SCENARIOS.md §3, ECN in ns-3 TCP): ns-3 reduces the window again "
@@ -113,7 +113,7 @@ SCENARIOS: tuple[BenchScenario, ...] = (
         "dt1g.toml",
         "(b) 1 Gbps / 20 ms drop-tail dumbbell, 10 bulk flows, 5 s",
         ("dt1g", {}),
-        50.0,
+        100.0,
         smoke_duration="0.3s",
     ),
     BenchScenario(
@@ -121,7 +121,7 @@ SCENARIOS: tuple[BenchScenario, ...] = (
         "dt1g-1000.toml",
         "(c) as (b) with 1000 flows on 1000 sender hosts, 5 s",
         ("dt1g-1000", {}),
-        200.0,
+        500.0,
         ns3_max_repeat=1,
         smoke_duration="0.15s",
     ),
