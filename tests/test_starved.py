@@ -446,17 +446,21 @@ def test_a_run_whose_recorded_scenario_lacks_the_port_has_its_stall_judged_on_th
 # ------------------------------------------------------------------ outages
 
 
-def _with_gap(rate_bps: float, gap: tuple[float, float], during_bps: float = 0.0, seed: int = 1) -> ecnlab.Results:
+def _with_gap(rate_bps: float, gap: tuple[float, float], during_bps: float = 0.0, seed: int = 1, queued_in_gap: int = 0) -> ecnlab.Results:
     """Two default flows on 10 Mb/s delivering ``rate_bps`` in all (100-ms samples) except
-    ``during_bps`` in the samples whose interval lies in ``gap``."""
+    ``during_bps`` in the samples whose interval lies in ``gap``; the bottleneck's queue
+    sampled at 20 packets, and at ``queued_in_gap`` in the gap (0: the link idle)."""
     s = ecnlab.Scenario.dumbbell(left=2, right=2, bottleneck_rate="10Mbps", duration="20s", seed=seed)
     s = s.add_tcp_flow("l0", "r0", cc="newreno", name="f0").add_tcp_flow("l1", "r1", cc="newreno", name="f1")
     r = _results(s, {"f0": rate_bps / 2, "f1": rate_bps / 2})
     a, b = gap
-    ts = r.timeseries.with_columns(
-        pl.when((pl.col("time_s") > a + 1e-9) & (pl.col("time_s") <= b + 1e-9)).then(during_bps / 2).otherwise(pl.col("value")).alias("value")
+    in_gap = (pl.col("time_s") > a + 1e-9) & (pl.col("time_s") <= b + 1e-9)
+    ts = r.timeseries.with_columns(pl.when(in_gap).then(during_bps / 2).otherwise(pl.col("value")).alias("value"))
+    times = sorted(set(ts["time_s"].to_list()))
+    queue = pl.DataFrame({"time_s": times, "kind": "queue_pkts", "entity": "rl->rr", "value": 20.0}).with_columns(
+        pl.when(in_gap).then(float(queued_in_gap)).otherwise(pl.col("value")).alias("value")
     )
-    return ecnlab.Results(r.flows, r.ports, ts, r.meta, r.scenario_toml)
+    return ecnlab.Results(r.flows, r.ports, pl.concat([ts, queue.select(ts.columns)]), r.meta, r.scenario_toml)
 
 
 def test_a_link_stalls_on_the_flows_that_cross_it():
@@ -490,6 +494,21 @@ def test_an_outage_is_found_where_the_runs_average_hides_it():
     # The first STALL_WARMUP_S of the flows (slow start) is not judged: nothing in 0–1.8 s
     # leaves 0.8 s after it.
     assert outages(_with_gap(9e6, (0.0, 1.8)), "rl->rr") == []
+
+
+def test_a_silence_with_the_link_at_work_is_not_an_outage():
+    """Receivers hand on data in order: behind one lost segment they deliver nothing while the
+    link sends at full rate, its queue full (APCC's NewReno runs: 7654-7988 packets of a
+    12 MB buffer through every such silence). Before, 1.5 s of that was an outage and stalled
+    the claims on the run; a silence with the queue sampled empty still is one, and a run
+    whose port has no queue samples cannot tell the two apart and has none."""
+    from ecnlab.experiments.base import outages
+
+    assert outages(_with_gap(9e6, (3.0, 4.5), queued_in_gap=80), "rl->rr") == []
+    assert len(outages(_with_gap(9e6, (3.0, 4.5)), "rl->rr")) == 1
+    r = _with_gap(9e6, (3.0, 4.5))
+    blind = ecnlab.Results(r.flows, r.ports, r.timeseries.filter(pl.col("kind") != "queue_pkts"), r.meta, r.scenario_toml)
+    assert outages(blind, "rl->rr") == []
 
 
 def test_an_outage_stalls_the_claims_whose_measured_span_it_overlaps():
@@ -539,7 +558,7 @@ def test_a_slow_climb_or_a_long_paths_ack_clock_is_not_an_outage():
 
     def clocked(silent: tuple[float, float]) -> ecnlab.Results:
         burst = [1e6 if round(t * 10) % 15 == 0 and not silent[0] < t <= silent[1] else 0.0 for t in times]
-        ts = pl.DataFrame({"time_s": times * 2, "kind": ["delivery_bps"] * 400, "entity": ["f0"] * 200 + ["f1"] * 200, "value": burst + [0.0] * 200})
+        ts = pl.DataFrame({"time_s": times * 3, "kind": ["delivery_bps"] * 400 + ["queue_pkts"] * 200, "entity": ["f0"] * 200 + ["f1"] * 200 + ["rl->rr"] * 200, "value": burst + [0.0] * 400})
         return ecnlab.Results(flows, r.ports, ts, r.meta, r.scenario_toml)
 
     assert outages(clocked((0.0, 0.0)), "rl->rr") == []

@@ -1006,7 +1006,11 @@ def stall(r: Results, port: str, threshold: float = STALL_UTILISATION) -> dict[s
 #: the link offered over 12 s). One second is RFC 6298's minimum retransmission timeout (§2,
 #: rule 2.4; ns-3's TcpSocketBase MinRto): a path at work pauses for a sample interval, a batch
 #: or an RTT, while a link silent this long with data waiting has every flow on it sitting out
-#: a timeout.
+#: a timeout. Delivery is what receivers hand on in order, so a receiver holding data behind one
+#: lost segment delivers nothing while the link sends at full rate (APCC's NewReno runs: the
+#: 12 MB buffer full through the silence, the held data handed on in one burst after the
+#: retransmission): an outage is counted only where the judged port's sampled queue is empty
+#: throughout, the link with nothing waiting to send.
 OUTAGE_S = 1.0
 #: "Next to nothing", in time and in volume: data delivered in at most this fraction of the
 #: sampled intervals, and less than this fraction of what the link offered. A retransmission
@@ -1025,9 +1029,12 @@ def outages(r: Results, port: str, span_s: float = OUTAGE_S, fraction: float = O
     bulk flow crossing it was backlogged (from its start + ``STALL_WARMUP_S`` until it
     finished or the run ended) and the link's rate was not 0: every window of ``span_s`` (or
     of two of the flows' longest base RTT, ``rtt_min_s``, where that is longer) of samples that
-    quiet is one, overlapping ones merged. Each: port, from_s, to_s (the sampled
+    quiet is one, overlapping ones merged, where the port's sampled queue (``queue_pkts``) is
+    empty at every sample of the window: a queue holding packets is a link at work, and the
+    silence is the receivers holding data behind a loss. Each: port, from_s, to_s (the sampled
     intervals' bounds), span_s, delivered (the fraction of the offered over the span). Empty
-    without delivery samples."""
+    without delivery samples, or without queue samples of the port (the link's work then
+    cannot be told from the receivers' wait)."""
     import numpy as np
 
     f = r.flows
@@ -1042,9 +1049,17 @@ def outages(r: Results, port: str, span_s: float = OUTAGE_S, fraction: float = O
     bulk = f.filter(pl.col("name").is_in(crossing) & (pl.col("size_bytes").is_null() | (pl.col("size_bytes") >= BULK_BYTES)))
     if bulk.height == 0:
         return []
+    queue = ts.filter((pl.col("kind") == "queue_pkts") & (pl.col("entity") == port))
+    if not queue.height:
+        return []
     times = sorted(set(rate["time_s"].to_list()))
     interval = (times[1] - times[0]) if len(times) > 1 else dur
     t = np.array(times, dtype=float)
+    # The queue at each delivery sample: the last queue sample at or before it (both are taken
+    # on the run's one measurement interval).
+    qt = queue.sort("time_s")
+    at = np.searchsorted(qt["time_s"].to_numpy(), t + 1e-9, side="right") - 1
+    waiting = np.where(at >= 0, qt["value"].to_numpy()[np.maximum(at, 0)], 0.0) > 0
     per = rate.filter(pl.col("entity").is_in(crossing)).group_by("time_s").agg(pl.col("value").sum())
     got = dict(zip(per["time_s"].to_list(), per["value"].to_list()))
     delivered = np.array([got.get(x, 0.0) for x in times]) * interval
@@ -1059,7 +1074,7 @@ def outages(r: Results, port: str, span_s: float = OUTAGE_S, fraction: float = O
     backlogged = np.zeros(len(t), dtype=bool)
     for a, b in zip(bulk["start_s"].to_list(), bulk["fct_s"].to_list()):
         backlogged |= (t - interval >= a + STALL_WARMUP_S - 1e-9) & (t <= (dur if b is None else a + b) + 1e-9)
-    eligible = backlogged & (offered > 0)
+    eligible = backlogged & (offered > 0) & ~waiting
     # A window-limited flow delivers once per round trip: on a long path (UNO's 1.5-s RTTs)
     # silence within two round trips is its ACK clock, not an outage.
     rtts = [x for x in (bulk["rtt_min_s"].to_list() if "rtt_min_s" in bulk.columns else []) if x is not None]
