@@ -187,3 +187,7 @@ def test_the_drops_from_the_drop_on_are_bounded_by_the_sampled_queue():
                 f(got)
         else:
             assert f(got) == counted
+    # The bound needs one sample interval: a gap in the samples is refused, not bridged.
+    gappy = r.timeseries.filter(~((pl.col("kind") == "queue_bytes") & (pl.col("time_s") > 3.0) & (pl.col("time_s") < 3.5)))
+    with pytest.raises(ValueError, match="not evenly spaced"):
+        f(Results(r.flows, r.ports, gappy, r.meta, r.scenario_toml))
