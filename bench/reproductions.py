@@ -509,7 +509,7 @@ def doc_block(summary: dict[str, Any], source: str, header: str) -> str:
         spans: dict[tuple[str, str], list[dict[str, Any]]] = {}
         for o in outs:
             spans.setdefault((re.sub(r"-s\d+$", "", o["run"]), o["reading"]), []).append(o)
-        lines += ["", f"#### Outages ({len(outs)} in {len({(o['run'], o['reading']) for o in outs})} runs, by configuration and reading)", "", "| configuration | reading | runs | from – to (s) | span (s): min – max |", "| --- | --- | ---: | --- | --- |"]
+        lines += ["", f"#### Outages ({len(outs)} in {len({(o['run'], o['reading']) for o in outs})} runs, by configuration and reading)", "", "They flag the claims whose measured span they overlap and decide none (see the rule).", "", "| configuration | reading | runs | from – to (s) | span (s): min – max |", "| --- | --- | ---: | --- | --- |"]
         for (conf, r), os_ in spans.items():
             lines.append(f"| {conf} | {r} | {len({o['run'] for o in os_})} | {min(o['from_s'] for o in os_):.2f} – {max(o['to_s'] for o in os_):.2f} | {min(o['span_s'] for o in os_):.2f} – {max(o['span_s'] for o in os_):.2f} |")
     missing = summary.get("provenance_missing") or {}

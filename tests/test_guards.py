@@ -597,11 +597,11 @@ def test_a_reading_whose_changed_runs_give_the_default_outputs_is_said_not_to_ac
     s = ex.reproduce("toy.idle", tmp_path / "out", quick=True, readings="all")
     (sec,) = s["experiments"]
     by = {e["reading"]: e for e in sec["reading_effects"]}
-    assert by["buffer=2000"] == {"reading": "buffer=2000", "changed": 5, "same_outputs": 5, "acted": False, "same_output_runs": [f"half-s{i}" for i in range(1, 6)]}
+    assert by["buffer=2000"] == {"reading": "buffer=2000", "changed": 5, "same_outputs": 5, "acted": False, "same_output_runs": [f"half-s{i}" for i in range(1, 6)], "unpaired": 0}
     assert by["buffer=2"]["acted"] is True and by["buffer=2"]["same_outputs"] == 0
     assert [(e["experiment"], e["reading"]) for e in s["readings_that_did_not_act"]] == [("toy.idle", "buffer=2000")]
     md = (tmp_path / "out" / "summary.md").read_text()
-    assert "(1 of 2 did not act)" in md and "| toy.idle | buffer=2000 | 5 | 5 | **no** |" in md
+    assert "(1 of 2 did not act)" in md and "| toy.idle | buffer=2000 | 5 | 5 | 0 | **no** |" in md
     assert "buffer=2000: changed the scenario of 5 run(s), and every one of them gave the default reading" in (tmp_path / "out" / "report.html").read_text()
 
 
@@ -610,6 +610,9 @@ def test_the_readme_names_every_reading_axis():
     ecn_gentle, UNO's window, most of HFCC's were missing)."""
     from pathlib import Path
 
+    for paper in ("eecn", "mecn", "uno", "mix", "hfcc", "apcc"):
+        ex.select(paper)
+    assert len({e.name.split(".")[0] for e in ex._REGISTRY.values()}) >= 6
     text = (Path(__file__).parents[1] / "README.md").read_text()
     para = text[text.index("**Readings.**") : text.index("its first value is the default")]
     missing = sorted({a.name for e in ex._REGISTRY.values() for a in e.axes if f"`{a.name}`" not in para})

@@ -736,12 +736,17 @@ def reading_effects(exp: Experiment, per_reading: list[tuple[Reading, dict[str, 
     Per reading, the runs whose scenario differs from the default reading's run of the same
     name (``changed``) and those of them whose outputs are the default run's
     (``same_outputs``: :func:`same_outputs`), with their names; ``acted`` is False when every
-    changed run gave the default's outputs."""
+    changed run gave the default's outputs. Runs the default reading has no run of the same
+    name for (a reading that renames or adds runs) cannot be compared: ``unpaired`` counts
+    them, and a reading with no other run is listed with ``acted`` None."""
     default = results_of["default"]
     out = []
     for (rd, runs), keys in list(zip(per_reading, per_keys))[1:]:
         changed = [k for k in runs if k in per_keys[0] and keys[k] != per_keys[0][k]]
+        unpaired = [k for k in runs if k not in per_keys[0]]
         if not changed:
+            if unpaired:
+                out.append({"reading": rd.name, "changed": 0, "same_outputs": 0, "acted": None, "same_output_runs": [], "unpaired": len(unpaired)})
             continue
         same = [k for k in changed if same_outputs(results_of[rd.name][k], default[k])]
         out.append(
@@ -751,6 +756,7 @@ def reading_effects(exp: Experiment, per_reading: list[tuple[Reading, dict[str, 
                 "same_outputs": len(same),
                 "acted": len(same) < len(changed),
                 "same_output_runs": [k[len(exp.name) + 1 :] for k in same],
+                "unpaired": len(unpaired),
             }
         )
     return out
@@ -762,25 +768,31 @@ def effects_table(summary: Mapping[str, Any], heading: str) -> list[str]:
     rows = [(s["experiment"], e) for s in summary.get("experiments", []) for e in s.get("reading_effects") or []]
     if not rows:
         return []
-    idle = sum(1 for _, e in rows if not e["acted"])
+    idle = sum(1 for _, e in rows if e["acted"] is False)
     out = [
         "",
         f"{heading} What each reading of a run axis did to the runs it changed ({idle} of {len(rows)} did not act)",
         "",
         "A reading that changes a run's scenario can still leave its outputs as the default reading's (the event count and the flows, ports and time series tables equal): "
-        "its verdicts then repeat the default's because the reading did not act, not because they are robust to it.",
+        "where every run it changed did, the reading did not act on the runs, and a verdict the same as the default's is no sign of robustness "
+        "(one that differs, differs by the analysis alone). Runs the default reading has none of the same name for are not compared (unpaired).",
         "",
-        "| experiment | reading | runs changed | of them, the default's outputs | acted |",
-        "| --- | --- | ---: | ---: | --- |",
+        "| experiment | reading | runs changed | of them, the default's outputs | unpaired runs | acted on the runs |",
+        "| --- | --- | ---: | ---: | ---: | --- |",
     ]
-    out += [f"| {x} | {e['reading']} | {e['changed']} | {e['same_outputs']} | {'yes' if e['acted'] else '**no**'} |" for x, e in rows]
+    out += [
+        f"| {x} | {e['reading']} | {e['changed']} | {e['same_outputs']} | {e.get('unpaired', 0)} | {'not compared' if e['acted'] is None else 'yes' if e['acted'] else '**no**'} |"
+        for x, e in rows
+    ]
     return out
 
 
 def effects_sentence(e: Mapping[str, Any]) -> str:
     """One reading's :func:`reading_effects` entry as a sentence."""
+    if e["acted"] is None:
+        return f"{e['reading']}: its {e['unpaired']} run(s) have no run of the same name under the default reading and were not compared"
     if not e["acted"]:
-        return f"{e['reading']}: changed the scenario of {e['changed']} run(s), and every one of them gave the default reading's outputs: the reading did not act here, so its verdicts repeat the default's"
+        return f"{e['reading']}: changed the scenario of {e['changed']} run(s), and every one of them gave the default reading's outputs: the reading did not act on the runs (a verdict that differs under it differs by the analysis alone)"
     if e["same_outputs"]:
         return f"{e['reading']}: changed the scenario of {e['changed']} run(s); {e['same_outputs']} of them gave the default reading's outputs"
     return f"{e['reading']}: changed the scenario of {e['changed']} run(s), each with outputs of its own"
@@ -968,7 +980,7 @@ def reproduce(
                 doc.h(3, f"{exp.name}: outages")
                 doc.table(
                     pl.DataFrame(outs).select("run", "reading", "port", "from_s", "to_s", "span_s", "delivered"),
-                    caption=f"Spans of at least {OUTAGE_S:g} s in which the flows crossing the bottleneck delivered data in at most {OUTAGE_FRACTION:.0%} of the sampled intervals and less than {OUTAGE_FRACTION:.0%} of what it offered while a bulk flow was backlogged (delivered: the fraction over the span); a claim whose measured span overlaps one is decided on a stalled run, as above.",
+                    caption=f"Spans of at least {OUTAGE_S:g} s (and two of the flows' longest base RTT) in which the flows crossing the bottleneck delivered data in at most {OUTAGE_FRACTION:.0%} of the sampled intervals and less than {OUTAGE_FRACTION:.0%} of what it offered while a bulk flow was backlogged and the port's sampled queue was empty (delivered: the fraction over the span); they flag the claims whose measured span they overlap and decide none (the port's departures are not recorded).",
                 )
             if starved:
                 doc.h(3, f"{exp.name}: starved flows")
@@ -1064,7 +1076,7 @@ def reproduce(
             },
             "depends_on_reading": all_depends,
             "readings_that_did_not_act": [
-                {"experiment": s["experiment"], **e} for s in sections for e in s["reading_effects"] if not e["acted"]
+                {"experiment": s["experiment"], **e} for s in sections for e in s["reading_effects"] if e["acted"] is False
             ],
             "stalls": [st for s in sections for st in s["stalls"]],
             "outages": [o for s in sections for o in s["outages"]],
@@ -1102,11 +1114,11 @@ def rule_text(alpha: float) -> str:
         "may declare its own, and each row states the margin it used), and goes against it only past the margin; zero against zero "
         "agrees. ∞ (a state never reached) is a value: against a finite value it is decided like any "
         "other pair. A run is flagged as stalled when, while a bulk flow was backlogged, the flows delivered less "
-        f"than {STALL_UTILISATION:.0%} of what the bottleneck could carry then (its rate schedule over that time, in payload bits as delivery counts them: "
-        f"the link's bits times the payload part of the flows' packets), and where for at least {OUTAGE_S:g} s they delivered next to nothing (data in at most {OUTAGE_FRACTION:.0%} "
-        f"of the sampled intervals and less than {OUTAGE_FRACTION:.0%} of what the link offered: an outage, every flow sitting out timeouts, which a run's average hides; it stalls "
-        "the claims whose measured span it overlaps); a claim decided on a stalled run is inconclusive "
-        f"unless it is about the stall. Bulk flows below {STARVED_FRACTION:.0%} of their fair share (their max-min fair rate on their "
+        f"than {STALL_UTILISATION:.0%} of what the bottleneck could carry then (the flows crossing it; its rate schedule over that time, in payload bits as delivery counts them: "
+        "the link's bits times the payload part of the flows' packets); a claim decided on a stalled run is inconclusive "
+        f"unless it is about the stall. Where for at least {OUTAGE_S:g} s (and two of the flows' longest base RTT) they delivered next to nothing (data in at most {OUTAGE_FRACTION:.0%} "
+        f"of the sampled intervals and less than {OUTAGE_FRACTION:.0%} of what the link offered) while its sampled queue was empty, the run had an outage, which a run's average hides: "
+        "it flags the claims whose measured span it overlaps and decides none (the port's departures are not recorded, so a link sending while receivers wait behind a loss cannot be ruled out). Bulk flows below {STARVED_FRACTION:.0%} of their fair share (their max-min fair rate on their "
         "own path: each link's capacity at its rate at each instant shared among the bulk TCP flows crossing it in that "
         "direction, in payload bits; short flows, UDP and ACKs load the links but take no part of the share) are listed and "
         "flag the claims on their runs (flags annotate claims and never decide them). Claims over one axis (a family: a claim per min_th, per buffer size) are also "

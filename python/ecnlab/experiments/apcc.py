@@ -1294,6 +1294,7 @@ class Motivation(_CapacityDrop):
         _note(ctx)
         drop = (self.DROP_AT_S, None)
         since = f"from {self.DROP_AT_S:.0f} s (the drop, §2.1)"
+        since_fig3 = f"from {self.DROP_AT_S:.0f} s (the milder drop, §2.2.1)"
         drops_after, p95_after, q_after = drops_from(self.DROP_AT_S), rtt_p95_from(self.DROP_AT_S), queue_mean_from(self.DROP_AT_S)
         # A seed whose drops from the drop on are not recorded is left out with the reason.
         nr_drops = runs.per_seed("newreno", drops_after, window=drop)
@@ -1343,18 +1344,18 @@ class Motivation(_CapacityDrop):
             # are. Over the whole run NewReno's mean is its slow start filling the 12 MB buffer
             # at 1–2 s.
             claim(
-                f"mean AP queue {since}: BBR vs CUBIC (Fig. 3's milder drop)", Claim("less"), runs.per_seed("bbr_mild", q_after, window=drop), runs.per_seed("cubic_mild", q_after, window=drop),
-                paper=from_text("Fig. 3, §2.2.1", "BBR's queue shorter than CUBIC's"), unit="pkts", text=f"BBR below CUBIC, {since}", ours=runs.stat("bbr_mild", q_after),
+                f"mean AP queue {since_fig3}: BBR vs CUBIC (Fig. 3's milder drop)", Claim("less"), runs.per_seed("bbr_mild", q_after, window=drop), runs.per_seed("cubic_mild", q_after, window=drop),
+                paper=from_text("Fig. 3, §2.2.1", "BBR's queue shorter than CUBIC's"), unit="pkts", text=f"BBR below CUBIC, {since_fig3}", ours=runs.stat("bbr_mild", q_after),
                 note=f"over the whole run: BBR {runs.stat('bbr_mild', queue_mean)}, CUBIC {runs.stat('cubic_mild', queue_mean)}",
             ),
             claim(
-                f"mean AP queue {since}: BBR vs NewReno (Fig. 3's milder drop)", Claim("less"), runs.per_seed("bbr_mild", q_after, window=drop), runs.per_seed("newreno_mild", q_after, window=drop),
-                paper=from_text("Fig. 3, §2.2.1", "BBR's queue generally smaller than with Cubic and NewReno"), unit="pkts", text=f"BBR below NewReno, {since}",
+                f"mean AP queue {since_fig3}: BBR vs NewReno (Fig. 3's milder drop)", Claim("less"), runs.per_seed("bbr_mild", q_after, window=drop), runs.per_seed("newreno_mild", q_after, window=drop),
+                paper=from_text("Fig. 3, §2.2.1", "BBR's queue generally smaller than with Cubic and NewReno"), unit="pkts", text=f"BBR below NewReno, {since_fig3}",
                 ours=runs.stat("bbr_mild", q_after), note=f"over the whole run: BBR {runs.stat('bbr_mild', queue_mean)}, NewReno {runs.stat('newreno_mild', queue_mean)}",
             ),
             claim(
-                f"mean AP queue {since}: BBR (Fig. 3's milder drop)", Claim("at_least", 2 * K_PKTS), runs.per_seed("bbr_mild", q_after, window=drop),
-                paper=from_text("Fig. 3, §2.2.1", "BBR's queue non-negligible"), unit="pkts", text=f"≥ {2 * K_PKTS} packets (twice APCC's K: our bar), {since}",
+                f"mean AP queue {since_fig3}: BBR (Fig. 3's milder drop)", Claim("at_least", 2 * K_PKTS), runs.per_seed("bbr_mild", q_after, window=drop),
+                paper=from_text("Fig. 3, §2.2.1", "BBR's queue non-negligible"), unit="pkts", text=f"≥ {2 * K_PKTS} packets (twice APCC's K: our bar), {since_fig3}",
                 ours=runs.stat("bbr_mild", q_after),
             ),
             claim(

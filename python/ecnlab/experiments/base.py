@@ -237,6 +237,7 @@ class SeedValues(dict):
         run_keys: Mapping[int, str] | None = None,
         measures: str = "",
         starvation_unchecked: Mapping[int, str] | None = None,
+        outages: Mapping[int, str] | None = None,
     ) -> None:
         super().__init__(values)
         self.config = config
@@ -249,6 +250,10 @@ class SeedValues(dict):
         #: Per seed: why its run's flows could not be checked for starvation (a recorded
         #: scenario the build cannot rebuild).
         self.starvation_unchecked = dict(starvation_unchecked or {})
+        #: Per seed: the outages (:func:`outages`) in the span the values measure. They flag
+        #: the claim and never decide it: a port's departures are not recorded, so a silence
+        #: with its queue sampled empty may still be a link sending while the receivers wait.
+        self.outages = dict(outages or {})
         self.stall_check = stall_check
         #: Per seed: what identifies the run (its scenario without the name).
         self.run_keys = dict(run_keys or {})
@@ -256,7 +261,7 @@ class SeedValues(dict):
     def derive(self, values: Mapping[int, Any], measures: str | None = None) -> "SeedValues":
         """New values over the same runs (a transform of these), keeping what is known about
         the runs (and what they measure, unless ``measures`` says anew)."""
-        return SeedValues(values, config=self.config, stalled=self.stalled, starved=self.starved, stall_check=self.stall_check, run_keys=self.run_keys, measures=self.measures if measures is None else measures, starvation_unchecked=self.starvation_unchecked)
+        return SeedValues(values, config=self.config, stalled=self.stalled, starved=self.starved, stall_check=self.stall_check, run_keys=self.run_keys, measures=self.measures if measures is None else measures, starvation_unchecked=self.starvation_unchecked, outages=self.outages)
 
     @staticmethod
     def join(parts: Sequence["SeedValues"], g: Callable[[list[Any]], Any], config: str = "") -> "SeedValues":
@@ -271,6 +276,7 @@ class SeedValues(dict):
         stalled: dict[int, str] = {}
         starved: dict[int, list[str]] = {}
         unchecked: dict[int, str] = {}
+        quiet: dict[int, str] = {}
         run_keys: dict[int, str] = {}
         for s in seeds:
             xs = [p.get(s) for p in parts]
@@ -285,12 +291,15 @@ class SeedValues(dict):
             why = [f"{p.config}: {p.starvation_unchecked[s]}" for p in parts if s in p.starvation_unchecked]
             if why:
                 unchecked[s] = "; ".join(why)
+            out = [f"{p.config}: {p.outages[s]}" for p in parts if s in p.outages]
+            if out:
+                quiet[s] = "; ".join(out)
             keys = [p.run_keys.get(s) for p in parts]
             if all(keys):
                 run_keys[s] = hashlib.sha1("".join(keys).encode()).hexdigest()  # type: ignore[arg-type]
         checks = [p.stall_check for p in parts if p.stall_check]
         measures = {p.measures for p in parts}
-        return SeedValues(values, config=config or "+".join(p.config for p in parts), stalled=stalled, starved=starved, stall_check=checks[0] if checks else "", run_keys=run_keys, measures=measures.pop() if len(measures) == 1 else "", starvation_unchecked=unchecked)
+        return SeedValues(values, config=config or "+".join(p.config for p in parts), stalled=stalled, starved=starved, stall_check=checks[0] if checks else "", run_keys=run_keys, measures=measures.pop() if len(measures) == 1 else "", starvation_unchecked=unchecked, outages=quiet)
 
 
 def _same_runs(a: PerSeed, b: PerSeed | None, used: set[int]) -> bool:
@@ -301,18 +310,19 @@ def _same_runs(a: PerSeed, b: PerSeed | None, used: set[int]) -> bool:
     return all(s in a.run_keys and a.run_keys.get(s) == b.run_keys.get(s) for s in used)
 
 
-def _arm_flags(arm: str, values: PerSeed | None, used: set[int]) -> tuple[list[str], list[str], str | None, list[str]]:
+def _arm_flags(arm: str, values: PerSeed | None, used: set[int]) -> tuple[list[str], list[str], str | None, list[str], list[str]]:
     """(stall flags, starvation flags, why stalls were not checked, seeds whose starvation
-    was not checked and why) of one arm."""
+    was not checked and why, outages in the measured span) of one arm."""
     if values is None:
-        return [], [], None, []
+        return [], [], None, [], []
     if not isinstance(values, SeedValues):
-        return [], [], f"{arm}: the per-seed values were not taken by RunSet.per_seed", []
+        return [], [], f"{arm}: the per-seed values were not taken by RunSet.per_seed", [], []
     where = f"{arm} ({values.config})" if values.config else arm
     stalls = [f"{where} seed {s}: {values.stalled[s]}" for s in sorted(values.stalled) if s in used]
     starved = [f"{where} seed {s}: {', '.join(values.starved[s])}" for s in sorted(values.starved) if s in used]
     unchecked = [f"{where} seed {s}: {values.starvation_unchecked[s]}" for s in sorted(values.starvation_unchecked) if s in used]
-    return stalls, starved, (values.stall_check or None), unchecked
+    quiet = [f"{where} seed {s}: {values.outages[s]}" for s in sorted(values.outages) if s in used]
+    return stalls, starved, (values.stall_check or None), unchecked, quiet
 
 
 def measured(values: PerSeed | None) -> str:
@@ -330,9 +340,9 @@ def _measured_differently(a: PerSeed, b: PerSeed | None) -> str | None:
 
 
 def flag_decision(d: Decision, a: PerSeed, b: PerSeed | None, about_stall: bool = False) -> tuple[Decision, list[str]]:
-    """The decision with the stalls and starved flows of the runs it was decided on: a claim
-    decided on a stalled run is inconclusive ("decided on stalled runs: …") unless it is about
-    the stall; starved flows are flagged. Returns the decision and why stalls were not
+    """The decision with the stalls, starved flows and outages of the runs it was decided on: a
+    claim decided on a stalled run is inconclusive ("decided on stalled runs: …") unless it is
+    about the stall; starved flows and outages in the measured span are flagged. Returns the decision and why stalls were not
     checked (per arm), if they were not."""
     from dataclasses import replace
 
@@ -343,12 +353,13 @@ def flag_decision(d: Decision, a: PerSeed, b: PerSeed | None, about_stall: bool 
     if _same_runs(a, b, used):
         reason = f"a ({a.config}) and b ({b.config}) are the same runs (identical scenarios in every seed): the claim compares a run with itself"  # type: ignore[union-attr]
         return replace(d, verdict=Verdict.NOT_COMPARABLE, reason=reason, flags=d.flags + (reason,), unflagged=d.verdict), []
-    stalls, starved, unchecked, not_checked = [], [], [], []
+    stalls, starved, unchecked, not_checked, quiet = [], [], [], [], []
     for arm, v in (("a", a), ("b", b)):
-        st, sv, why, nc = _arm_flags(arm, v, used)
+        st, sv, why, nc, q = _arm_flags(arm, v, used)
         stalls += st
         starved += sv
         not_checked += nc
+        quiet += q
         if why and why not in unchecked:
             unchecked.append(why)
     flags = []
@@ -358,6 +369,8 @@ def flag_decision(d: Decision, a: PerSeed, b: PerSeed | None, about_stall: bool 
         flags.append("starved flows: " + "; ".join(starved))
     if not_checked:
         flags.append("starvation not checked: " + "; ".join(not_checked))
+    if quiet:
+        flags.append("outages in the measured span (the flows delivered next to nothing while the port's sampled queue was empty; its departures are not recorded, so this may be a link sending while receivers wait behind a loss: a flag, not a stall): " + "; ".join(quiet))
     if not flags:
         return d, unchecked
     if stalls and not about_stall and d.verdict in (Verdict.HOLDS, Verdict.CONTRADICTED):
@@ -824,15 +837,16 @@ class RunSet(Mapping[str, Results]):
         raised, not left out: it stops the reproduction naming the file. The result also marks the seeds whose run
         stalled and those with starved flows (:class:`SeedValues`), which flag the claims
         made on it. ``measures`` says what the values count where another configuration's
-        arm of the same claim could count something else (see :func:`claim`). A run with an
-        outage (:func:`outages`) is stalled for the values too, when the outage overlaps
-        ``window`` = (from s, to s or None for the run's end), the span ``f`` measures (the
-        whole run when None): a claim measured from a capacity drop on is not decided by the
-        start-up's timeouts, one measured over the run is."""
+        arm of the same claim could count something else (see :func:`claim`). A run's outages
+        (:func:`outages`) that overlap ``window`` = (from s, to s or None for the run's end),
+        the span ``f`` measures (the whole run when None), flag the claim (they never decide
+        it: the port's departures are not recorded, so a silence with its queue sampled empty
+        cannot be told for certain from a link sending while receivers wait behind a loss)."""
         out: dict[int, Any] = {}
         stalled: dict[int, str] = {}
         starved: dict[int, list[str]] = {}
         unchecked: dict[int, str] = {}
+        outage: dict[int, str] = {}
         run_keys: dict[int, str] = {}
         for n, r in self._r.items():
             if config_of(n) != config:
@@ -851,22 +865,23 @@ class RunSet(Mapping[str, Results]):
             except (KeyError, ValueError, ZeroDivisionError, TypeError) as e:
                 out[key] = Excluded(f"{type(e).__name__}: {e}")
             st = self.stall_of(n)
-            said = []
             if st is not None:
-                said.append(f"{st['port']} carried {st['utilisation']:.0%} of its capacity from {st['from_s']:.1f} to {st['to_s']:.1f} s")
+                stalled[key] = f"{st['port']} carried {st['utilisation']:.0%} of its capacity from {st['from_s']:.1f} to {st['to_s']:.1f} s"
             w0, w1 = window if window is not None else (-math.inf, None)
-            for o in self.outages_of(n):
-                if o["to_s"] > w0 and (w1 is None or o["from_s"] < w1):
-                    said.append(f"{o['port']} delivered {o['delivered']:.1%} of what it offered from {o['from_s']:.2f} to {o['to_s']:.2f} s (an outage)")
-            if said:
-                stalled[key] = "; ".join(said)
+            quiet = [
+                f"{o['port']}: {o['delivered']:.1%} of what it offered from {o['from_s']:.2f} to {o['to_s']:.2f} s"
+                for o in self.outages_of(n)
+                if o["to_s"] > w0 and (w1 is None or o["from_s"] < w1)
+            ]
+            if quiet:
+                outage[key] = "; ".join(quiet)
             sv = self.starved_of(n)
             if sv:
                 starved[key] = [x["flow"] for x in sv]
             why = self.starvation_unchecked(n)
             if why:
                 unchecked[key] = why
-        return SeedValues(out, config=config, stalled=stalled, starved=starved, stall_check=self.stall_check(), run_keys=run_keys, measures=measures, starvation_unchecked=unchecked)
+        return SeedValues(out, config=config, stalled=stalled, starved=starved, stall_check=self.stall_check(), run_keys=run_keys, measures=measures, starvation_unchecked=unchecked, outages=outage)
 
     def table(self, name: str) -> pl.DataFrame:
         """One result table (``flows``, ``ports`` or ``timeseries``) of every run,
@@ -999,18 +1014,19 @@ def stall(r: Results, port: str, threshold: float = STALL_UTILISATION) -> dict[s
     return {"port": port, "utilisation": util, "from_s": t0, "to_s": t1, "threshold": threshold, "measured_by": how}
 
 
-#: A run also stalls where, for at least ``OUTAGE_S``, the flows crossing the judged link
-#: deliver next to nothing (``OUTAGE_FRACTION``) while one of them is backlogged (past its
-#: ``STALL_WARMUP_S``) (:func:`outages`): an average over the run hides it (APCC's NewReno runs
-#: sit over 2 s in timeouts after slow start overflows the 12 MB buffer, yet carry 65 % of what
-#: the link offered over 12 s). One second is RFC 6298's minimum retransmission timeout (§2,
-#: rule 2.4; ns-3's TcpSocketBase MinRto): a path at work pauses for a sample interval, a batch
-#: or an RTT, while a link silent this long with data waiting has every flow on it sitting out
-#: a timeout. Delivery is what receivers hand on in order, so a receiver holding data behind one
-#: lost segment delivers nothing while the link sends at full rate (APCC's NewReno runs: the
-#: 12 MB buffer full through the silence, the held data handed on in one burst after the
-#: retransmission): an outage is counted only where the judged port's sampled queue is empty
-#: throughout, the link with nothing waiting to send.
+#: An outage: for at least ``OUTAGE_S`` the flows crossing the judged link deliver next to
+#: nothing (``OUTAGE_FRACTION``) while one of them is backlogged (past its ``STALL_WARMUP_S``)
+#: and the port's sampled queue is empty (:func:`outages`), a silence an average over the run
+#: hides. One second is RFC 6298's minimum retransmission timeout (§2, rule 2.4; ns-3's
+#: TcpSocketBase MinRto): a path at work pauses for a sample interval, a batch or an RTT, while
+#: a link silent this long with data waiting has every flow on it sitting out a timeout.
+#: Delivery is what receivers hand on in order, so a receiver holding data behind one lost
+#: segment delivers nothing while the link sends at full rate (APCC's NewReno runs: the 12 MB
+#: buffer full through the silence, the held data handed on in one burst after the
+#: retransmission): hence the empty queue. It is a necessary sign of an idle link, not a proof
+#: (the packet being sent, or a batch on the air, is not in the queue, and a link can carry a
+#: light load with no queue), and the runs do not record a port's departures: outages are
+#: listed and flag the claims whose measured span they overlap, and never decide them.
 OUTAGE_S = 1.0
 #: "Next to nothing", in time and in volume: data delivered in at most this fraction of the
 #: sampled intervals, and less than this fraction of what the link offered. A retransmission
