@@ -950,6 +950,14 @@ def crossing_flows(r: Results, port: str) -> list[str]:
     return [n for n in names if port in paths[n]]
 
 
+def _crossing_bulk(r: Results, port: str) -> tuple[list[str], pl.DataFrame]:
+    """The flows crossing ``port`` (:func:`crossing_flows`) and the flows table's rows of the
+    bulk ones among them, which the stall and outage rules judge."""
+    crossing = crossing_flows(r, port)
+    f = r.flows
+    return crossing, f.filter(pl.col("name").is_in(crossing) & (pl.col("size_bytes").is_null() | (pl.col("size_bytes") >= BULK_BYTES)))
+
+
 def stall(r: Results, port: str, threshold: float = STALL_UTILISATION) -> dict[str, Any] | None:
     """Whether the run stalled: the bytes the flows crossing ``port`` (:func:`crossing_flows`;
     on a chain, the flows of the other links deliver against their own links, and counted here
@@ -969,8 +977,7 @@ def stall(r: Results, port: str, threshold: float = STALL_UTILISATION) -> dict[s
         return None
     if f.height == 0:
         return None
-    crossing = crossing_flows(r, port)
-    bulk = f.filter(pl.col("name").is_in(crossing) & (pl.col("size_bytes").is_null() | (pl.col("size_bytes") >= BULK_BYTES)))
+    crossing, bulk = _crossing_bulk(r, port)
     if bulk.height == 0:
         return None
     t0 = min(bulk["start_s"].to_list()) + STALL_WARMUP_S
@@ -1061,8 +1068,7 @@ def outages(r: Results, port: str, span_s: float = OUTAGE_S, fraction: float = O
     if not rate.height:
         return []
     dur = float(r.meta["duration_s"])
-    crossing = crossing_flows(r, port)
-    bulk = f.filter(pl.col("name").is_in(crossing) & (pl.col("size_bytes").is_null() | (pl.col("size_bytes") >= BULK_BYTES)))
+    crossing, bulk = _crossing_bulk(r, port)
     if bulk.height == 0:
         return []
     queue = ts.filter((pl.col("kind") == "queue_pkts") & (pl.col("entity") == port))
