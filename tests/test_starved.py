@@ -477,6 +477,26 @@ def test_a_link_stalls_on_the_flows_that_cross_it():
     assert stall(r, "c0->c1") is None  # long + cross-0: 10.0 Mb/s of payload, all of it
 
 
+def test_a_flow_without_a_path_is_left_out_and_named_not_a_reason_to_count_every_flow():
+    """Results with one flow the scenario has no route for (a flows table that does not match
+    the scenario): the middle link is judged on the flows that cross it, and the stall says
+    which flow it left out. Before, one flow without a rebuilt path made every flow "crossing"
+    (the outer links' cross flows and the reverse flow too): 2.9 of the middle link's
+    capacity, no stall."""
+    from ecnlab.experiments.base import crossing_flows, stall
+
+    r = _results(_parking_lot([10, 10, 10], reverse=1), {"long": 0.4e6, "cross-0": 9.6e6, "cross-1": 1.0e6, "cross-2": 9.6e6, "rev-0": 9e6})
+    ghost = r.flows.head(1).with_columns(pl.lit("ghost").alias("name"), pl.lit("nowhere").alias("src"))
+    samples = r.timeseries.filter(pl.col("entity") == "long").with_columns(pl.lit("ghost").alias("entity"), pl.lit(9e6).alias("value"))
+    r = ecnlab.Results(pl.concat([r.flows, ghost]), r.ports, pl.concat([r.timeseries, samples]), r.meta, r.scenario_toml)
+    assert crossing_flows(r, "c1->c2") == ["long", "cross-1"]
+    st = stall(r, "c1->c2")
+    assert st is not None and st["utilisation"] == pytest.approx(1.4e6 / (10e6 * PAYLOAD))
+    assert "no path: ghost" in st["measured_by"]
+    # A run without a scenario to rebuild the paths from still counts every flow.
+    assert crossing_flows(ecnlab.Results(r.flows, r.ports, r.timeseries, r.meta, ""), "c1->c2") == r.flows["name"].to_list()
+
+
 def test_an_outage_is_found_where_the_runs_average_hides_it():
     """Two flows carrying 9 Mb/s of a 10 Mb/s link but nothing from 3.0 to 4.5 s average 84 %
     of what the link offered (no stall), yet sat 1.5 s in an outage. 0.8 s of nothing is

@@ -934,28 +934,37 @@ STALL_WARMUP_S = 1.0
 
 
 def crossing_flows(r: Results, port: str) -> list[str]:
-    """The flows whose path crosses ``port`` (rebuilt from the run's scenario,
-    :meth:`Results.flow_paths`); every flow when the run records no scenario, one this build
-    cannot rebuild, or one whose flows are not the run's: then what the port's own flows did
-    cannot be told apart."""
+    """The flows whose path crosses ``port`` (:func:`_crossing`)."""
+    return _crossing(r, port)[0]
+
+
+def _crossing(r: Results, port: str) -> tuple[list[str], list[str]]:
+    """(the flows whose path crosses ``port``, rebuilt from the run's scenario
+    (:meth:`Results.flow_paths`); the flows left out because the scenario gives them no path).
+    Every flow, none left out, when the run records no scenario, one this build cannot
+    rebuild or one without the port: then what the port's own flows did cannot be told apart.
+    A flow of the results the scenario has no route for (results and a scenario that do not
+    match) is left out and named, not a reason to count every flow (reverse flows too) against
+    the port."""
     names = r.flows["name"].to_list()
     if not r.scenario_toml:
-        return names
+        return names, []
     try:
         paths = r.flow_paths()
-    except (ScenarioError, ValueError):
-        return names
-    if any(n not in paths for n in names):
-        return names
-    return [n for n in names if port in paths[n]]
+        if port not in r.port_links():
+            return names, []
+    except ScenarioError:
+        return names, []
+    return [n for n in names if port in paths.get(n, ())], [n for n in names if n not in paths]
 
 
-def _crossing_bulk(r: Results, port: str) -> tuple[list[str], pl.DataFrame]:
-    """The flows crossing ``port`` (:func:`crossing_flows`) and the flows table's rows of the
-    bulk ones among them, which the stall and outage rules judge."""
-    crossing = crossing_flows(r, port)
+def _crossing_bulk(r: Results, port: str) -> tuple[list[str], pl.DataFrame, list[str]]:
+    """The flows crossing ``port`` (:func:`_crossing`), the flows table's rows of the bulk ones
+    among them, which the stall and outage rules judge, and the flows left out for want of a
+    path."""
+    crossing, unrouted = _crossing(r, port)
     f = r.flows
-    return crossing, f.filter(pl.col("name").is_in(crossing) & (pl.col("size_bytes").is_null() | (pl.col("size_bytes") >= BULK_BYTES)))
+    return crossing, f.filter(pl.col("name").is_in(crossing) & (pl.col("size_bytes").is_null() | (pl.col("size_bytes") >= BULK_BYTES))), unrouted
 
 
 def stall(r: Results, port: str, threshold: float = STALL_UTILISATION) -> dict[str, Any] | None:
@@ -977,7 +986,7 @@ def stall(r: Results, port: str, threshold: float = STALL_UTILISATION) -> dict[s
         return None
     if f.height == 0:
         return None
-    crossing, bulk = _crossing_bulk(r, port)
+    crossing, bulk, unrouted = _crossing_bulk(r, port)
     if bulk.height == 0:
         return None
     t0 = min(bulk["start_s"].to_list()) + STALL_WARMUP_S
@@ -1018,6 +1027,8 @@ def stall(r: Results, port: str, threshold: float = STALL_UTILISATION) -> dict[s
         how = "bottleneck busy fraction over the run"
     if util >= threshold:
         return None
+    if unrouted:
+        how += f"; left out, as the run's scenario gives them no path: {', '.join(unrouted)}"
     return {"port": port, "utilisation": util, "from_s": t0, "to_s": t1, "threshold": threshold, "measured_by": how}
 
 
@@ -1068,7 +1079,7 @@ def outages(r: Results, port: str, span_s: float = OUTAGE_S, fraction: float = O
     if not rate.height:
         return []
     dur = float(r.meta["duration_s"])
-    crossing, bulk = _crossing_bulk(r, port)
+    crossing, bulk, _ = _crossing_bulk(r, port)
     if bulk.height == 0:
         return []
     queue = ts.filter((pl.col("kind") == "queue_pkts") & (pl.col("entity") == port))
