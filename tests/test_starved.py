@@ -586,3 +586,37 @@ def test_a_slow_climb_or_a_long_paths_ack_clock_is_not_an_outage():
     # Bursts at 9.0 and 15.0 s, none between.
     (o,) = outages(clocked((10.0, 13.5)), "rl->rr")
     assert o["from_s"] < 9.0 and o["to_s"] > 15.0 and o["delivered"] < 0.01
+
+
+def test_a_declared_port_no_bulk_flow_crosses_or_the_run_lacks_is_refused():
+    """A bottleneck declared the wrong way round (rr->rl for flows from the left) is crossed by
+    none of the run's bulk flows: its stalls and outages would read as none in every run. It is
+    an error naming the port and the run, as a port the run lacks already was for stalls; for
+    outages a port the run lacks is refused too. Before, both gave "no stall" and "no
+    outage" (the outage rule skipped a missing port)."""
+    from ecnlab.errors import ExperimentError
+    from ecnlab.experiments.base import Experiment, RunSet
+
+    class Toy(Experiment):
+        name = "toy.port"
+        port = "rr->rl"
+
+        def bottleneck(self, run_name: str) -> str:
+            return self.port
+
+    runs = {"x-s1": _with_gap(9e6, (3.0, 4.5))}
+    with pytest.raises(ExperimentError, match=r"'rr->rl', which none of run x-s1's 2 bulk flow\(s\) crosses"):
+        RunSet(runs, Toy()).stall_of("x-s1")
+    with pytest.raises(ExperimentError, match=r"'rr->rl', which none of run x-s1's"):
+        RunSet(runs, Toy()).outages_of("x-s1")
+    lacking = Toy()
+    lacking.port = "nowhere"
+    with pytest.raises(ExperimentError, match="'nowhere', which run x-s1 has no port of"):
+        RunSet(runs, lacking).outages_of("x-s1")
+    right = Toy()
+    right.port = "rl->rr"
+    assert len(RunSet(runs, right).outages_of("x-s1")) == 1
+    # A run with no bulk flow (only short ones) has nothing for the port to be crossed by.
+    r = runs["x-s1"]
+    short = ecnlab.Results(r.flows.with_columns(pl.lit(10_000, dtype=pl.Int64).alias("size_bytes"), pl.lit(0.5).alias("fct_s")), r.ports, r.timeseries, r.meta, r.scenario_toml)
+    assert RunSet({"x-s1": short}, Toy()).stall_of("x-s1") is None

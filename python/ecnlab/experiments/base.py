@@ -746,6 +746,29 @@ class RunSet(Mapping[str, Results]):
             return "no experiment to name the bottleneck"
         return bottleneck_declaration(self._exp)[1]
 
+    def _judged_ports(self, run_name: str) -> list[str]:
+        """The experiment's bottleneck port(s) of the run, each one the run has and one its
+        bulk flows cross where it has any (ExperimentError naming the port and the run
+        otherwise): the stall and outage rules judge the bulk flows crossing the port, so a
+        port none of them crosses (a direction written the wrong way round) would read as "no
+        stall, no outage" in every run."""
+        from ..errors import ExperimentError
+
+        assert self._exp is not None
+        r = self._r[run_name]
+        have = r.ports["port"].to_list()
+        ports = _ports(self._exp.bottleneck(run_name))
+        for port in ports:
+            if port not in have:
+                raise ExperimentError(f"{self._exp.name}: bottleneck({run_name!r}) is {port!r}, which run {run_name} has no port of (ports: {', '.join(have)})")
+            bulk = r.flows.filter(pl.col("size_bytes").is_null() | (pl.col("size_bytes") >= BULK_BYTES)) if r.flows.height else r.flows
+            if bulk.height and not _crossing_bulk(r, port)[1].height:
+                raise ExperimentError(
+                    f"{self._exp.name}: bottleneck({run_name!r}) is {port!r}, which none of run {run_name}'s {bulk.height} bulk flow(s) crosses "
+                    f"({', '.join(bulk['name'].to_list()[:5])}{' …' if bulk.height > 5 else ''}): its stalls and outages could not be checked; declare a port they cross"
+                )
+        return ports
+
     def stall_of(self, run_name: str) -> dict[str, Any] | None:
         """What the stall rule measured when the run stalled (:func:`stall` on the
         experiment's bottleneck port(s)), None when it did not or cannot be checked."""
@@ -753,11 +776,7 @@ class RunSet(Mapping[str, Results]):
             found = None
             if self._exp is not None and not self.stall_check():
                 r = self._r[run_name]
-                for port in _ports(self._exp.bottleneck(run_name)):
-                    if port not in r.ports["port"].to_list():
-                        from ..errors import ExperimentError
-
-                        raise ExperimentError(f"{self._exp.name}: bottleneck({run_name!r}) is {port!r}, which run {run_name} has no port of (ports: {', '.join(r.ports['port'].to_list())})")
+                for port in self._judged_ports(run_name):
                     found = stall(r, port)
                     if found is not None:
                         break
@@ -766,14 +785,14 @@ class RunSet(Mapping[str, Results]):
 
     def outages_of(self, run_name: str) -> list[dict[str, Any]]:
         """The run's outages on the experiment's bottleneck port(s) (:func:`outages`), empty
-        when it had none or its stalls cannot be checked."""
+        when it had none or its stalls cannot be checked. A port the run lacks, or one none of
+        its bulk flows crosses, is an ExperimentError, as in :meth:`stall_of`."""
         if run_name not in self._outages:
             found: list[dict[str, Any]] = []
             if self._exp is not None and not self.stall_check():
                 r = self._r[run_name]
-                for port in _ports(self._exp.bottleneck(run_name)):
-                    if port in r.ports["port"].to_list():
-                        found += outages(r, port)
+                for port in self._judged_ports(run_name):
+                    found += outages(r, port)
             self._outages[run_name] = found
         return self._outages[run_name]
 
