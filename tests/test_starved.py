@@ -620,3 +620,85 @@ def test_a_declared_port_no_bulk_flow_crosses_or_the_run_lacks_is_refused():
     r = runs["x-s1"]
     short = ecnlab.Results(r.flows.with_columns(pl.lit(10_000, dtype=pl.Int64).alias("size_bytes"), pl.lit(0.5).alias("fct_s")), r.ports, r.timeseries, r.meta, r.scenario_toml)
     assert RunSet({"x-s1": short}, Toy()).stall_of("x-s1") is None
+
+
+def test_an_outage_check_that_could_not_be_made_says_so():
+    """Without queue samples of the port, without delivery samples or without a bulk flow the
+    outage rule cannot look: the run's outages are "not checked" with the reason, on the
+    claims made on it (one phrase per reason, with its seeds) and in summary.json, instead of
+    reading as "no outage". Before, all three gave an empty list and nothing said so."""
+    from ecnlab.experiments.base import Experiment, RunSet, checked_outages, claim
+    from ecnlab.experiments.verdict import Claim
+
+    r = _with_gap(9e6, (3.0, 4.5))
+    blind = ecnlab.Results(r.flows, r.ports, r.timeseries.filter(pl.col("kind") != "queue_pkts"), r.meta, r.scenario_toml)
+    # Without delivery samples the stall rule reads the port's busy fraction.
+    unsampled = ecnlab.Results(r.flows, r.ports.with_columns(pl.lit(0.9).alias("utilization")), r.timeseries.filter(pl.col("kind") != "delivery_bps"), r.meta, r.scenario_toml)
+    short = ecnlab.Results(r.flows.with_columns(pl.lit(10_000, dtype=pl.Int64).alias("size_bytes"), pl.lit(0.5).alias("fct_s")), r.ports, r.timeseries, r.meta, r.scenario_toml)
+    assert checked_outages(blind, "rl->rr") == ([], "no queue samples of rl->rr")
+    assert checked_outages(unsampled, "rl->rr") == ([], "no delivery samples")
+    assert checked_outages(short, "rl->rr") == ([], "no bulk flow in the run")
+    assert checked_outages(r, "rr->rl") == ([], "no bulk flow crosses rr->rl")
+    assert len(checked_outages(r, "rl->rr")[0]) == 1 and checked_outages(r, "rl->rr")[1] == ""
+
+    class Toy(Experiment):
+        name = "toy.blind"
+
+        def bottleneck(self, run_name: str) -> str:
+            return "rl->rr"
+
+    # y's runs are another scenario than x's (a claim on the same runs is not comparable).
+    y = _with_gap(9e6, (3.0, 4.5), seed=2)
+    y_unsampled = ecnlab.Results(y.flows, unsampled.ports, y.timeseries.filter(pl.col("kind") != "delivery_bps"), y.meta, y.scenario_toml)
+    runs = {**{f"x-s{k}": blind for k in range(1, 6)}, **{f"y-s{k}": y for k in range(1, 4)}, "y-s4": y_unsampled, "y-s5": y_unsampled}
+    rs = RunSet(runs, Toy())
+    assert rs.outages_unchecked("x-s1") == "no queue samples of rl->rr" and rs.outages_unchecked("y-s1") == ""
+    x = rs.per_seed("x", lambda r: 1.0)
+    assert x.outages == {} and x.outages_unchecked == {s: "no queue samples of rl->rr" for s in range(1, 6)}
+    c = claim("toy", Claim("less"), x, rs.per_seed("y", lambda r: 2.0))
+    (flag,) = [f for f in c.decision.flags if f.startswith("outages not checked")]
+    assert flag == "outages not checked: a (x): no queue samples of rl->rr (seeds 1–5); b (y): no delivery samples (seeds 4, 5)"
+    # Kept through derive() and join().
+    assert x.derive({s: 3.0 for s in x}).outages_unchecked == x.outages_unchecked
+    from ecnlab.experiments.base import SeedValues
+
+    assert SeedValues.join([x, rs.per_seed("y", lambda r: 2.0)], max).outages_unchecked[4] == "x: no queue samples of rl->rr; y: no delivery samples"
+
+
+def test_summary_json_lists_the_runs_whose_outages_were_not_checked(tmp_path, monkeypatch):
+    """A reproduction whose runs sample no flows: summary.json lists each run with why its
+    outages were not checked, and the claim's row says it."""
+    from ecnlab import experiments as ex
+    from ecnlab.experiments.base import claim
+    from ecnlab.experiments.verdict import Claim
+
+    class Unsampled(ex.Experiment):
+        name = "toy.unsampled"
+        title = "runs without flow samples"
+        quick_seeds = 5
+
+        def bottleneck(self, run_name: str) -> str:
+            return "rl->rr"
+
+        def runs(self, quick, seeds, reading):
+            def one(rate: str) -> ecnlab.Scenario:
+                s = ecnlab.Scenario.dumbbell(left=1, right=1, bottleneck_rate=rate, duration="2s")
+                d = s.add_tcp_flow("l0", "r0", cc="newreno", name="f0").to_dict()
+                d["measure"] = {"sample_flows": False}
+                return ecnlab.Scenario.from_dict(d)
+
+            return ex.for_seeds({"slow": one("5Mbps"), "fast": one("10Mbps")}, seeds)
+
+        def analyze(self, runs, ctx):
+            f = lambda r: r.port("rl->rr")["dequeued_bytes"]  # noqa: E731
+            return [claim("bytes sent", Claim("less"), runs.per_seed("slow", f), runs.per_seed("fast", f))]
+
+    exp = Unsampled()
+    monkeypatch.setitem(ex._REGISTRY, exp.name, exp)
+    summary = ex.reproduce(exp.name, tmp_path / "out", quick=True)
+    assert len(summary["outages_unchecked"]) == 10 and {b["why"] for b in summary["outages_unchecked"]} == {"no delivery samples"}
+    (c,) = summary["comparisons"]
+    assert "outages not checked: a (slow): no delivery samples (seeds 1–5); b (fast): no delivery samples (seeds 1–5)" in c["decision"]["flags"]
+    assert "Runs whose outages were not checked (10)" in (tmp_path / "out" / "summary.md").read_text()
+    # The rule the report states says it (and every placeholder of it is filled in).
+    assert "outages could not be checked" in summary["rule"]["text"] and "{" not in summary["rule"]["text"]

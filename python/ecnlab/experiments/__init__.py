@@ -19,7 +19,7 @@ import threading
 import time
 from contextlib import closing
 from pathlib import Path
-from typing import Any, Iterable, Mapping, TextIO
+from typing import Any, Iterable, Mapping, Sequence, TextIO
 
 from ..errors import ExperimentError, InternalError, ScenarioError
 from ..fsutil import atomic_dir, check_replaceable, sole_writer
@@ -503,7 +503,7 @@ def _why(d: Mapping[str, Any], reconstructed: bool = False, rival: str | None = 
     if reconstructed:
         why += f"; against {rival}, a rival we reconstructed ({RECONSTRUCTED_RIVALS.get(str(rival).lower(), '')})"
     if unchecked:
-        why += f"; stalls not checked ({unchecked})"
+        why += f"; stalls and outages not checked ({unchecked})"
     return why
 
 
@@ -895,6 +895,8 @@ def reproduce(
             stalls: list[dict[str, Any]] = []
             starved: list[dict[str, Any]] = []
             outs: list[dict[str, Any]] = []
+            #: Runs whose outages could not be checked, and why.
+            blind: list[dict[str, Any]] = []
             default_comps: list[Comparison] = []
             results_of: dict[str, dict[str, Results]] = {}
             provenance: list[dict[str, Any]] = []
@@ -950,6 +952,8 @@ def reproduce(
                         stalls.append({"run": f"{exp.name}-{run_name}", "reading": rd.name, **st})
                     starved += [{"run": f"{exp.name}-{run_name}", "reading": rd.name, **x} for x in rs.starved_of(run_name)]
                     outs += [{"run": f"{exp.name}-{run_name}", "reading": rd.name, **o} for o in rs.outages_of(run_name)]
+                    if rs.outages_unchecked(run_name):
+                        blind.append({"run": f"{exp.name}-{run_name}", "reading": rd.name, "why": rs.outages_unchecked(run_name)})
                 by_reading[rd.name] = mark_duplicates([c.to_json() for c in comps])
                 if log:
                     print(f"{exp.name} [{rd.name}]: {_counts_text(count_verdicts(by_reading[rd.name]))}", file=log, flush=True)
@@ -982,6 +986,8 @@ def reproduce(
                     pl.DataFrame(outs).select("run", "reading", "port", "from_s", "to_s", "span_s", "delivered"),
                     caption=f"Spans of at least {OUTAGE_S:g} s (and two of the flows' longest base RTT) in which the flows crossing the bottleneck delivered data in at most {OUTAGE_FRACTION:.0%} of the sampled intervals and less than {OUTAGE_FRACTION:.0%} of what it offered while a bulk flow was backlogged and the port's sampled queue was empty (delivered: the fraction over the span); they flag the claims whose measured span they overlap and decide none (the port's departures are not recorded).",
                 )
+            if blind:
+                doc.p(f"Outages not checked in {len(blind)} run(s) (the claims on them say so): " + outages_unchecked_text(blind) + ".", "note")
             if starved:
                 doc.h(3, f"{exp.name}: starved flows")
                 doc.table(
@@ -1020,6 +1026,7 @@ def reproduce(
                     "reading_effects": effects,
                     "stalls": stalls,
                     "outages": outs,
+                    "outages_unchecked": blind,
                     "starved": starved,
                     "provenance": provenance,
                     "provenance_missing": provenance_missing,
@@ -1080,6 +1087,7 @@ def reproduce(
             ],
             "stalls": [st for s in sections for st in s["stalls"]],
             "outages": [o for s in sections for o in s["outages"]],
+            "outages_unchecked": [o for s in sections for o in s["outages_unchecked"]],
             "starved": [x for s in sections for x in s["starved"]],
             "provenance_missing": {s["experiment"]: s["provenance_missing"] for s in sections if s["provenance_missing"]},
             "comparisons": comparisons,
@@ -1118,7 +1126,9 @@ def rule_text(alpha: float) -> str:
         "the link's bits times the payload part of the flows' packets); a claim decided on a stalled run is inconclusive "
         f"unless it is about the stall. Where for at least {OUTAGE_S:g} s (and two of the flows' longest base RTT) they delivered next to nothing (data in at most {OUTAGE_FRACTION:.0%} "
         f"of the sampled intervals and less than {OUTAGE_FRACTION:.0%} of what the link offered) while its sampled queue was empty, the run had an outage, which a run's average hides: "
-        "it flags the claims whose measured span it overlaps and decides none (the port's departures are not recorded, so a link sending while receivers wait behind a loss cannot be ruled out). Bulk flows below {STARVED_FRACTION:.0%} of their fair share (their max-min fair rate on their "
+        "it flags the claims whose measured span it overlaps and decides none (the port's departures are not recorded, so a link sending while receivers wait behind a loss cannot be ruled out); "
+        "a run whose outages could not be checked (no delivery samples, no queue samples of the port, no bulk flow) is not said to have none: the claims on it say so. "
+        f"Bulk flows below {STARVED_FRACTION:.0%} of their fair share (their max-min fair rate on their "
         "own path: each link's capacity at its rate at each instant shared among the bulk TCP flows crossing it in that "
         "direction, in payload bits; short flows, UDP and ACKs load the links but take no part of the share) are listed and "
         "flag the claims on their runs (flags annotate claims and never decide them). Claims over one axis (a family: a claim per min_th, per buffer size) are also "
@@ -1236,6 +1246,9 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
     if outs:
         out += ["", f"## Outages ({len(outs)})", "", "| run | reading | port | from (s) | to (s) | delivered |", "| --- | --- | --- | --- | --- | --- |"]
         out += [f"| {o['run']} | {o['reading']} | {o['port']} | {o['from_s']:.2f} | {o['to_s']:.2f} | {o['delivered']:.3f} |" for o in outs]
+    blind = summary.get("outages_unchecked") or []
+    if blind:
+        out += ["", f"## Runs whose outages were not checked ({len(blind)})", "", outages_unchecked_text(blind)]
     starved = summary.get("starved") or []
     if starved:
         out += ["", f"## Starved flows ({len(starved)})", "", "| run | reading | flow | of its share |", "| --- | --- | --- | --- |"]
@@ -1247,6 +1260,17 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
             for rd, problems in by.items():
                 out.append(f"- {exp} ({rd}, {len(problems)}): " + "; ".join(cell(p) for p in problems[:30]) + (" …" if len(problems) > 30 else ""))
     return "\n".join(out) + "\n"
+
+
+def outages_unchecked_text(blind: Sequence[Mapping[str, Any]]) -> str:
+    """summary.json's ``outages_unchecked`` in a line: per reason, how many runs and under which
+    readings ("no delivery samples: 20 runs (default, buffer=100)")."""
+    by: dict[str, dict[str, None]] = {}
+    n: dict[str, int] = {}
+    for b in blind:
+        by.setdefault(b["why"], {})[b["reading"]] = None
+        n[b["why"]] = n.get(b["why"], 0) + 1
+    return "; ".join(f"{why}: {n[why]} run(s) ({', '.join(by[why])})" for why in by)
 
 
 def units_text(units: Mapping[str, int]) -> str:

@@ -238,6 +238,7 @@ class SeedValues(dict):
         measures: str = "",
         starvation_unchecked: Mapping[int, str] | None = None,
         outages: Mapping[int, str] | None = None,
+        outages_unchecked: Mapping[int, str] | None = None,
     ) -> None:
         super().__init__(values)
         self.config = config
@@ -254,6 +255,9 @@ class SeedValues(dict):
         #: the claim and never decide it: a port's departures are not recorded, so a silence
         #: with its queue sampled empty may still be a link sending while the receivers wait.
         self.outages = dict(outages or {})
+        #: Per seed: why its run's outages could not be checked (no delivery samples, no queue
+        #: samples of the port, no bulk flow): "no outage" is not said of it.
+        self.outages_unchecked = dict(outages_unchecked or {})
         self.stall_check = stall_check
         #: Per seed: what identifies the run (its scenario without the name).
         self.run_keys = dict(run_keys or {})
@@ -261,7 +265,7 @@ class SeedValues(dict):
     def derive(self, values: Mapping[int, Any], measures: str | None = None) -> "SeedValues":
         """New values over the same runs (a transform of these), keeping what is known about
         the runs (and what they measure, unless ``measures`` says anew)."""
-        return SeedValues(values, config=self.config, stalled=self.stalled, starved=self.starved, stall_check=self.stall_check, run_keys=self.run_keys, measures=self.measures if measures is None else measures, starvation_unchecked=self.starvation_unchecked, outages=self.outages)
+        return SeedValues(values, config=self.config, stalled=self.stalled, starved=self.starved, stall_check=self.stall_check, run_keys=self.run_keys, measures=self.measures if measures is None else measures, starvation_unchecked=self.starvation_unchecked, outages=self.outages, outages_unchecked=self.outages_unchecked)
 
     @staticmethod
     def join(parts: Sequence["SeedValues"], g: Callable[[list[Any]], Any], config: str = "") -> "SeedValues":
@@ -277,6 +281,7 @@ class SeedValues(dict):
         starved: dict[int, list[str]] = {}
         unchecked: dict[int, str] = {}
         quiet: dict[int, str] = {}
+        blind: dict[int, str] = {}
         run_keys: dict[int, str] = {}
         for s in seeds:
             xs = [p.get(s) for p in parts]
@@ -294,12 +299,15 @@ class SeedValues(dict):
             out = [f"{p.config}: {p.outages[s]}" for p in parts if s in p.outages]
             if out:
                 quiet[s] = "; ".join(out)
+            no = [f"{p.config}: {p.outages_unchecked[s]}" for p in parts if s in p.outages_unchecked]
+            if no:
+                blind[s] = "; ".join(no)
             keys = [p.run_keys.get(s) for p in parts]
             if all(keys):
                 run_keys[s] = hashlib.sha1("".join(keys).encode()).hexdigest()  # type: ignore[arg-type]
         checks = [p.stall_check for p in parts if p.stall_check]
         measures = {p.measures for p in parts}
-        return SeedValues(values, config=config or "+".join(p.config for p in parts), stalled=stalled, starved=starved, stall_check=checks[0] if checks else "", run_keys=run_keys, measures=measures.pop() if len(measures) == 1 else "", starvation_unchecked=unchecked, outages=quiet)
+        return SeedValues(values, config=config or "+".join(p.config for p in parts), stalled=stalled, starved=starved, stall_check=checks[0] if checks else "", run_keys=run_keys, measures=measures.pop() if len(measures) == 1 else "", starvation_unchecked=unchecked, outages=quiet, outages_unchecked=blind)
 
 
 def _same_runs(a: PerSeed, b: PerSeed | None, used: set[int]) -> bool:
@@ -310,19 +318,43 @@ def _same_runs(a: PerSeed, b: PerSeed | None, used: set[int]) -> bool:
     return all(s in a.run_keys and a.run_keys.get(s) == b.run_keys.get(s) for s in used)
 
 
-def _arm_flags(arm: str, values: PerSeed | None, used: set[int]) -> tuple[list[str], list[str], str | None, list[str], list[str]]:
+def seeds_text(seeds: Iterable[int]) -> str:
+    """"seed 4", "seeds 1–10", "seeds 1–3, 5"."""
+    xs = sorted(set(seeds))
+    runs: list[list[int]] = []
+    for x in xs:
+        if runs and x == runs[-1][-1] + 1:
+            runs[-1].append(x)
+        else:
+            runs.append([x])
+    parts = [f"{r[0]}–{r[-1]}" if len(r) > 2 else ", ".join(str(x) for x in r) for r in runs]
+    return ("seeds " if len(xs) > 1 else "seed ") + ", ".join(parts)
+
+
+def _by_reason(where: str, why: Mapping[int, str], used: set[int]) -> list[str]:
+    """One phrase per reason, with the seeds it holds for: "b (vcp): no queue samples of
+    r1->r2 (seeds 1–10)"."""
+    seeds: dict[str, list[int]] = {}
+    for s in sorted(why):
+        if s in used:
+            seeds.setdefault(why[s], []).append(s)
+    return [f"{where}: {reason} ({seeds_text(ss)})" for reason, ss in seeds.items()]
+
+
+def _arm_flags(arm: str, values: PerSeed | None, used: set[int]) -> tuple[list[str], list[str], str | None, list[str], list[str], list[str]]:
     """(stall flags, starvation flags, why stalls were not checked, seeds whose starvation
-    was not checked and why, outages in the measured span) of one arm."""
+    was not checked and why, outages in the measured span, why outages were not checked and
+    in which seeds) of one arm."""
     if values is None:
-        return [], [], None, [], []
+        return [], [], None, [], [], []
     if not isinstance(values, SeedValues):
-        return [], [], f"{arm}: the per-seed values were not taken by RunSet.per_seed", [], []
+        return [], [], f"{arm}: the per-seed values were not taken by RunSet.per_seed", [], [], []
     where = f"{arm} ({values.config})" if values.config else arm
     stalls = [f"{where} seed {s}: {values.stalled[s]}" for s in sorted(values.stalled) if s in used]
     starved = [f"{where} seed {s}: {', '.join(values.starved[s])}" for s in sorted(values.starved) if s in used]
     unchecked = [f"{where} seed {s}: {values.starvation_unchecked[s]}" for s in sorted(values.starvation_unchecked) if s in used]
     quiet = [f"{where} seed {s}: {values.outages[s]}" for s in sorted(values.outages) if s in used]
-    return stalls, starved, (values.stall_check or None), unchecked, quiet
+    return stalls, starved, (values.stall_check or None), unchecked, quiet, _by_reason(where, values.outages_unchecked, used)
 
 
 def measured(values: PerSeed | None) -> str:
@@ -353,13 +385,14 @@ def flag_decision(d: Decision, a: PerSeed, b: PerSeed | None, about_stall: bool 
     if _same_runs(a, b, used):
         reason = f"a ({a.config}) and b ({b.config}) are the same runs (identical scenarios in every seed): the claim compares a run with itself"  # type: ignore[union-attr]
         return replace(d, verdict=Verdict.NOT_COMPARABLE, reason=reason, flags=d.flags + (reason,), unflagged=d.verdict), []
-    stalls, starved, unchecked, not_checked, quiet = [], [], [], [], []
+    stalls, starved, unchecked, not_checked, quiet, blind = [], [], [], [], [], []
     for arm, v in (("a", a), ("b", b)):
-        st, sv, why, nc, q = _arm_flags(arm, v, used)
+        st, sv, why, nc, q, bl = _arm_flags(arm, v, used)
         stalls += st
         starved += sv
         not_checked += nc
         quiet += q
+        blind += bl
         if why and why not in unchecked:
             unchecked.append(why)
     flags = []
@@ -371,6 +404,8 @@ def flag_decision(d: Decision, a: PerSeed, b: PerSeed | None, about_stall: bool 
         flags.append("starvation not checked: " + "; ".join(not_checked))
     if quiet:
         flags.append("outages in the measured span (the flows delivered next to nothing while the port's sampled queue was empty; its departures are not recorded, so this may be a link sending while receivers wait behind a loss: a flag, not a stall): " + "; ".join(quiet))
+    if blind:
+        flags.append("outages not checked: " + "; ".join(blind))
     if not flags:
         return d, unchecked
     if stalls and not about_stall and d.verdict in (Verdict.HOLDS, Verdict.CONTRADICTED):
@@ -737,6 +772,7 @@ class RunSet(Mapping[str, Results]):
         self._exp = experiment
         self._stalls: dict[str, dict[str, Any] | None] = {}
         self._outages: dict[str, list[dict[str, Any]]] = {}
+        self._outages_unchecked: dict[str, str] = {}
         self._starved: dict[str, list[dict[str, Any]]] = {}
         self._starvation_unchecked: dict[str, str] = {}
 
@@ -789,12 +825,25 @@ class RunSet(Mapping[str, Results]):
         its bulk flows crosses, is an ExperimentError, as in :meth:`stall_of`."""
         if run_name not in self._outages:
             found: list[dict[str, Any]] = []
+            blind: list[str] = []
             if self._exp is not None and not self.stall_check():
                 r = self._r[run_name]
                 for port in self._judged_ports(run_name):
-                    found += outages(r, port)
+                    got, why = checked_outages(r, port)
+                    found += got
+                    if why:
+                        blind.append(why)
             self._outages[run_name] = found
+            if blind:
+                self._outages_unchecked[run_name] = "; ".join(blind)
         return self._outages[run_name]
+
+    def outages_unchecked(self, run_name: str) -> str:
+        """Why the run's outages could not be checked on its bottleneck port(s) (no delivery
+        samples, no queue samples of the port, no bulk flow: :func:`checked_outages`), "" when
+        they were (or when its stalls are not checked at all: :meth:`stall_check` says why)."""
+        self.outages_of(run_name)
+        return self._outages_unchecked.get(run_name, "")
 
     def starved_of(self, run_name: str) -> list[dict[str, Any]]:
         """The run's backlogged flows far below their share (:func:`starved_flows`), in every
@@ -866,6 +915,7 @@ class RunSet(Mapping[str, Results]):
         starved: dict[int, list[str]] = {}
         unchecked: dict[int, str] = {}
         outage: dict[int, str] = {}
+        blind: dict[int, str] = {}
         run_keys: dict[int, str] = {}
         for n, r in self._r.items():
             if config_of(n) != config:
@@ -894,13 +944,16 @@ class RunSet(Mapping[str, Results]):
             ]
             if quiet:
                 outage[key] = "; ".join(quiet)
+            no = self.outages_unchecked(n)
+            if no:
+                blind[key] = no
             sv = self.starved_of(n)
             if sv:
                 starved[key] = [x["flow"] for x in sv]
             why = self.starvation_unchecked(n)
             if why:
                 unchecked[key] = why
-        return SeedValues(out, config=config, stalled=stalled, starved=starved, stall_check=self.stall_check(), run_keys=run_keys, measures=measures, starvation_unchecked=unchecked, outages=outage)
+        return SeedValues(out, config=config, stalled=stalled, starved=starved, stall_check=self.stall_check(), run_keys=run_keys, measures=measures, starvation_unchecked=unchecked, outages=outage, outages_unchecked=blind)
 
     def table(self, name: str) -> pl.DataFrame:
         """One result table (``flows``, ``ports`` or ``timeseries``) of every run,
@@ -1075,7 +1128,13 @@ OUTAGE_FRACTION = 0.05
 
 
 def outages(r: Results, port: str, span_s: float = OUTAGE_S, fraction: float = OUTAGE_FRACTION) -> list[dict[str, Any]]:
-    """The spans of at least ``span_s`` in which the flows whose path crosses ``port`` (every
+    """The run's outages on ``port`` (:func:`checked_outages`); empty also where they could
+    not be checked."""
+    return checked_outages(r, port, span_s, fraction)[0]
+
+
+def checked_outages(r: Results, port: str, span_s: float = OUTAGE_S, fraction: float = OUTAGE_FRACTION) -> tuple[list[dict[str, Any]], str]:
+    """(the outages, why they could not be checked: "" when they were). The spans of at least ``span_s`` in which the flows whose path crosses ``port`` (every
     flow when the run records no scenario to rebuild the paths from) delivered data in at most
     ``fraction`` of their ``delivery_bps`` sampled intervals and less than ``fraction`` of what
     the link offered (its rate schedule in payload bits, as :func:`stall` counts it), while a
@@ -1085,25 +1144,28 @@ def outages(r: Results, port: str, span_s: float = OUTAGE_S, fraction: float = O
     quiet is one, overlapping ones merged, where the port's sampled queue (``queue_pkts``) is
     empty at every sample of the window: a queue holding packets is a link at work, and the
     silence is the receivers holding data behind a loss. Each: port, from_s, to_s (the sampled
-    intervals' bounds), span_s, delivered (the fraction of the offered over the span). Empty
-    without delivery samples, or without queue samples of the port (the link's work then
-    cannot be told from the receivers' wait)."""
+    intervals' bounds), span_s, delivered (the fraction of the offered over the span). Not
+    checked (none, and the reason) without delivery samples, without queue samples of the
+    port (the link's work then cannot be told from the receivers' wait), without a bulk flow
+    crossing the port, or without the port's rate to read; a run without flows has none."""
     import numpy as np
 
     f = r.flows
     ts = r.timeseries
-    if f.height == 0 or not ts.height:
-        return []
-    rate = ts.filter(pl.col("kind") == "delivery_bps")
+    if f.height == 0:
+        return [], ""
+    rate = ts.filter(pl.col("kind") == "delivery_bps") if ts.height else ts
     if not rate.height:
-        return []
+        return [], "no delivery samples"
     dur = float(r.meta["duration_s"])
     crossing, bulk, _ = _crossing_bulk(r, port)
     if bulk.height == 0:
-        return []
+        if not f.filter(pl.col("size_bytes").is_null() | (pl.col("size_bytes") >= BULK_BYTES)).height:
+            return [], "no bulk flow in the run"
+        return [], f"no bulk flow crosses {port}"
     queue = ts.filter((pl.col("kind") == "queue_pkts") & (pl.col("entity") == port))
     if not queue.height:
-        return []
+        return [], f"no queue samples of {port}"
     times = sorted(set(rate["time_s"].to_list()))
     interval = (times[1] - times[0]) if len(times) > 1 else dur
     t = np.array(times, dtype=float)
@@ -1121,7 +1183,7 @@ def outages(r: Results, port: str, span_s: float = OUTAGE_S, fraction: float = O
     except (ScenarioError, KeyError):
         mean = r.port(port).get("mean_rate_bps") if port in r.ports["port"].to_list() else None
         if not mean:
-            return []
+            return [], f"no rate of {port} to read"
         offered = np.full(len(t), float(mean) * interval)
     backlogged = np.zeros(len(t), dtype=bool)
     for a, b in zip(bulk["start_s"].to_list(), bulk["fct_s"].to_list()):
@@ -1159,7 +1221,7 @@ def outages(r: Results, port: str, span_s: float = OUTAGE_S, fraction: float = O
         span_offered = float(offered[k:j + 1].sum())
         out.append({"port": port, "from_s": float(t[k] - interval), "to_s": float(t[j]), "span_s": float(t[j] - t[k] + interval), "delivered": float(delivered[k:j + 1].sum()) / span_offered if span_offered else 0.0})
         k = j + 1
-    return out
+    return out, ""
 
 
 def _payload_part(r: Results, port: str, bulk: pl.DataFrame) -> float:
