@@ -702,3 +702,33 @@ def test_summary_json_lists_the_runs_whose_outages_were_not_checked(tmp_path, mo
     assert "Runs whose outages were not checked (10)" in (tmp_path / "out" / "summary.md").read_text()
     # The rule the report states says it (and every placeholder of it is filled in).
     assert "outages could not be checked" in summary["rule"]["text"] and "{" not in summary["rule"]["text"]
+
+
+def test_a_runs_outages_are_summarised_in_the_claim_row():
+    """A rival sitting out timeouts for most of a 200-s run has 20–30 outages per seed, and the
+    row listed every one (one of HFCC's Fig. 6 rows carried about 150): per run and port the
+    row now gives their number, their seconds in all and the longest; one span keeps its bounds
+    and what it delivered. Every span stays in outages_of (summary.json's "outages")."""
+    from ecnlab.experiments.base import Experiment, RunSet, outages_text
+
+    class Toy(Experiment):
+        name = "toy.spans"
+
+        def bottleneck(self, run_name: str) -> str:
+            return "rl->rr"
+
+    one = _with_gap(9e6, (3.0, 4.5))
+    two = _with_gap(9e6, (3.0, 4.5))
+    # A second silence, its queue sampled empty, from 8 to 10 s.
+    in_gap = (pl.col("time_s") > 8.0 + 1e-9) & (pl.col("time_s") <= 10.0 + 1e-9)
+    two = ecnlab.Results(two.flows, two.ports, two.timeseries.with_columns(pl.when(in_gap).then(0.0).otherwise(pl.col("value")).alias("value")), two.meta, two.scenario_toml)
+    rs = RunSet({"x-s1": one, "x-s2": two}, Toy())
+    assert len(rs.outages_of("x-s2")) == 2
+    got = rs.per_seed("x", lambda r: 1.0).outages
+    assert got[1] == "rl->rr: 1 span, 3.00–4.50 s (0.0% of what it offered)"
+    assert got[2] == "rl->rr: 2 spans, 3.5 s in all, longest 8.00–10.00 s"
+    # Only the spans the measured window overlaps are counted.
+    assert rs.per_seed("x", lambda r: 1.0, window=(6.0, None)).outages[2] == "rl->rr: 1 span, 8.00–10.00 s (0.0% of what it offered)"
+    # Per port, in the order found.
+    spans = [{"port": p, "from_s": a, "to_s": b, "span_s": b - a, "delivered": 0.0} for p, a, b in (("p", 1.0, 2.0), ("q", 1.0, 3.0), ("p", 5.0, 9.5), ("p", 20.0, 21.0))]
+    assert outages_text(spans) == "p: 3 spans, 6.5 s in all, longest 5.00–9.50 s; q: 1 span, 1.00–3.00 s (0.0% of what it offered)"

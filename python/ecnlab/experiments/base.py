@@ -937,13 +937,9 @@ class RunSet(Mapping[str, Results]):
             if st is not None:
                 stalled[key] = f"{st['port']} carried {st['utilisation']:.0%} of its capacity from {st['from_s']:.1f} to {st['to_s']:.1f} s"
             w0, w1 = window if window is not None else (-math.inf, None)
-            quiet = [
-                f"{o['port']}: {o['delivered']:.1%} of what it offered from {o['from_s']:.2f} to {o['to_s']:.2f} s"
-                for o in self.outages_of(n)
-                if o["to_s"] > w0 and (w1 is None or o["from_s"] < w1)
-            ]
+            quiet = [o for o in self.outages_of(n) if o["to_s"] > w0 and (w1 is None or o["from_s"] < w1)]
             if quiet:
-                outage[key] = "; ".join(quiet)
+                outage[key] = outages_text(quiet)
             no = self.outages_unchecked(n)
             if no:
                 blind[key] = no
@@ -1222,6 +1218,25 @@ def checked_outages(r: Results, port: str, span_s: float = OUTAGE_S, fraction: f
         out.append({"port": port, "from_s": float(t[k] - interval), "to_s": float(t[j]), "span_s": float(t[j] - t[k] + interval), "delivered": float(delivered[k:j + 1].sum()) / span_offered if span_offered else 0.0})
         k = j + 1
     return out, ""
+
+
+def outages_text(spans: Sequence[Mapping[str, Any]]) -> str:
+    """A run's outages in a phrase per port: one span with its bounds and what it delivered;
+    several as their number, their seconds in all and the longest (a rival that sits out
+    timeouts for most of a 200-s run has 20 or 30 of them; each is in summary.json's
+    ``outages``)."""
+    by: dict[str, list[Mapping[str, Any]]] = {}
+    for o in spans:
+        by.setdefault(o["port"], []).append(o)
+    out = []
+    for port, os_ in by.items():
+        if len(os_) == 1:
+            (o,) = os_
+            out.append(f"{port}: 1 span, {o['from_s']:.2f}–{o['to_s']:.2f} s ({o['delivered']:.1%} of what it offered)")
+            continue
+        longest = max(os_, key=lambda o: (o["span_s"], -o["from_s"]))
+        out.append(f"{port}: {len(os_)} spans, {sum(o['span_s'] for o in os_):.1f} s in all, longest {longest['from_s']:.2f}–{longest['to_s']:.2f} s")
+    return "; ".join(out)
 
 
 def _payload_part(r: Results, port: str, bulk: pl.DataFrame) -> float:
