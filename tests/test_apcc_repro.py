@@ -191,3 +191,61 @@ def test_the_drops_from_the_drop_on_are_bounded_by_the_sampled_queue():
     gappy = r.timeseries.filter(~((pl.col("kind") == "queue_bytes") & (pl.col("time_s") > 3.0) & (pl.col("time_s") < 3.5)))
     with pytest.raises(ValueError, match="not evenly spaced"):
         f(Results(r.flows, r.ports, gappy, r.meta, r.scenario_toml))
+
+
+def test_the_drops_bound_refuses_a_flow_from_the_ap_and_a_queue_no_flow_reaches():
+    """drops_from bounds the AP queue's growth between two samples by what the links feeding
+    it carry: a flow whose data starts at the AP queue enters it through no such link, and a
+    run where no flow's data reaches the queue (every flow uploading, from the clients) has
+    nothing to bound it by. Both are refused with the reason (the seed is left out), not
+    counted as 0 drops."""
+    import polars as pl
+
+    from ecnlab.results import Results
+
+    f = apcc.drops_from(5.0)
+    r = _run("newreno", "motivation", 0.26, 0.05, 2.0)
+    assert f(r) == 0.0
+    paths = r.flow_paths()
+    from_ap = Results(r.flows, r.ports, r.timeseries, r.meta, r.scenario_toml)
+    # No scenario can source a flow at the AP (it is not a host): its path is given as the
+    # rebuilt routes would give it.
+    from_ap.flow_paths = lambda: {**paths, "f1": [apcc.AP_PORT]}  # type: ignore[method-assign]
+    with pytest.raises(ValueError, match="a flow starts at the AP"):
+        f(from_ap)
+    upload = r.flows.with_columns(pl.col("dst").alias("src"), pl.col("src").alias("dst"))
+    up = Results(upload, r.ports, r.timeseries, r.meta, r.scenario_toml)
+    assert all(apcc.AP_PORT not in p for p in up.flow_paths().values())
+    with pytest.raises(ValueError, match="no flow reaches the AP queue"):
+        f(up)
+
+
+def test_figure_3s_queue_claims_are_measured_from_the_milder_drop_on():
+    """Fig. 3's three queue claims (BBR vs CUBIC, BBR vs NewReno, BBR's queue) take every arm
+    from the drop at 5 s on: the values (queue_mean_from) and the span whose outages flag them
+    (per_seed's window). BBR's queue full (12 MB) only in 1–2 s is 200 packets from the drop on,
+    not the run's mean; CUBIC's and NewReno's full until 9 s stay above it."""
+    from ecnlab.experiments.base import Context, RunSet
+    from ecnlab.report import Html
+
+    e = get("apcc.motivation")
+    runs = {
+        "bbr_mild-s1": _run("bbr", "motivation", 0.03, 0.03, 2.0),
+        "cubic_mild-s1": _run("cubic", "motivation", 0.03, 0.03, 9.0),
+        "newreno_mild-s1": _run("newreno", "motivation", 0.03, 0.03, 9.0),
+    }
+    windows: dict[str, set] = {}
+
+    class Watched(RunSet):
+        def per_seed(self, config, f, measures="", window=None):
+            windows.setdefault(config, set()).add(window)
+            return super().per_seed(config, f, measures=measures, window=window)
+
+    ctx = Context(quick=False, seeds=[1], doc=Html("", fig_dir=None), experiment=e.name, reading=Reading(e.axes), draw=False)
+    comps = {c.metric: c for c in e.analyze(Watched(runs), ctx)}
+    fig3 = [c for m, c in comps.items() if "Fig. 3's milder drop" in m]
+    assert len(fig3) == 3 and all("from 5 s (the milder drop, §2.2.1)" in c.metric for c in fig3)
+    for c in fig3:
+        assert dict(c.a) == {1: pytest.approx(200.0)}, c.metric
+    assert sorted(c.b[1] > 1000 for c in fig3 if c.b is not None) == [True, True]
+    assert windows["bbr_mild"] == windows["cubic_mild"] == windows["newreno_mild"] == {(5.0, None)}
