@@ -338,3 +338,34 @@ def test_claims_differ_sees_a_claim_set_that_differs():
     assert claims_differ([base[0], comp("ratio", Claim("ratio", target=0.30001, within=0.25))], base)
     assert claims_differ([comp("drops", Claim("less", count_spread=2.0)), base[1]], base)
     assert claims_differ(base + [comp("drops", Claim("greater"))], base)
+
+
+@pytest.mark.parametrize("paper", [marks(p) for p in PAPERS])
+def test_every_reading_judges_the_defaults_claims_each_under_its_own_metric(paper, quick_reproduction):
+    """The guards a reproduction applies after every reading's runs and analysis, applied here
+    to every reading's claims (on stand-ins where OWN_RUNS_SLOW): each reading judges the
+    default's claims (paired by metric) and no two claims of a reading share a metric (the
+    second would take the first's place in the table of verdicts by reading). Before, a full
+    form met them first, after hours of runs."""
+    by_exp: dict[str, tuple] = {}
+    for exp, rd, comps in under_every_reading(paper, quick_reproduction):
+        by_exp.setdefault(exp.name, (exp, {}))[1][rd.name] = [{"metric": c.metric} for c in comps]
+    assert by_exp
+    for exp, by_reading in by_exp.values():
+        ex.check_claims_unique(exp, by_reading)
+        ex.check_claims_pair_across_readings(exp, by_reading)
+
+
+def test_the_reading_guards_refuse_a_repeated_or_unpaired_metric():
+    """What the test above relies on: a metric named twice within a reading, or one a reading
+    judges that the default does not, is an error naming the reading."""
+    from ecnlab.errors import ExperimentError
+
+    exp = _ReadingBound()
+    ok = {"default": [{"metric": "a"}, {"metric": "b"}], "bound=0.0": [{"metric": "b"}, {"metric": "a"}]}
+    ex.check_claims_unique(exp, ok)
+    ex.check_claims_pair_across_readings(exp, ok)
+    with pytest.raises(ExperimentError, match=r"under the reading bound=0.0 'a' names 2 claims"):
+        ex.check_claims_unique(exp, {**ok, "bound=0.0": [{"metric": "a"}, {"metric": "a"}, {"metric": "b"}]})
+    with pytest.raises(ExperimentError, match=r"under the reading bound=0.0 1 claim\(s\) have no counterpart"):
+        ex.check_claims_pair_across_readings(exp, {**ok, "bound=0.0": [{"metric": "a"}, {"metric": "b"}, {"metric": "c at 0.0"}]})

@@ -687,6 +687,24 @@ def check_readings_change_analysis(exp: Experiment, by_reading: Mapping[str, lis
             raise ExperimentError(f"{exp.name}: the reading {names} changes no comparison (per-seed values, claim or verdict): the axis does nothing here")
 
 
+def check_claims_unique(exp: Experiment, by_reading: Mapping[str, list[dict[str, Any]]]) -> None:
+    """No reading judges two claims under one metric: claims are paired across readings by
+    their metric (:func:`check_claims_pair_across_readings`, :func:`_reading_table`), where a
+    second claim of the same name would silently take the first's place. Such a claim set is
+    an error naming the reading and the metrics."""
+    for name, comps in by_reading.items():
+        seen: dict[str, int] = {}
+        for c in comps:
+            seen[c["metric"]] = seen.get(c["metric"], 0) + 1
+        twice = [m for m, n in seen.items() if n > 1]
+        if twice:
+            raise ExperimentError(
+                f"{exp.name}: under the reading {name} " + "; ".join(f"{m!r} names {seen[m]} claims" for m in twice[:3])
+                + (f" and {len(twice) - 3} more" if len(twice) > 3 else "")
+                + ": a claim is paired across readings by its metric, so each claim of a reading needs its own"
+            )
+
+
 def check_claims_pair_across_readings(exp: Experiment, by_reading: Mapping[str, list[dict[str, Any]]]) -> None:
     """Every reading judges the same claims as the default reading: a claim is paired with
     itself across readings by its metric (:func:`_reading_table`), so a claim whose metric
@@ -958,6 +976,7 @@ def reproduce(
                 if log:
                     print(f"{exp.name} [{rd.name}]: {_counts_text(count_verdicts(by_reading[rd.name]))}", file=log, flush=True)
             check_readings_change_analysis(exp, by_reading, readings_by_name)
+            check_claims_unique(exp, by_reading)
             check_claims_pair_across_readings(exp, by_reading)
             effects = reading_effects(exp, per_reading, per_keys, results_of)
             wall = time.time() - t0
