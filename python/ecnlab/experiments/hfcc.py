@@ -101,9 +101,11 @@ Readings (each a constant here, with its source in ``provenance()``, or a readin
 - HFCC's senders and routers: eq. 8's bandwidth term once per RTT (``ri_step``; per ACK is the
   reading), the RTT in ns-2's 10 ms ticks (``rtt_tick``; exact is the reading: an 80.07 ms path
   then snaps t_p up to 200 ms, and the sender's RI is ×1.0625^0.4 per RTT, VCP's MI, instead of
-  the ×1.0625 §IV-C1 intends). MLCP's routers (our reconstruction) take the element of S
-  *nearest* an EWMA of the RTTs (UNO's description of MLCP), not eqs. 11–12, which HFCC says it
-  borrows from MLCP; at 80 ms both give t_p = 80 ms under the tick reading.
+  the ×1.0625 §IV-C1 intends). MLCP's routers (our reconstruction) take the smallest element of
+  S at or above an EWMA of the RTTs their senders carry (UNO's EWMA, eq. 12's rule, which HFCC
+  says it borrows from MLCP, not eqs. 11–12's gains): the senders' smoothed RTTs include the
+  queue, so on the 80-ms dumbbell t_p is 200 ms (the nearest element, the rule before, gave
+  80 ms, shorter than the RTT).
 - VCP as its authors' ns-2 code (``vcp`` axis): the paper's ns-2 "has been extended with HFCC
   and integrated with other LFCC protocols including VCP". Not modelled: its sender's pacing of
   windows up to 64 segments, its 10 ms timer rounding, and ns-2's RTT in ``tcpTick_`` units for

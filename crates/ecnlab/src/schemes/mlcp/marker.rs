@@ -24,8 +24,12 @@ pub struct MlcpMarkerConfig {
     pub queue_weight: f64,
     /// Weight a of each packet's RTT in the mean RTT.
     pub rtt_weight: f64,
-    /// Take `t_p` from S nearest the mean RTT (else keep `t_p_s`).
+    /// Take `t_p` from S by `t_p_rule` (else keep `t_p_s`).
     pub adapt_t_p: bool,
+    /// Which element of S the mean RTT selects: the smallest at or above it (HFCC §IV-D's
+    /// account of MLCP's rule, `t_p = min{s ∈ S | s ≥ RTT}`: the interval outlasts most
+    /// RTTs), or the nearest.
+    pub t_p_rule: IntervalRule,
 }
 
 impl Default for MlcpMarkerConfig {
@@ -38,6 +42,7 @@ impl Default for MlcpMarkerConfig {
             queue_weight: 0.25,
             rtt_weight: 0.02,
             adapt_t_p: true,
+            t_p_rule: IntervalRule::AtOrAbove,
         }
     }
 }
@@ -73,7 +78,7 @@ impl MlcpMarker {
         cfg.validate()?;
         Ok(MlcpMarker {
             meter: LoadMeter::new(cfg.meter())?,
-            interval: AdaptiveInterval::new(cfg.rtt_weight, cfg.t_p_s, IntervalRule::Nearest),
+            interval: AdaptiveInterval::new(cfg.rtt_weight, cfg.t_p_s, cfg.t_p_rule),
             cfg,
             code: 1,
         })
@@ -201,9 +206,28 @@ mod tests {
         m.on_arrival(&view(0), &mut pkt(Ecn::ECT1, 300));
         assert!((m.mean_rtt_ms().unwrap() - 496.0).abs() < 1e-9);
         after_one_interval(&mut m, 0);
-        // 496 ms is nearest 400 ms (index 2) in S.
-        assert_eq!(m.interval_code(), 2);
-        assert_eq!(m.meter.interval(), 400 * MS);
+        // The smallest element of S at or above 496 ms: 600 ms (index 3).
+        assert_eq!(m.interval_code(), 3);
+        assert_eq!(m.meter.interval(), 600 * MS);
         assert_eq!(m.code(), code_of(m.meter.load_factor()));
+    }
+
+    #[test]
+    fn the_interval_outlasts_an_rtt_with_queueing() {
+        // 80 ms of propagation and 10 ms of queue: t_p = 200 ms, not the nearest 80 ms, which
+        // is shorter than the RTT (HFCC §IV-D: t_p greater than most RTTs).
+        let mut m = MlcpMarker::new(MlcpMarkerConfig::default()).unwrap();
+        m.on_arrival(&view(0), &mut pkt(Ecn::ECT1, 90));
+        after_one_interval(&mut m, 0);
+        assert_eq!(m.meter.interval(), 200 * MS);
+        // The nearest rule, kept as a reading.
+        let mut m = MlcpMarker::new(MlcpMarkerConfig {
+            t_p_rule: IntervalRule::Nearest,
+            ..Default::default()
+        })
+        .unwrap();
+        m.on_arrival(&view(0), &mut pkt(Ecn::ECT1, 90));
+        after_one_interval(&mut m, 0);
+        assert_eq!(m.meter.interval(), 80 * MS);
     }
 }

@@ -7,8 +7,8 @@
 //!   `ρ = (λ + κ_q·q̄) / (γ_l·C·t_p)`, quantises it into 15 levels and writes the level into
 //!   a 4-bit header field of every ECT packet, only raising it along the path; it keeps the
 //!   mean RTT of the packets it forwards (`m̄ = a·rtt + (1 − a)·m̄`, a = 0.02, from the RTT the
-//!   sender carries in the header) and takes `t_p` from the set S nearest `m̄`, announced in
-//!   a 3-bit field next to the level.
+//!   sender carries in the header) and takes `t_p` as the smallest element of the set S at
+//!   or above `m̄`, announced in a 3-bit field next to the level.
 //! - Feedback: [`codec::MlcpCodec`]: the receiver echoes the highest level of the data an ACK
 //!   covers and its router's `t_p`.
 //! - Sender: [`controller::Mlcp`]: multiplicative increase in low load (ξ from the level),
@@ -29,17 +29,23 @@
 //!   `[1.05, 1.1)`, `[1.1, 1.2)`, `[1.2, 1.3)` and `≥ 1.3`.
 //! - **MI** `ξ(ρ) = κ·(1 − ρ)/ρ` at the level's midpoint with κ = 0.15 (UNO's controller,
 //!   which names MLCP as the source of its controller features), applied as VCP's
-//!   `(1 + ξ)^(rtt/t_p) − 1` per acknowledged segment. With `t_p` near the RTT this is up to
-//!   ×3.85 per RTT at the lowest level; BMCC's κ = 0.35 here (×7.65 per RTT, the load known
-//!   two intervals late) overshoots 150 Mb/s, 80 ms by ×60 and collapses into timeouts.
+//!   `(1 + ξ)^(rtt/t_p) − 1` per acknowledged segment (at most two per ACK, as every
+//!   controller on [`Vcp`](crate::schemes::vcp::Vcp)'s mechanics). That is ×3.85 per `t_p` at
+//!   the lowest level: ×1.8 per RTT on an 80-ms path whose `t_p` is 200 ms, ×5 per RTT when
+//!   `t_p` was the nearest element of S (80 ms, shorter than the RTT with any queue); BMCC's
+//!   κ = 0.35 here (×7.65 per `t_p`, the load known two intervals late) overshot 150 Mb/s,
+//!   80 ms by ×60 and collapsed into timeouts.
 //! - **II** adds `α_II·(rtt/t_p)/cwnd` segments per RTT (an increase inversely proportional
 //!   to the window; `ii_alpha` = 1), **AI** `α·rtt/t_p` per RTT (α = 1, linear in `rtt/t_p`
 //!   as UNO's controller, which took it from MLCP). `ii = false` runs AI in II's place.
 //! - **MD** β = 0.875, 0.825, 0.775, 0.725, 0.675 by overload level: the range of HFCC's
 //!   adaptive decrease (eq. 14), which the HFCC authors present as the load-factor family's.
-//! - **Mean RTT and `t_p`** as UNO §II-B (which borrowed them from MLCP): the nearest element
-//!   of S; the router of the highest level names the `t_p` a packet returns (ties: the
-//!   longer).
+//! - **Mean RTT and `t_p`** as UNO §II-B (which borrowed them from MLCP), and the rule HFCC
+//!   §IV-D gives for the method it takes from MLCP: the smallest element of S at or above the
+//!   mean, so that `t_p` outlasts most RTTs (`t_p_rule`; `nearest`, the element nearest the
+//!   mean, gave 80 ms on 80-ms paths with any queue: a `t_p` shorter than the RTT, loads
+//!   measured on parts of ACK-compressed windows: 0.19, then 2.3 0.1 s later); the
+//!   router of the highest level names the `t_p` a packet returns (ties: the longer).
 //! - **Header fields** are imagined (MLCP uses the whole ToS byte, which no real path keeps):
 //!   the level and `t_p` code ride in simulator annotations next to the packet, like UNO's
 //!   idealised VCP3. A classic ECN router's CE reads as the highest overload level.
