@@ -512,6 +512,8 @@ static inline void uno_note_decision(struct uno_ctl *c, __u32 decisions, __u8 le
 	}
 }
 
+#define UNO_MAX_SEGMENTS_PER_ACK 2
+
 /* One ACK through the kernel's cong_avoid, with the kernel's own fields: its window and clamp
  * (segments), srtt_us (x8), tcp_mstamp (µs), the segments the ACK acknowledged, and the
  * connection's decision count and last level from the map. Returns the window to write into
@@ -534,6 +536,10 @@ static inline __u32 uno_cong_avoid_ack(struct uno_ctl *c, __u32 snd_cwnd, __u32 
 	} else {
 		*action = uno_default_action(c, now_us, rtt);
 	}
+	/* An ACK counts for two segments at most, as the simulator's (cc::MAX_SEGMENTS_PER_ACK,
+	 * RFC 3465's L = 2): the ACK that ends a loss repair covers the whole repaired window. */
+	if (acked > UNO_MAX_SEGMENTS_PER_ACK)
+		acked = UNO_MAX_SEGMENTS_PER_ACK;
 	uno_grow(c, *action, acked, rtt, UNO_T_RHO_US);
 	if (c->cwnd > lim)
 		c->cwnd = lim;

@@ -103,6 +103,22 @@ pub struct AckEvent {
     pub cwnd_unused: bool,
 }
 
+/// Segments an ACK counts for, at most, in a window law given per RTT and applied per
+/// acknowledged segment (the load-factor family's MI, AI and rapid increase). A cumulative ACK
+/// that ends a loss repair covers hundreds of segments the path delivered long before; counted
+/// in full it multiplies the window in one step. RFC 3465 §2.2's limit L = 2 SMSS per ACK keeps
+/// the per-RTT law under delayed ACKs (ns-2's senders, VCP's `vcp-src.cc` among them, take one
+/// step per new ACK).
+pub const MAX_SEGMENTS_PER_ACK: f64 = 2.0;
+
+impl AckEvent {
+    /// The segments this ACK counts for in a per-segment window law: the bytes it newly
+    /// acknowledges in segments of `mss` bytes, at most [`MAX_SEGMENTS_PER_ACK`].
+    pub fn law_segments(&self, mss: f64) -> f64 {
+        (self.acked_bytes as f64 / mss).min(MAX_SEGMENTS_PER_ACK)
+    }
+}
+
 /// Sender congestion control. Windows are in bytes.
 pub trait Controller {
     fn name(&self) -> &'static str;

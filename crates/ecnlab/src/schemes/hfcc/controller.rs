@@ -415,7 +415,7 @@ impl Controller for Hfcc {
         if self.loss.in_fast_recovery || ev.now < self.frozen_until {
             return;
         }
-        let segments = ev.acked_bytes as f64 / self.mss;
+        let segments = ev.law_segments(self.mss);
         match self.code {
             OverlayCode::Low => {
                 self.cwnd += self.ri_increment() * segments;
@@ -818,5 +818,24 @@ mod tests {
             ..Default::default()
         });
         assert!(e.starts_with("pi_min:"), "{e}");
+    }
+
+    #[test]
+    fn a_cumulative_ack_counts_two_segments_at_most() {
+        // An ACK ending a loss repair that covers 500 segments: two A²I steps, not 500
+        // (cc::MAX_SEGMENTS_PER_ACK, RFC 3465's L = 2).
+        let rtt = 80 * MS;
+        let mut h = hfcc(10.0);
+        let step = ack(&mut h, &ev(MS, rtt), OverlayCode::High);
+        let mut h = hfcc(10.0);
+        let big = AckEvent {
+            acked_bytes: 500 * MSS as u64,
+            ..ev(MS, rtt)
+        };
+        let d = ack(&mut h, &big, OverlayCode::High);
+        assert!(
+            step > 0.0 && (d - 2.0 * step).abs() < 1e-9,
+            "{d} against {step}"
+        );
     }
 }

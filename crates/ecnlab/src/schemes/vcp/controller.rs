@@ -133,15 +133,6 @@ pub(crate) use delegate_window_to_vcp;
 /// handshake (`TcpConfig::initial_window`).
 const WINDOW_BEFORE_SETUP: f64 = 2.0;
 
-/// Segments an ACK counts for at most in an MI or AI step. The laws are per RTT, applied per
-/// acknowledged segment; a cumulative ACK that ends a loss repair covers hundreds of segments
-/// the path delivered long before, and counted in full it multiplied the window by
-/// (1 + ξ_s)·hundreds in one step (MLCP's lowest level: +4 segments each), bursts of
-/// thousands of segments. VCP's ns-2 sender (`vcp-src.cc`, `opencwnd` once per new ACK)
-/// counts one; RFC 3465 §2.2's limit L = 2 SMSS per ACK (RFC 5681 §3.1: at most SMSS per
-/// ACK in slow start) keeps the per-RTT law with delayed ACKs.
-const MAX_SEGMENTS_PER_ACK: f64 = 2.0;
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Action {
     Mi,
@@ -348,7 +339,7 @@ impl Controller for Vcp {
             (LoadCode::High, _) | (LoadCode::Overload, Phase::AiAfterMd { .. }) => Action::Ai,
             (LoadCode::Overload, _) => Action::Hold,
         });
-        let segments = (ev.acked_bytes as f64 / self.mss).min(MAX_SEGMENTS_PER_ACK);
+        let segments = ev.law_segments(self.mss);
         match action {
             Action::Mi => self.cwnd += self.mi_increment() * segments,
             Action::Ai => self.cwnd += self.ai_increment() * segments,
