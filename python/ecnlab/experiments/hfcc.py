@@ -297,6 +297,8 @@ FAMILY_AXES = (
     ReadingAxis("mlcp_ii", ("inverse", "ai"), "MLCP's inversely-proportional increase as 1/cwnd per RTT, or AI in its place"),
     ReadingAxis("amd_freeze", ("rtt", "interval"), "the window frozen one RTT after AMD (§IV-C1), or one t_p as VCP freezes for one t_ρ: the router repeats its decrease code for a whole t_p"),
     ReadingAxis("ack_priority", ("hfcc", "family"), "ACKs served first at HFCC's routers only (§IV-C2), or at every load-factor scheme's routers"),
+    ReadingAxis("ack_segments", (1, 2), "the segments an ACK counts for, at most, in the family's per-segment window laws (HFCC's RI and A²I, VCP's, MLCP's and BMCC's MI and AI): one step per new ACK as ns-2's senders (VCP's vcp-src.cc opencwnd), or two, RFC 3465's L (ecnlab's default for these schemes); the ACK after a timeout's repair covers hundreds of segments and, counted in full, multiplied the rivals' windows by thousands"),
+    ReadingAxis("mlcp_t_p", ("at_or_above", "nearest"), "MLCP's routers take t_p as the smallest element of S at or above their flows' mean RTT (§IV-D's rule for the method it takes 'like [12]', MLCP), or the element nearest it (shorter than the RTT once it holds a queue: 80 ms on 80-ms paths)"),
 )
 #: The TCP baselines' RED: ns-2's automatic configuration (its defaults), with ns-2's
 #: mean_pktsize_ or the paper's packet size, or fixed fractions of the buffer.
@@ -383,19 +385,24 @@ def marker(scheme: Scheme, rd: Reading) -> dict[str, Any] | None:
         return {"kind": "hfcc", "u_th": float(rd.u_th), "fair_share": rd.fair_share, "adapt_t_p": rd.t_p == "adaptive", "rtt_units": rd.rtt_units, "rtt_tick_s": rtt_tick(rd), "t_p_ties": "load"}
     if scheme.key == "vcp" and rd.vcp == "ns2":
         return {"kind": "vcp", "target_utilization": VCP_NS2_TARGET, "percent_rounding": True}
+    if scheme.key == "mlcp":
+        return {"kind": "mlcp", "t_p_rule": rd.mlcp_t_p}
     if scheme.key in ("vcp", "mlcp", "bmcc"):
         return {"kind": scheme.key}
     return None
 
 
 def cc_params(scheme: Scheme, rd: Reading) -> dict[str, Any] | None:
+    if scheme not in FAMILY:
+        return None
+    p: dict[str, Any] = {"max_segments_per_ack": float(rd.ack_segments)}
     if scheme.key == "hfcc":
-        return {"t_p": sender_t_p(rd), "ri_bandwidth": bool(rd.ri_bandwidth), "ri_step": rd.ri_step, "freeze": rd.amd_freeze, "rtt_tick_s": rtt_tick(rd)}
+        p.update({"t_p": sender_t_p(rd), "ri_bandwidth": bool(rd.ri_bandwidth), "ri_step": rd.ri_step, "freeze": rd.amd_freeze, "rtt_tick_s": rtt_tick(rd)})
     if scheme.key == "vcp" and rd.vcp == "ns2":
-        return {"ai_scaling": "ns2"}
+        p["ai_scaling"] = "ns2"
     if scheme.key == "mlcp":
-        return {"ii": rd.mlcp_ii == "inverse"}
-    return None
+        p["ii"] = rd.mlcp_ii == "inverse"
+    return p
 
 
 def sender_t_p(rd: Reading) -> str:
@@ -653,6 +660,8 @@ def common_sources(rd: Reading, *, red: bool) -> list[Source]:
         paper("flows.cc_params.ai_scaling", "VCP 'ns2' ((rtt/100 ms)², vcp = ns2) or 'paper' ((rtt/t_ρ)², §III eq. 3); MLCP/BMCC 'linear'", f"VCP's ns-2 code vcp-src.cc (the VCP the paper's ns-2 integrated; the vcp axis); {_MLCP_R}, {_BMCC_R}"),
         assumption("flows.cc_params.kappa", "MLCP 0.15, BMCC 0.35", f"{_MLCP_R}; {_BMCC_R}"),
         assumption("flows.cc_params.ii", rd.mlcp_ii == "inverse", f"{_MLCP_R}: the inversely-proportional increase (the mlcp_ii axis)"),
+        default("flows.cc_params.max_segments_per_ack", float(rd.ack_segments), "ns-2's senders take one window step per new ACK whatever it covers (VCP's vcp-src.cc opencwnd; HFCC, MLCP and BMCC were run in ns-2): 1 for HFCC, VCP, MLCP and BMCC; ecnlab's default for these schemes is 2 (RFC 3465's L, for delayed-ACK hosts) (the ack_segments axis). It matters after a timeout: the ACK of the repair covers hundreds of segments"),
+        paper("ports.marker.t_p_rule", rd.mlcp_t_p, "MLCP's routers: §IV-D's t_p = min{s ∈ S | s ≥ RTT_d} for the method HFCC takes 'like [12]' (MLCP); the nearest element is the mlcp_t_p axis"),
         assumption("flows.cc_params.ii_alpha", 1.0, _MLCP_R),
         assumption("flows.cc_params.mi_load_floor", 0.05, _BMCC_R),
         assumption("flows.cc_params.low_load", 0.8, f"{_BMCC_R} (η = 0.8, VCP's boundary)"),

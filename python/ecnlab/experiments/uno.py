@@ -165,12 +165,13 @@ AI_SCALING = ReadingAxis("ai_scaling", ("linear", "vcp_square"), "§III-A: α·r
 MI_RTT_CAP = ReadingAxis("mi_rtt_cap", (2.5, 1.0), "the cap on rtt/t_ρ in MI's exponent: VCP's ns-2 value, or 1; the paper states none")
 XI_SIGMA = ReadingAxis("xi_sigma", ("midpoint", "upper"), "§III-A's σ for a level: its band's midpoint, or its upper edge as VCP's ns-2 sender")
 VCP_AXIS = ReadingAxis("vcp", ("ns2", "paper"), "the VCP the paper's ns-2 runs compared against (its authors' ns-2 code), or VCP's paper")
+ACK_SEGMENTS = ReadingAxis("ack_segments", (1, 2), "the segments an ACK counts for, at most, in MI's and AI's per-segment steps: one step per new ACK as ns-2's senders (VCP's vcp-src.cc opencwnd, on which the UCPs were built), or two, RFC 3465's L (ecnlab's default for these schemes)")
 T_RHO_RULE = ReadingAxis("t_rho_rule", ("at_or_above", "nearest"), "§III-B 'in a way similar to MLCP': the smallest element of S at or above the mean RTT (MLCP), or the nearest")
 WINDOW = ReadingAxis("window", ("recent", "from_start"), "'at time = 15 s' / 'after 30 s': the last max(1 s, 3 RTTs), or the mean from the start", affects="analysis")
 CONVERGENCE_JAIN = ReadingAxis("convergence_jain", (0.9, 0.95), "Fig. 6's 'converges to fair bandwidth allocation' as Jain's index of the 1-s throughputs ≥ 0.9, or ≥ 0.95", affects="analysis")
 
 #: The axes that change the UCP runs, and VCP's.
-UCP_AXES = (IP_ID, STAMP_RULE, AI_SCALING, MI_RTT_CAP, XI_SIGMA)
+UCP_AXES = (IP_ID, STAMP_RULE, AI_SCALING, MI_RTT_CAP, XI_SIGMA, ACK_SEGMENTS)
 AXES = UCP_AXES + (VCP_AXIS,)
 
 
@@ -200,11 +201,12 @@ def cc_params(scheme: Scheme, reading: Reading | None = None) -> dict[str, Any]:
     """The sender's parameters for ``scheme`` under ``reading``."""
     rd = _rd(reading)
     if scheme.key == "vcp":
-        return {"ai_scaling": "ns2" if rd["vcp"] == "ns2" else "paper"}
+        return {"ai_scaling": "ns2" if rd["vcp"] == "ns2" else "paper", "max_segments_per_ack": float(rd["ack_segments"])}
     return {
         "ai_scaling": {"linear": "linear", "vcp_square": "paper"}[rd["ai_scaling"]],
         "max_rtt_ratio": float(rd["mi_rtt_cap"]),
         "xi_sigma": rd["xi_sigma"],
+        "max_segments_per_ack": float(rd["ack_segments"]),
     }
 
 
@@ -399,6 +401,7 @@ def common_sources(rd: Reading, *, udp: bool = False) -> list[Source]:
         paper("flows.cc_params.alpha", "UCP 3.0; VCP 1.0", "§III-A: α = 3.0; VCP's paper: α = 1.0"),
         paper("flows.cc_params.beta", 0.875, "§III-A: β = 0.875 (VCP's as well)"),
         paper("flows.cc_params.ai_scaling", f"UCP {cc_params(UCP1, rd)['ai_scaling']}; VCP {'ns2' if ns2_vcp else 'paper'}", f"§III-A: α_s = α·rtt/t_ρ (the ai_scaling axis: VCP's paper's square); VCP: {_VCP_NS2 + ': (rtt/100 ms)² between 20 and 500 ms, linear outside' if ns2_vcp else 'its paper: (rtt/t_ρ)²'} (the vcp axis)"),
+        default("flows.cc_params.max_segments_per_ack", float(v["ack_segments"]), "ns-2's senders take one window step per new ACK whatever it covers (VCP's vcp-src.cc opencwnd, which the UCPs were built on): 1; ecnlab's default for these schemes is 2 (RFC 3465's L, for delayed-ACK hosts) (the ack_segments axis). It matters after a timeout: the ACK of the repair covers the whole repaired window"),
         default("flows.cc_params.max_rtt_ratio", float(v["mi_rtt_cap"]), "VCP's ns-2 code MAX_RTT_BY_TRHO 2.5 (the paper states no cap; the mi_rtt_cap axis)"),
         paper("flows.cc_params.t_rho_s", T_RHO_S, "§III-B: 'we set t_ρ = 200ms, as VCP'"),
         paper("flows.cc_params.learn_t_rho", True, "§III-B: UCP2's senders scale by the routers' t_ρ (UCP1's and VCP3's routers announce none)"),

@@ -103,19 +103,33 @@ pub struct AckEvent {
     pub cwnd_unused: bool,
 }
 
-/// Segments an ACK counts for, at most, in a window law given per RTT and applied per
-/// acknowledged segment (the load-factor family's MI, AI and rapid increase). A cumulative ACK
-/// that ends a loss repair covers hundreds of segments the path delivered long before; counted
-/// in full it multiplies the window in one step. RFC 3465 §2.2's limit L = 2 SMSS per ACK keeps
-/// the per-RTT law under delayed ACKs (ns-2's senders, VCP's `vcp-src.cc` among them, take one
-/// step per new ACK).
+/// Segments an ACK counts for, at most, by default, in a window law given per RTT and applied
+/// per acknowledged segment (the load-factor family's MI, AI and rapid increase; each scheme's
+/// `max_segments_per_ack`). The cumulative ACK that follows a retransmission timeout's repair
+/// covers hundreds of segments the path delivered long before; counted in full it multiplied
+/// the window in one step. 2 is RFC 3465 §2.2's limit L = 2 SMSS per ACK, which keeps a per-RTT
+/// law per segment under delayed ACKs (the default hosts'); ns-2's senders (VCP's
+/// `vcp-src.cc` `opencwnd` among them) take one step per new ACK, whatever it covers: 1, which
+/// the experiments on ns-2's hosts set.
 pub const MAX_SEGMENTS_PER_ACK: f64 = 2.0;
 
 impl AckEvent {
     /// The segments this ACK counts for in a per-segment window law: the bytes it newly
-    /// acknowledges in segments of `mss` bytes, at most [`MAX_SEGMENTS_PER_ACK`].
-    pub fn law_segments(&self, mss: f64) -> f64 {
-        (self.acked_bytes as f64 / mss).min(MAX_SEGMENTS_PER_ACK)
+    /// acknowledges in segments of `mss` bytes, at most `max` (a scheme's
+    /// `max_segments_per_ack`, [`MAX_SEGMENTS_PER_ACK`] by default).
+    pub fn law_segments(&self, mss: f64, max: f64) -> f64 {
+        (self.acked_bytes as f64 / mss).min(max)
+    }
+}
+
+/// Checks a scheme's `max_segments_per_ack`: at least one segment (`inf`: no limit).
+pub fn check_max_segments_per_ack(max: f64) -> Result<(), String> {
+    if max >= 1.0 {
+        Ok(())
+    } else {
+        Err(format!(
+            "max_segments_per_ack: {max} must be at least 1 (inf: no limit)"
+        ))
     }
 }
 

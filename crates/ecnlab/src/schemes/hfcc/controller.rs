@@ -6,7 +6,7 @@
 
 use super::OverlayCode;
 use crate::cc::loss::RenoLoss;
-use crate::cc::{AckEvent, Controller, Signal};
+use crate::cc::{check_max_segments_per_ack, AckEvent, Controller, Signal, MAX_SEGMENTS_PER_ACK};
 use crate::marker::load::interval_at_or_above;
 use crate::net::Samples;
 use crate::time::{from_secs, to_secs, Time, MS};
@@ -92,6 +92,10 @@ pub struct HfccConfig {
     pub freeze: FreezeMode,
     /// RTT assumed before the first sample, in seconds.
     pub initial_rtt_s: f64,
+    /// Segments an ACK counts for, at most, in RI's and A²I's per-segment steps
+    /// (`cc::MAX_SEGMENTS_PER_ACK` = 2 by default, RFC 3465's L; 1 is ns-2's senders, one
+    /// step per new ACK).
+    pub max_segments_per_ack: f64,
     /// Cap on the window in segments; `None` for none.
     pub max_window: Option<u32>,
 }
@@ -114,6 +118,7 @@ impl Default for HfccConfig {
             t_p_s: 0.2,
             freeze: FreezeMode::Rtt,
             initial_rtt_s: 0.1,
+            max_segments_per_ack: MAX_SEGMENTS_PER_ACK,
             max_window: None,
         }
     }
@@ -159,7 +164,7 @@ impl HfccConfig {
                 self.rtt_tick_s
             ));
         }
-        Ok(())
+        check_max_segments_per_ack(self.max_segments_per_ack)
     }
 }
 
@@ -415,7 +420,7 @@ impl Controller for Hfcc {
         if self.loss.in_fast_recovery || ev.now < self.frozen_until {
             return;
         }
-        let segments = ev.law_segments(self.mss);
+        let segments = ev.law_segments(self.mss, self.cfg.max_segments_per_ack);
         match self.code {
             OverlayCode::Low => {
                 self.cwnd += self.ri_increment() * segments;
@@ -837,5 +842,27 @@ mod tests {
             step > 0.0 && (d - 2.0 * step).abs() < 1e-9,
             "{d} against {step}"
         );
+        // ns-2's senders: one step per new ACK.
+        let mut h = Hfcc::new(
+            HfccConfig {
+                max_segments_per_ack: 1.0,
+                ..Default::default()
+            },
+            MSS,
+        )
+        .unwrap();
+        h.cwnd = 10.0;
+        let d = ack(&mut h, &big, OverlayCode::High);
+        assert!((d - step).abs() < 1e-9, "{d} against {step}");
+        let e = Hfcc::new(
+            HfccConfig {
+                max_segments_per_ack: 0.5,
+                ..Default::default()
+            },
+            MSS,
+        )
+        .err()
+        .unwrap();
+        assert!(e.starts_with("max_segments_per_ack:"), "{e}");
     }
 }

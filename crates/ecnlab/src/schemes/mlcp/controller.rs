@@ -4,7 +4,7 @@
 //! [`Vcp`]'s.
 
 use super::{law_of, Law};
-use crate::cc::{AckEvent, Controller, Signal};
+use crate::cc::{AckEvent, Controller, Signal, MAX_SEGMENTS_PER_ACK};
 use crate::net::Samples;
 use crate::schemes::vcp::{AiScaling, LoadCode, Vcp, VcpConfig};
 use serde::{Deserialize, Serialize};
@@ -28,6 +28,9 @@ pub struct MlcpConfig {
     pub ai_scaling: AiScaling,
     /// RTT assumed before the first sample, in seconds.
     pub initial_rtt_s: f64,
+    /// Segments an ACK counts for, at most, in the per-segment window laws (`cc::MAX_SEGMENTS_PER_ACK`
+    /// = 2 by default, RFC 3465's L; 1 is ns-2's senders, one step per new ACK).
+    pub max_segments_per_ack: f64,
     /// Cap on the window in segments; `None` for none.
     pub max_window: Option<u32>,
 }
@@ -43,6 +46,7 @@ impl Default for MlcpConfig {
             max_rtt_ratio: 2.5,
             ai_scaling: AiScaling::Linear,
             initial_rtt_s: 0.1,
+            max_segments_per_ack: MAX_SEGMENTS_PER_ACK,
             max_window: None,
         }
     }
@@ -58,6 +62,7 @@ impl MlcpConfig {
             max_rtt_ratio: self.max_rtt_ratio,
             ai_scaling: self.ai_scaling,
             initial_rtt_s: self.initial_rtt_s,
+            max_segments_per_ack: self.max_segments_per_ack,
             max_window: self.max_window,
         }
     }

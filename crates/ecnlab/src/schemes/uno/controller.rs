@@ -6,7 +6,7 @@
 //! mechanics (scaling, freeze, loss as NewReno) are [`Vcp`]'s.
 
 use super::{level_midpoint, level_upper_edge, HIGH, LOW_LEVELS, NO_ROUTER, OVERLOAD};
-use crate::cc::{AckEvent, Controller, Signal};
+use crate::cc::{AckEvent, Controller, Signal, MAX_SEGMENTS_PER_ACK};
 use crate::net::Samples;
 use crate::schemes::vcp::{AiScaling, LoadCode, Vcp, VcpConfig};
 use serde::{Deserialize, Serialize};
@@ -50,6 +50,9 @@ pub struct UcpConfig {
     pub initial_level: u8,
     /// RTT assumed before the first sample, in seconds.
     pub initial_rtt_s: f64,
+    /// Segments an ACK counts for, at most, in the per-segment window laws (`cc::MAX_SEGMENTS_PER_ACK`
+    /// = 2 by default, RFC 3465's L; 1 is ns-2's senders, one step per new ACK).
+    pub max_segments_per_ack: f64,
     /// Cap on the window in segments; `None` for none.
     pub max_window: Option<u32>,
 }
@@ -68,6 +71,7 @@ impl Default for UcpConfig {
             low_load: 0.8,
             initial_level: LOW_LEVELS - 1,
             initial_rtt_s: 0.1,
+            max_segments_per_ack: MAX_SEGMENTS_PER_ACK,
             max_window: None,
         }
     }
@@ -83,6 +87,7 @@ impl UcpConfig {
             max_rtt_ratio: self.max_rtt_ratio,
             ai_scaling: self.ai_scaling,
             initial_rtt_s: self.initial_rtt_s,
+            max_segments_per_ack: self.max_segments_per_ack,
             max_window: self.max_window,
         }
     }

@@ -6,7 +6,7 @@
 
 use super::LoadCode;
 use crate::cc::loss::RenoLoss;
-use crate::cc::{AckEvent, Controller, Signal};
+use crate::cc::{check_max_segments_per_ack, AckEvent, Controller, Signal, MAX_SEGMENTS_PER_ACK};
 use crate::net::Samples;
 use crate::time::{from_secs, to_secs, Time};
 use serde::{Deserialize, Serialize};
@@ -41,6 +41,9 @@ pub struct VcpConfig {
     pub ai_scaling: AiScaling,
     /// RTT assumed before the first sample, in seconds.
     pub initial_rtt_s: f64,
+    /// Segments an ACK counts for, at most, in the per-segment window laws (`cc::MAX_SEGMENTS_PER_ACK`
+    /// = 2 by default, RFC 3465's L; 1 is ns-2's senders, one step per new ACK).
+    pub max_segments_per_ack: f64,
     /// Cap on the window in segments; `None` for none.
     pub max_window: Option<u32>,
 }
@@ -55,6 +58,7 @@ impl Default for VcpConfig {
             max_rtt_ratio: 2.5,
             ai_scaling: AiScaling::Paper,
             initial_rtt_s: 0.1,
+            max_segments_per_ack: MAX_SEGMENTS_PER_ACK,
             max_window: None,
         }
     }
@@ -89,7 +93,7 @@ impl VcpConfig {
         if self.max_window == Some(0) {
             return Err("max_window: must be at least 1 segment".into());
         }
-        Ok(())
+        check_max_segments_per_ack(self.max_segments_per_ack)
     }
 }
 
@@ -339,7 +343,7 @@ impl Controller for Vcp {
             (LoadCode::High, _) | (LoadCode::Overload, Phase::AiAfterMd { .. }) => Action::Ai,
             (LoadCode::Overload, _) => Action::Hold,
         });
-        let segments = ev.law_segments(self.mss);
+        let segments = ev.law_segments(self.mss, self.cfg.max_segments_per_ack);
         match action {
             Action::Mi => self.cwnd += self.mi_increment() * segments,
             Action::Ai => self.cwnd += self.ai_increment() * segments,
@@ -408,15 +412,41 @@ mod tests {
 
     #[test]
     fn a_cumulative_ack_counts_two_segments_at_most() {
-        // An ACK that repairs a hole and covers 500 segments: two MI steps, not 500
-        // (RFC 3465 L = 2; ns-2's VCP sender takes one per ACK).
+        // An ACK that covers 500 segments (the repair after a timeout): two MI steps, not
+        // 500 (RFC 3465's L = 2, the default).
         let mut v = vcp(VcpConfig::default(), 10.0);
         let d = ack(&mut v, &ev(SEC, 200 * MS, 500), LoadCode::Low);
         assert!((d - 2.0 * 0.0625).abs() < 1e-12, "{d}");
-        // After a timeout (one segment), AI neither jumps by α·500.
+        // A window of one segment, as after a timeout: AI does not jump by α·500 either.
         let mut v = vcp(VcpConfig::default(), 1.0);
         let d = ack(&mut v, &ev(SEC, 200 * MS, 500), LoadCode::High);
         assert!((d - 2.0).abs() < 1e-12, "{d}");
+        // ns-2's VCP sender (one step per new ACK): max_segments_per_ack = 1.
+        let ns2 = VcpConfig {
+            max_segments_per_ack: 1.0,
+            ..Default::default()
+        };
+        let mut v = vcp(ns2.clone(), 10.0);
+        let d = ack(&mut v, &ev(SEC, 200 * MS, 500), LoadCode::Low);
+        assert!((d - 0.0625).abs() < 1e-12, "{d}");
+        // No limit (inf): every covered segment, as before the limit.
+        let free = VcpConfig {
+            max_segments_per_ack: f64::INFINITY,
+            ..Default::default()
+        };
+        let mut v = vcp(free, 10.0);
+        let d = ack(&mut v, &ev(SEC, 200 * MS, 500), LoadCode::Low);
+        assert!((d - 500.0 * 0.0625).abs() < 1e-9, "{d}");
+        let e = Vcp::new(
+            VcpConfig {
+                max_segments_per_ack: 0.0,
+                ..Default::default()
+            },
+            MSS as u32,
+        )
+        .err()
+        .unwrap();
+        assert!(e.starts_with("max_segments_per_ack:"), "{e}");
     }
 
     #[test]
