@@ -14,6 +14,7 @@
 pub mod ap;
 pub mod app;
 pub mod aqm;
+pub mod cache;
 pub mod cc;
 pub mod emu;
 pub mod engine;

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 /// Bottom floor first. A module's floor is its index here.
 const FLOORS: &[&[&str]] = &[
-    &["time", "wire", "sysmem"],
+    &["time", "wire", "sysmem", "cache"],
     &["units", "engine", "stats", "packet"],
     &["aqm"],
     &["marker"],

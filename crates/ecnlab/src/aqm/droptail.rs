@@ -37,6 +37,17 @@ impl DropTail {
     pub fn front(&self) -> Option<PktId> {
         self.q.front().map(|e| e.0)
     }
+
+    /// [`DropTail::pop`], bringing the packet then at the front into the cache for its turn
+    /// (see [`PacketPool::prefetch`]).
+    #[inline]
+    pub fn pop_ahead(&mut self, pool: &PacketPool) -> Option<PktId> {
+        let id = self.pop();
+        if let Some(&(next, _)) = self.q.front() {
+            pool.prefetch(next);
+        }
+        id
+    }
 }
 
 impl Qdisc for DropTail {
@@ -54,10 +65,10 @@ impl Qdisc for DropTail {
     fn dequeue(
         &mut self,
         _now: Time,
-        _pool: &mut PacketPool,
+        pool: &mut PacketPool,
         _d: &mut Vec<(PktId, DropReason)>,
     ) -> Option<PktId> {
-        self.pop()
+        self.pop_ahead(pool)
     }
 
     fn len(&self) -> usize {

@@ -429,10 +429,10 @@ impl Qdisc for Red {
     fn dequeue(
         &mut self,
         now: Time,
-        _pool: &mut PacketPool,
+        pool: &mut PacketPool,
         _d: &mut Vec<(PktId, DropReason)>,
     ) -> Option<PktId> {
-        let id = self.fifo.pop();
+        let id = self.fifo.pop_ahead(pool);
         self.avg.on_dequeue(now, id.is_some());
         id
     }

@@ -44,13 +44,13 @@ impl Pipe {
         was_empty.then_some(at)
     }
 
-    /// Takes the head packet: its arrival time, the packet, and the arrival time of the next
-    /// one if any (the caller then schedules the next delivery).
+    /// Takes the head packet: its arrival time, the packet, and the next one with its arrival
+    /// time if any (the caller then schedules the next delivery).
     #[inline]
-    pub fn pop(&mut self) -> Option<(Time, PktId, Option<Time>)> {
+    pub fn pop(&mut self) -> Option<(Time, PktId, Option<(Time, PktId)>)> {
         let &(at, id) = self.in_flight.get(self.head)?;
         self.head += 1;
-        if let Some(&(next, _)) = self.in_flight.get(self.head) {
+        if let Some(&next) = self.in_flight.get(self.head) {
             if self.head >= COMPACT_AFTER && self.head >= self.in_flight.len() / 2 {
                 self.compact();
             }
@@ -102,7 +102,7 @@ mod tests {
                 let w = want.pop_front();
                 assert_eq!(got.map(|(t, i, _)| (t, i.0)), w);
                 if let Some((.., next)) = got {
-                    assert_eq!(next, want.front().map(|&(t, _)| t));
+                    assert_eq!(next.map(|(t, i)| (t, i.0)), want.front().copied());
                 }
                 assert_eq!(p.len(), want.len());
             }

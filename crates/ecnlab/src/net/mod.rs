@@ -856,8 +856,9 @@ impl Sim {
         let (at, id, next) = pipe.pop().expect("Deliver on an empty pipe");
         debug_assert_eq!(at, now);
         let to = pipe.to;
-        if let Some(next) = next {
+        if let Some((next, next_id)) = next {
             self.events.schedule(next, Ev::Deliver(l));
+            self.pool.prefetch(next_id);
         }
         self.node_receive(to, id);
     }

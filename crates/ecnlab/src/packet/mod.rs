@@ -234,6 +234,15 @@ impl PacketPool {
         &mut self.slots[id.0 as usize]
     }
 
+    /// Brings packet `id`'s slot into the cache ahead of a known later use (the next packet
+    /// out of a queue or a pipe); see [`crate::cache`]. An id past the pool's end is ignored.
+    #[inline(always)]
+    pub fn prefetch(&self, id: PktId) {
+        if let Some(slot) = self.slots.get(id.0 as usize) {
+            crate::cache::prefetch(slot, std::mem::size_of::<Packet>());
+        }
+    }
+
     /// Packets currently alive (allocated and not freed).
     pub fn live(&self) -> u64 {
         self.allocated - self.freed
