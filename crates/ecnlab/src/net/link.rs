@@ -1,6 +1,7 @@
 //! Propagation pipe: packets in flight on a link, in order, with one pending event (for the
 //! head) however many are in flight.
 
+use crate::cache::prefetch;
 use crate::packet::PktId;
 use crate::time::Time;
 
@@ -41,6 +42,9 @@ impl Pipe {
         let at = now + self.delay;
         let was_empty = self.head == self.in_flight.len();
         self.in_flight.push((at, id));
+        // The next line of the list, for the pushes to come (see `AHEAD`).
+        let ahead = self.in_flight.len() + AHEAD;
+        prefetch(self.in_flight.as_ptr().wrapping_add(ahead), 16);
         was_empty.then_some(at)
     }
 
@@ -50,6 +54,8 @@ impl Pipe {
     pub fn pop(&mut self) -> Option<(Time, PktId, Option<(Time, PktId)>)> {
         let &(at, id) = self.in_flight.get(self.head)?;
         self.head += 1;
+        // The list's line after the next packet's, for the pops to come.
+        prefetch(self.in_flight.as_ptr().wrapping_add(self.head + AHEAD), 16);
         if let Some(&next) = self.in_flight.get(self.head) {
             if self.head >= COMPACT_AFTER && self.head >= self.in_flight.len() / 2 {
                 self.compact();
@@ -74,6 +80,11 @@ impl Pipe {
 
 /// Departures from a pipe that never empties before its front part is reclaimed.
 const COMPACT_AFTER: usize = 64;
+
+/// How far ahead of its use a pipe's list is brought into the cache: one 64-byte line of
+/// 16-byte entries. A pipe's list is touched once per packet on that link, with the rest of
+/// the run's traffic in between, so each new line of it would otherwise be a cache miss.
+const AHEAD: usize = 4;
 
 #[cfg(test)]
 mod tests {
