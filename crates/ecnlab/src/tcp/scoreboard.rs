@@ -195,6 +195,11 @@ impl Scoreboard {
     #[inline]
     pub fn pop_front(&mut self) -> Option<Seg> {
         let s = self.segs.pop_front()?;
+        // The segments the next ACKs take were written a round trip ago and have left the
+        // cache: bring the one two places on in (see `crate::cache`).
+        if let Some(ahead) = self.segs.get(2) {
+            crate::cache::prefetch(ahead, std::mem::size_of::<Seg>());
+        }
         self.pipe -= s.pipe_share();
         if s.has(SACKED) {
             self.sacked_bytes -= s.len as u64;
