@@ -536,8 +536,9 @@ static inline __u32 uno_cong_avoid_ack(struct uno_ctl *c, __u32 snd_cwnd, __u32 
 	} else {
 		*action = uno_default_action(c, now_us, rtt);
 	}
-	/* An ACK counts for two segments at most, as the simulator's (cc::MAX_SEGMENTS_PER_ACK,
-	 * RFC 3465's L = 2): the ACK that ends a loss repair covers the whole repaired window. */
+	/* An ACK counts for two segments at most, as the simulator's default
+	 * (cc::MAX_SEGMENTS_PER_ACK, RFC 3465's L = 2): the ACK after a timeout's repair covers the
+	 * whole repaired window, and Linux's stretch ACKs are limited too. */
 	if (acked > UNO_MAX_SEGMENTS_PER_ACK)
 		acked = UNO_MAX_SEGMENTS_PER_ACK;
 	uno_grow(c, *action, acked, rtt, UNO_T_RHO_US);

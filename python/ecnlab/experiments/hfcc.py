@@ -113,7 +113,13 @@ Readings (each a constant here, with its source in ``provenance()``, or a readin
   and AI by the exact smoothed RTT, while HFCC's senders read ticks (``rtt_tick``). The
   treatment is asymmetric; the effect on VCP is small (with Fig. 6's VCP queue of 2–29 ms, ns-2's
   (rtt/100 ms)² for the AI is up to ~20 % below ours). Left so: the tick is a change to VCP's
-  scheme and would change every recorded VCP run.
+  scheme and would change every recorded VCP run. Modelled, as a reading: vcp-src.cc's
+  ``recv_newack_helper`` calls ``opencwnd()`` once per new ACK, one MI or AI step whatever the
+  ACK covers, where ecnlab's load-factor schemes apply their laws per acknowledged segment;
+  every family sender here (HFCC, VCP, MLCP, BMCC) counts at most ``max_segments_per_ack``
+  segments per ACK, 1 by default (ns-2's one step per new ACK), 2 under the ``ack_segments``
+  axis (RFC 3465's L, the schemes' own default). With ``NS2_HOSTS``' ACK per segment the two
+  differ only where an ACK covers more than one segment: after a timeout's repair, a lost ACK.
 - Fig. 8: the chain's buffers are one BDP at the long flows' 360 ms (§V's "one BDP"; the
   longest RTPD is ours), "five long-lived flows … in forward and reverse directions" is five each
   way; stalls and outages are checked on each of the seven forward links (they do not carry

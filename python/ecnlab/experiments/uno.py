@@ -25,6 +25,12 @@ Readings (each a constant here, declared in the provenance, or a reading axis):
   NewReno. ns-2's VCP scales MI and AI by an RTT counted in 10-ms ticks (so a 1-ms path
   scales as 10 ms), and paces the first RTTs of long-RTT flows (pacing_for_big_rtt_); ours
   scales by the measured RTT and does not pace (its w_ factor is 1, as ns-2's default).
+  ns-2's VCP sender (vcp-src.cc ``recv_newack_helper`` → ``opencwnd()``) takes one MI or AI
+  step per new ACK, whatever it covers, and the UCPs were built on it; ecnlab's UCP and VCP
+  apply their laws per acknowledged segment and count at most ``max_segments_per_ack`` per
+  ACK: 1 by default here (ns-2's step per ACK), 2 under the ``ack_segments`` axis (RFC 3465's
+  L, the schemes' own default). With an ACK per segment the two differ only where an ACK
+  covers more than one segment, as after a timeout's repair.
 - Buffer: max(BDP, 2 packets per flow) (§IV), the BDP at the flows' mean RTT, DropTail.
 - Routers: VCP's marker as VCP's ns-2 code (``vcp`` axis, default ``ns2``: γ = 0.95, the
   load rounded to whole percent; ``paper``: VCP's paper, γ = 0.98); UNO's with κ_q = 0.25

@@ -107,10 +107,12 @@ pub struct AckEvent {
 /// per acknowledged segment (the load-factor family's MI, AI and rapid increase; each scheme's
 /// `max_segments_per_ack`). The cumulative ACK that follows a retransmission timeout's repair
 /// covers hundreds of segments the path delivered long before; counted in full it multiplied
-/// the window in one step. 2 is RFC 3465 §2.2's limit L = 2 SMSS per ACK, which keeps a per-RTT
-/// law per segment under delayed ACKs (the default hosts'); ns-2's senders (VCP's
-/// `vcp-src.cc` `opencwnd` among them) take one step per new ACK, whatever it covers: 1, which
-/// the experiments on ns-2's hosts set.
+/// the window in one step. The ACK that ends a fast recovery never reaches these laws: they do
+/// not grow the window in fast recovery, and the connection ends it after the ACK. 2 is
+/// RFC 3465 §2.2's limit L = 2 SMSS per ACK, which keeps a per-RTT law per segment under
+/// delayed ACKs (the default hosts'); ns-2's senders (VCP's `vcp-src.cc` `opencwnd` among
+/// them) take one step per new ACK, whatever it covers: 1, which the HFCC and UNO experiments
+/// set.
 pub const MAX_SEGMENTS_PER_ACK: f64 = 2.0;
 
 impl AckEvent {

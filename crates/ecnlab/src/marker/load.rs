@@ -108,8 +108,9 @@ pub fn interval_at_or_above(ms: f64) -> u32 {
         .unwrap_or(INTERVAL_SET_MS[INTERVAL_SET_MS.len() - 1])
 }
 
-/// The index in the set of the interval nearest `ms` (UNO §III-B and MLCP, whose routers
-/// announce it in three bits).
+/// The index in the set of the interval nearest `ms`: the code UCP2's senders carry for their
+/// RTT (three bits, UNO §III-B), and the routers' `IntervalRule::Nearest`, the alternative to
+/// MLCP's rule (at or above).
 pub fn nearest_interval_code(ms: f64) -> u8 {
     let mut best = 0;
     for (i, &s) in INTERVAL_SET_MS.iter().enumerate() {

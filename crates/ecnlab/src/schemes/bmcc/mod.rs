@@ -37,7 +37,10 @@
 //!   tightened, and it cut the flow with the fewest reports (the smallest) most often — else
 //!   the previous decision stands. MI's ξ at the midpoint (at least 0.05), κ =
 //!   0.35; AI α = 1 per RTT, linear in `rtt/t_p`; MD β from 0.875 at load 1 down to 0.675 at
-//!   1.3 and above (the range of HFCC's adaptive decrease); `t_p` = 200 ms (VCP's).
+//!   1.3 and above (the range of HFCC's adaptive decrease); `t_p` = 200 ms (VCP's). MI and
+//!   AI are applied per acknowledged segment, at most `max_segments_per_ack` per ACK (2 by
+//!   default; 1 in the HFCC experiments, ns-2's), on [`Vcp`](crate::schemes::vcp::Vcp)'s
+//!   mechanics.
 //! - **Delayed ACKs** cover several segments but carry one report: of two marked reports the
 //!   higher threshold, of two unmarked the lower, of a marked and an unmarked each in turn.
 //! - A classic ECN router's CE reads as a mark whatever the threshold: the estimate rises.

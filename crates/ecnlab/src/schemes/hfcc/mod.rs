@@ -84,8 +84,9 @@
 //!   (0.4, 1] whatever the RTT and the scaling cancels — on the paper's seven-link
 //!   chain the 360-ms flows' rates grew 25 times slower than the 60-ms cross flows' and they
 //!   were starved (0.1–0.5 Mb/s of a 15 Mb/s share). `fixed` uses 200 ms.
-//! - **RI** (eq. 8): per acknowledged segment `cwnd += α_s` (α_s of eq. 2, ×(1+α_s) per RTT,
-//!   with VCP's cap of 2.5 on rtt/t_p), then `cwnd = max(cwnd, RTT_min·B_n/P_s)`
+//! - **RI** (eq. 8): per acknowledged segment, at most `max_segments_per_ack` per ACK (2 by
+//!   default; 1 in the HFCC experiments, ns-2's), `cwnd += α_s` (α_s of eq. 2, ×(1+α_s) per
+//!   RTT, with VCP's cap of 2.5 on rtt/t_p), then `cwnd = max(cwnd, RTT_min·B_n/P_s)`
 //!   (`ri_bandwidth`). B_n is TCP-Jersey's estimate of the rate the flow's ACKs return
 //!   (eqs. 6–7); it starts at the window's rate, and π is bounded below by `pi_min` = 0.25
 //!   ("the low bound should not be too large"; no value given). The term binds when the
@@ -102,7 +103,8 @@
 //!   units): an 80 ms path plus serialisation (80.07 ms) then reads 80 ms and t_p is 80 ms,
 //!   where exact it snaps up to 200 ms. The router's `rtt_tick_s` does the same to the RTT
 //!   the packets carry.
-//! - **A²I** (eqs. 9, 3, 13): `cwnd += β·(rtt/t_p)²/cwnd` per acknowledged segment with
+//! - **A²I** (eqs. 9, 3, 13): `cwnd += β·(rtt/t_p)²/cwnd` per acknowledged segment, at most
+//!   `max_segments_per_ack` per ACK (as RI), with
 //!   `β = max(1, (B_n − B_min)/(B_max − B_min)·5)` over the flow's own extremes of B_n
 //!   ("the global maximum and minimum values of B_n"), kept from the first ACK: B_min is
 //!   then near the start-up estimate (the initial window's rate), so β ≈ 5·B_n/B_max.
@@ -110,6 +112,13 @@
 //!   DCTCP's estimator (gain 1/16, windows of one smoothed RTT) of the fraction of
 //!   acknowledged bytes coded `11`. After an AMD the window does not change for one smoothed
 //!   RTT, whatever the codes ("cwnd must be frozen by one RTT").
+//! - **Segments an ACK counts for** (`HfccConfig::max_segments_per_ack`): RI's and A²I's steps
+//!   count at most that many of the segments an ACK covers, as VCP's mechanics
+//!   ([`crate::schemes::vcp`]): 2 by default ([`crate::cc::MAX_SEGMENTS_PER_ACK`], RFC 3465's
+//!   L); 1 in the HFCC experiments, ns-2's senders' one step per new ACK (the paper ran in
+//!   ns-2); `inf` for no limit. It bites where an ACK covers more than that many segments: the
+//!   cumulative ACK after a retransmission timeout's repair, stretch ACKs, lost ACKs. Eqs. 6–7's
+//!   bandwidth estimate still takes the ACK's bytes in full.
 //! - **No slow start**: as VCP, HFCC starts in RI from the initial window.
 //! - **Loss** as NewReno ([`crate::cc::loss::RenoLoss`]), as VCP.
 //! - **Delayed ACKs:** the receiver echoes the highest code of the segments an ACK covers.

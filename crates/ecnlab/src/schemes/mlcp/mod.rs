@@ -29,8 +29,9 @@
 //!   `[1.05, 1.1)`, `[1.1, 1.2)`, `[1.2, 1.3)` and `≥ 1.3`.
 //! - **MI** `ξ(ρ) = κ·(1 − ρ)/ρ` at the level's midpoint with κ = 0.15 (UNO's controller,
 //!   which names MLCP as the source of its controller features), applied as VCP's
-//!   `(1 + ξ)^(rtt/t_p) − 1` per acknowledged segment (at most two per ACK, as every
-//!   controller on [`Vcp`](crate::schemes::vcp::Vcp)'s mechanics). That is ×3.85 per `t_p` at
+//!   `(1 + ξ)^(rtt/t_p) − 1` per acknowledged segment, at most `max_segments_per_ack` per ACK
+//!   (2 by default; 1 in the HFCC experiments, ns-2's; as every controller on
+//!   [`Vcp`](crate::schemes::vcp::Vcp)'s mechanics, II and AI too). That is ×3.85 per `t_p` at
 //!   the lowest level: ×1.8 per RTT on an 80-ms path whose `t_p` is 200 ms, ×5 per RTT when
 //!   `t_p` was the nearest element of S (80 ms, shorter than the RTT with any queue); BMCC's
 //!   κ = 0.35 here (×7.65 per `t_p`, the load known two intervals late) overshot 150 Mb/s,

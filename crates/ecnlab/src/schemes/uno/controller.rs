@@ -1,9 +1,11 @@
 //! UNO's senders (§III-A): VCP's controller over 8 levels. Levels 0–5 select MI with
 //! `ξ(σ) = k·(1 − σ)/σ` at the level's midpoint σ, scaled `(1 + ξ)^(rtt/t_ρ) − 1` per
-//! acknowledged segment; level 6 AI with `α·rtt/t_ρ` segments per RTT (linear, not VCP's
-//! square, and not limited); level 7 MD by β, then VCP's freeze of one `t_ρ` and AI for one
-//! RTT. UCP2 takes `t_ρ` from the routers when the RTT channel delivers it. The window
-//! mechanics (scaling, freeze, loss as NewReno) are [`Vcp`]'s.
+//! acknowledged segment, at most `max_segments_per_ack` per ACK (2 by default; 1 in the UNO
+//! experiments, ns-2's); level 6 AI with `α·rtt/t_ρ` segments per RTT (linear, not VCP's
+//! square, and not limited), applied per acknowledged segment under the same limit; level 7
+//! MD by β, then VCP's freeze of one `t_ρ` and AI for one RTT. UCP2 takes `t_ρ` from the
+//! routers when the RTT channel delivers it. The window mechanics (scaling, the limit per ACK,
+//! freeze, loss as NewReno) are [`Vcp`]'s.
 
 use super::{level_midpoint, level_upper_edge, HIGH, LOW_LEVELS, NO_ROUTER, OVERLOAD};
 use crate::cc::{AckEvent, Controller, Signal, MAX_SEGMENTS_PER_ACK};

@@ -37,12 +37,24 @@
 //!   `⌊100·ρ + 1⌋` (so "low" ends at 79 %): `percent_rounding = true`.
 //! - **Which packets are stamped:** ECT packets only (data; ACKs are Not-ECT), on dequeue,
 //!   only raising the code; the code in force is the last interval's (low before the first).
-//! - **MI** `cwnd += (1+ξ)^(rtt/t_ρ) − 1` segments per acknowledged segment, ξ = 0.0625,
-//!   `rtt/t_ρ` capped at 2.5 (ns-2's `MAX_RTT_BY_TRHO`); rtt is the smoothed RTT, 100 ms
-//!   before the first sample (ns-2's `TYPICAL_RTT`, `VcpConfig::initial_rtt_s`).
-//! - **AI** `cwnd += α·(rtt/t_ρ)²/cwnd` per acknowledged segment, α = 1.0, as the paper
-//!   scales it (`AiScaling::Paper`). The ns-2 code scales by `rtt/t_d` with `t_d` = 100 ms,
-//!   squared between 20 ms and 500 ms and linear outside (`AiScaling::Ns2`).
+//! - **MI** `cwnd += (1+ξ)^(rtt/t_ρ) − 1` segments per acknowledged segment, at most
+//!   `max_segments_per_ack` per ACK (see below), ξ = 0.0625, `rtt/t_ρ` capped at 2.5 (ns-2's
+//!   `MAX_RTT_BY_TRHO`); rtt is the smoothed RTT, 100 ms before the first sample (ns-2's
+//!   `TYPICAL_RTT`, `VcpConfig::initial_rtt_s`).
+//! - **AI** `cwnd += α·(rtt/t_ρ)²/cwnd` per acknowledged segment, at most
+//!   `max_segments_per_ack` per ACK, α = 1.0, as the paper scales it (`AiScaling::Paper`).
+//!   The ns-2 code scales by `rtt/t_d` with `t_d` = 100 ms, squared between 20 ms and 500 ms
+//!   and linear outside (`AiScaling::Ns2`).
+//! - **Segments an ACK counts for** (`VcpConfig::max_segments_per_ack`): MI and AI are given
+//!   per RTT and applied per acknowledged segment, but an ACK counts for at most
+//!   `max_segments_per_ack` segments: 2 by default ([`crate::cc::MAX_SEGMENTS_PER_ACK`],
+//!   RFC 3465 §2.2's L = 2·SMSS, which keeps the per-RTT law per segment under delayed ACKs);
+//!   1 in the HFCC and UNO experiments, ns-2's (`vcp-src.cc`'s `recv_newack_helper` calls
+//!   `opencwnd()` once per new ACK, whatever it covers); `inf` for no limit. The limit bites
+//!   where an ACK covers more: the cumulative ACK after a retransmission timeout's repair
+//!   (hundreds of segments; counted in full it multiplied the window in one step), stretch
+//!   ACKs, lost ACKs. The ACK that ends a fast recovery never reaches the law (no growth
+//!   during fast recovery).
 //! - **MD** `cwnd ×= β` (0.875), at least one segment, on the first overload ACK; then, as
 //!   `vcp-src.cc`: for one `t_ρ` overload ACKs leave the window unchanged (low/high ACKs
 //!   still apply MI/AI); for the next RTT (the smoothed RTT when the freeze ends) overload
@@ -59,8 +71,10 @@
 //! - **Handshake:** SYN with ECE, CWR and AE; a VCP receiver answers the SYN-ACK with ECE and
 //!   AE. Without agreement, data goes Not-ECT and no load is echoed.
 //! - **Delayed ACKs:** the receiver echoes the highest code among the segments the ACK
-//!   covers; increments are per acknowledged segment so growth does not depend on the ACK
-//!   ratio.
+//!   covers; increments are per acknowledged segment, at most `max_segments_per_ack` per ACK
+//!   (2 by default; 1 in the HFCC and UNO experiments, ns-2's), so growth does not depend on
+//!   the ACK ratio up to that many segments per ACK; above it (a receiver acknowledging more
+//!   segments at once, lost ACKs, the ACK after a timeout's repair) it grows by the ACKs.
 
 pub mod codec;
 pub mod controller;
