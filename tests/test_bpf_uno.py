@@ -120,7 +120,7 @@ def uno(tmp_path_factory):
         "void ctl_init(struct uno_ctl *c, __u32 w) { uno_ctl_init(c, w); }\n"
         "__u64 rtt_us(__u32 srtt_x8) { return uno_rtt_us(srtt_x8); }\n"
         "__u32 cong_avoid_ack(struct uno_ctl *c, __u32 w, __u32 clamp, __u32 srtt_x8, __u64 now, __u32 acked, __u32 n, __u8 l, int *a, int *md) { return uno_cong_avoid_ack(c, w, clamp, srtt_x8, now, acked, n, l, a, md); }\n"
-        "double constant(int i) { double v[] = { UNO_T_RHO_US / 1e6, UNO_ALPHA, (double)UNO_BETA_NUM / UNO_BETA_DEN, UNO_INITIAL_LEVEL, UNO_MAX_RTT_RATIO_X2 / 2.0, UNO_INITIAL_RTT_US / 1e6, sizeof(struct uno_sender), sizeof(struct uno_ctl) }; return v[i]; }\n"
+        "double constant(int i) { double v[] = { UNO_T_RHO_US / 1e6, UNO_ALPHA, (double)UNO_BETA_NUM / UNO_BETA_DEN, UNO_INITIAL_LEVEL, UNO_MAX_RTT_RATIO_X2 / 2.0, UNO_INITIAL_RTT_US / 1e6, sizeof(struct uno_sender), sizeof(struct uno_ctl), UNO_MAX_SEGMENTS_PER_ACK }; return v[i]; }\n"
     )
     lib = d / "m.so"
     subprocess.run([cc, "-O2", "-Wall", "-shared", "-fPIC", "-o", str(lib), str(src)], check=True)
@@ -469,6 +469,8 @@ def test_the_bpf_constants_are_the_simulators_defaults(uno):
     assert uno.constant(3) == d["initial_level"]
     assert uno.constant(4) == d["max_rtt_ratio"]
     assert uno.constant(5) == d["initial_rtt_s"]
+    # The segments an ACK counts for, at most (UcpConfig::max_segments_per_ack).
+    assert uno.constant(8) == d["max_segments_per_ack"]
 
 
 def test_the_controller_takes_the_kernels_fields(uno):
