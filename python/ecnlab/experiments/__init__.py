@@ -17,6 +17,7 @@ import re
 import shutil
 import threading
 import time
+from collections import Counter
 from contextlib import closing
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence, TextIO
@@ -693,9 +694,7 @@ def check_claims_unique(exp: Experiment, by_reading: Mapping[str, list[dict[str,
     second claim of the same name would silently take the first's place. Such a claim set is
     an error naming the reading and the metrics."""
     for name, comps in by_reading.items():
-        seen: dict[str, int] = {}
-        for c in comps:
-            seen[c["metric"]] = seen.get(c["metric"], 0) + 1
+        seen = Counter(c["metric"] for c in comps)
         twice = [m for m, n in seen.items() if n > 1]
         if twice:
             raise ExperimentError(
@@ -970,8 +969,8 @@ def reproduce(
                         stalls.append({"run": f"{exp.name}-{run_name}", "reading": rd.name, **st})
                     starved += [{"run": f"{exp.name}-{run_name}", "reading": rd.name, **x} for x in rs.starved_of(run_name)]
                     outs += [{"run": f"{exp.name}-{run_name}", "reading": rd.name, **o} for o in rs.outages_of(run_name)]
-                    if rs.outages_unchecked(run_name):
-                        blind.append({"run": f"{exp.name}-{run_name}", "reading": rd.name, "why": rs.outages_unchecked(run_name)})
+                    if why := rs.outages_unchecked(run_name):
+                        blind.append({"run": f"{exp.name}-{run_name}", "reading": rd.name, "why": why})
                 by_reading[rd.name] = mark_duplicates([c.to_json() for c in comps])
                 if log:
                     print(f"{exp.name} [{rd.name}]: {_counts_text(count_verdicts(by_reading[rd.name]))}", file=log, flush=True)

@@ -797,7 +797,7 @@ class RunSet(Mapping[str, Results]):
         for port in ports:
             if port not in have:
                 raise ExperimentError(f"{self._exp.name}: bottleneck({run_name!r}) is {port!r}, which run {run_name} has no port of (ports: {', '.join(have)})")
-            bulk = r.flows.filter(pl.col("size_bytes").is_null() | (pl.col("size_bytes") >= BULK_BYTES)) if r.flows.height else r.flows
+            bulk = r.flows.filter(is_bulk()) if r.flows.height else r.flows
             if bulk.height and not _crossing_bulk(r, port)[1].height:
                 raise ExperimentError(
                     f"{self._exp.name}: bottleneck({run_name!r}) is {port!r}, which none of run {run_name}'s {bulk.height} bulk flow(s) crosses "
@@ -997,6 +997,11 @@ def bottleneck_declaration(exp: "Experiment") -> tuple[bool, str]:
 STALL_UTILISATION = 0.5
 #: A flow of at least this size (or without a size) is "bulk".
 BULK_BYTES = 1_000_000
+
+
+def is_bulk() -> pl.Expr:
+    """The flows-table rows of bulk flows: no size (runs to the end) or at least ``BULK_BYTES``."""
+    return pl.col("size_bytes").is_null() | (pl.col("size_bytes") >= BULK_BYTES)
 #: The first second of a bulk flow (slow start) does not count towards a stall.
 STALL_WARMUP_S = 1.0
 
@@ -1032,7 +1037,7 @@ def _crossing_bulk(r: Results, port: str) -> tuple[list[str], pl.DataFrame, list
     path."""
     crossing, unrouted = _crossing(r, port)
     f = r.flows
-    return crossing, f.filter(pl.col("name").is_in(crossing) & (pl.col("size_bytes").is_null() | (pl.col("size_bytes") >= BULK_BYTES))), unrouted
+    return crossing, f.filter(pl.col("name").is_in(crossing) & is_bulk()), unrouted
 
 
 def stall(r: Results, port: str, threshold: float = STALL_UTILISATION) -> dict[str, Any] | None:
@@ -1156,7 +1161,7 @@ def checked_outages(r: Results, port: str, span_s: float = OUTAGE_S, fraction: f
     dur = float(r.meta["duration_s"])
     crossing, bulk, _ = _crossing_bulk(r, port)
     if bulk.height == 0:
-        if not f.filter(pl.col("size_bytes").is_null() | (pl.col("size_bytes") >= BULK_BYTES)).height:
+        if not f.filter(is_bulk()).height:
             return [], "no bulk flow in the run"
         return [], f"no bulk flow crosses {port}"
     queue = ts.filter((pl.col("kind") == "queue_pkts") & (pl.col("entity") == port))
@@ -1353,7 +1358,7 @@ def starved_flows(r: Results, fraction: float = STARVED_FRACTION) -> list[dict[s
     dur = float(r.meta["duration_s"])
     if f.height == 0:
         return []
-    bulk = f.filter((pl.col("transport") == "tcp") & (pl.col("size_bytes").is_null() | (pl.col("size_bytes") >= BULK_BYTES)))
+    bulk = f.filter((pl.col("transport") == "tcp") & is_bulk())
     rows = bulk.select("name", "size_bytes", "start_s", "fct_s", "bytes_delivered").to_dicts()
     if not rows:
         return []
