@@ -393,7 +393,7 @@ def marker(scheme: Scheme, rd: Reading) -> dict[str, Any] | None:
         return {"kind": "vcp", "target_utilization": VCP_NS2_TARGET, "percent_rounding": True}
     if scheme.key == "mlcp":
         return {"kind": "mlcp", "t_p_rule": rd.mlcp_t_p}
-    if scheme.key in ("vcp", "mlcp", "bmcc"):
+    if scheme.key in ("vcp", "bmcc"):
         return {"kind": scheme.key}
     return None
 
