@@ -392,8 +392,9 @@ def test_a_loss_discards_the_block_and_the_frames_in_flight(uno):
 class SimUcp:
     """controller.rs Ucp over vcp/controller.rs Vcp (MI, AI, MD, freeze), window in segments."""
 
-    def __init__(self, cwnd: float) -> None:
+    def __init__(self, cwnd: float, max_segments_per_ack: int) -> None:
         self.cwnd, self.level, self.phase, self.until = cwnd, 5, IDLE, 0
+        self.max_segments_per_ack = max_segments_per_ack
 
     def advance(self, now: int, rtt: int) -> None:
         while True:
@@ -421,6 +422,9 @@ class SimUcp:
             else:
                 action = HOLD if self.phase == FREEZE else AI
         self.advance(now, rtt)
+        # The window laws count an ACK for max_segments_per_ack segments at most
+        # (cc::AckEvent::law_segments).
+        acked = min(acked, self.max_segments_per_ack)
         if action is None:
             action = MI if self.level < 6 else AI if self.level in (HIGH, NO_ROUTER) or self.phase == AI_AFTER_MD else HOLD
         if action == MI:
@@ -430,27 +434,33 @@ class SimUcp:
 
 
 def test_controller_is_the_simulators(uno):
+    # Through the kernel's entry point (uno_cong_avoid_ack), ACKs of 1-4 segments: its limit on
+    # the segments an ACK counts for is the simulator's default, taken from the simulator.
+    max_segments = _sim_defaults()["max_segments_per_ack"]
     rng = random.Random(9)
+    a, md = ctypes.c_int(), ctypes.c_int()
+    capped = 0
     for _ in range(200):
         cwnd = rng.uniform(1, 300)
         c = Ctl(cwnd=round(cwnd * SEG), level=5)
-        sim = SimUcp(c.cwnd / SEG)
+        c.written = max(c.cwnd // SEG, 1)
+        sim = SimUcp(c.cwnd / SEG, max_segments)
         now = rng.randrange(10**6, 10**8)
+        decisions, last = 0, 5
         for _ in range(120):
             now += rng.randrange(0, 40_000)
             rtt = rng.randrange(1_000, 800_000)
-            acked = rng.randint(1, 3)
+            acked = rng.randint(1, 4)
+            capped += acked > max_segments
             level = rng.choice([None] * 6 + list(range(9)) + [OVERLOAD] * 3)
-            md = ctypes.c_int()
-            if level is None:
-                action = uno.default_action(ctypes.byref(c), now, rtt)
-            else:
-                action = uno.on_decision(ctypes.byref(c), level, now, rtt, T_RHO_US, ctypes.byref(md))
-            uno.grow(ctypes.byref(c), action, acked, rtt, T_RHO_US)
+            if level is not None:
+                decisions, last = decisions + 1, level
+            uno.cong_avoid_ack(ctypes.byref(c), c.written, 10**6, 8 * rtt, now, acked, decisions, last, ctypes.byref(a), ctypes.byref(md))
             sim.ack(now, rtt, acked, level)
             assert (c.phase, c.level) == (sim.phase, sim.level)
             assert c.cwnd / SEG == pytest.approx(sim.cwnd, rel=1e-3, abs=2e-3)
             sim.cwnd = c.cwnd / SEG  # follow the fixed point's own path
+    assert capped > 1000  # the limit was exercised
 
 
 def _sim_defaults() -> dict:
