@@ -142,7 +142,10 @@ fn repair(steps: &[Step]) -> (usize, Step) {
 fn check(build: &dyn Fn(f64) -> Box<dyn Controller>, hfcc_codec: bool) {
     let (limited, rtos) = repaired_by_the_timer(build(2.0), hfcc_codec);
     let (unlimited, _) = repaired_by_the_timer(build(f64::INFINITY), hfcc_codec);
-    assert_eq!(rtos, 1, "the lost fast retransmission is repaired by the timer");
+    assert_eq!(
+        rtos, 1,
+        "the lost fast retransmission is repaired by the timer"
+    );
     let (i, at) = repair(&limited);
     let (j, free) = repair(&unlimited);
     assert_eq!(i, j);
@@ -212,7 +215,10 @@ fn hfccs_bandwidth_term_takes_the_repair_ack_whole_and_stays_under_the_bdp() {
     let (unlimited, _) = repaired_by_the_timer(build(f64::INFINITY), true);
     let (_, at) = repair(&limited);
     let (_, free) = repair(&unlimited);
-    assert_eq!(at, free, "the bandwidth term sets the window whatever the limit");
+    assert_eq!(
+        at, free,
+        "the bandwidth term sets the window whatever the limit"
+    );
     let bdp = 10_000_000 / 8 * 20 * MS / SEC;
     assert!(
         at.after > at.before + 4 * MSS && at.after < bdp,
