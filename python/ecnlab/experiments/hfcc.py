@@ -296,7 +296,8 @@ FAMILY_AXES = (
     ReadingAxis("sender_t_p", ("path", "own_rtt"), "with adapted t_p, the t_p HFCC's senders scale eqs. 2–3 by: the one the routers return with the code (the paper does not say how a sender learns it; MLCP's routers return theirs), or the routers' rule applied to the sender's own RTT (RTT-unfair where flows of different RTTs share a router: a 360-ms flow's rate grows 25 times slower than a 60-ms one's)"),
     ReadingAxis("rtt_units", ("ms", "s"), "eq. 12's falling gain T·RTT_T/(φ·RTT_d) is not dimensionless: evaluated in the section's milliseconds (T = 10, RTT_d against 1400 and S), or in seconds (T = 0.01: t_p needs ~109 s to fall from 200 to 80 ms)"),
     ReadingAxis("ri_bandwidth", (True, False), "eq. 8's bandwidth term RTT_min·B_n/P_s in RI, or RI's multiplicative step alone"),
-    ReadingAxis("ri_step", ("rtt", "ack"), "eq. 8's bandwidth term once per RTT (eq. 8 is a step per RTT; PROTOCOLS.md), or on every ACK coded 01"),
+    ReadingAxis("ri_step", ("rtt", "rtt_peak", "ack"), "eq. 8's bandwidth term once per RTT with the estimate at the ACK that takes it (the head of a window's burst of ACKs in a ramp, where B_n is lowest: the term does not bind there), once per RTT with the round's largest estimate (the end of its burst), or on every ACK coded 01 ('at any time t')"),
+    ReadingAxis("t_p_resolution", (1.0, 0.0), "the resolution in milliseconds at which the routers compare eq. 12's RTT_d with S: whole milliseconds (the section's own unit), or exact — eq. 12's mean falls back towards samples equal to an element only from above and never reaches it, so after the first queue excursion t_p stays at the next element (200 ms on the 80-ms dumbbells) for the rest of a run"),
     ReadingAxis("rtt_tick", ("ns2", "exact"), "the RTT HFCC's senders scale by, pick t_p from and carry to the routers, in ns-2's 10 ms tcpTick_ units rounded down (an 80-ms path reads 80 ms: t_p = 80 ms, as §IV-C1 assumes), or exact (80.07 ms: t_p snaps up to 200 ms)"),
     ReadingAxis("vcp", ("ns2", "paper"), "VCP as the authors' ns-2 code that HFCC's simulator integrated (AI scaled by (rtt/100 ms)², γ_l 0.95, ρ rounded to whole percent), or as the VCP paper (AI by (rtt/t_ρ)², γ_l 0.98)"),
     ReadingAxis("access_queue", ("large", "ns2"), "the hosts' access links queue 1000 packets, or ns-2's default 50 (Queue limit_): with 50, HFCC's RI jump (eq. 8) sends a window's worth at once and loses thousands of packets at its own host (efficiency runs: 0.21 of the link, ~5000 host drops per seed), which Fig. 4a rules out — the paper's hosts did not drop those bursts"),
@@ -388,7 +389,7 @@ def bottleneck_queue(scheme: Scheme, buffer: int, rd: Reading, rate_bps: float, 
 
 def marker(scheme: Scheme, rd: Reading) -> dict[str, Any] | None:
     if scheme.key == "hfcc":
-        return {"kind": "hfcc", "u_th": float(rd.u_th), "fair_share": rd.fair_share, "adapt_t_p": rd.t_p == "adaptive", "rtt_units": rd.rtt_units, "rtt_tick_s": rtt_tick(rd), "t_p_ties": "load"}
+        return {"kind": "hfcc", "u_th": float(rd.u_th), "fair_share": rd.fair_share, "adapt_t_p": rd.t_p == "adaptive", "rtt_units": rd.rtt_units, "rtt_tick_s": rtt_tick(rd), "t_p_resolution_ms": float(rd.t_p_resolution), "t_p_ties": "load"}
     if scheme.key == "vcp" and rd.vcp == "ns2":
         return {"kind": "vcp", "target_utilization": VCP_NS2_TARGET, "percent_rounding": True}
     if scheme.key == "mlcp":
@@ -634,7 +635,8 @@ def common_sources(rd: Reading, *, red: bool) -> list[Source]:
         paper("ports.marker.rtt_units", rd.rtt_units, "§IV-D: T = 10 ms, RTT_d against 1400 and S in ms (the rtt_units axis)"),
         default("ports.marker.rtt_tick_s", rtt_tick(rd), "ns-2.35 tcl/lib/ns-default.tcl Agent/TCP tcpTick_ 0.01: the sender's smoothed RTT, which the packets carry, is kept in whole ticks (the rtt_tick axis)"),
         default("flows.cc_params.rtt_tick_s", rtt_tick(rd), "ns-2.35 Agent/TCP tcpTick_ 0.01: the RTT an ns-2 sender scales by (VCP's vcp-src.cc reads t_srtt_ >> T_SRTT_BITS ticks) (the rtt_tick axis)"),
-        paper("flows.cc_params.ri_step", rd.ri_step, "§IV-C1 eq. 8, a step per RTT (cwnd + cwnd·α_s with α_s per RTT); PROTOCOLS.md: once per RTT (the ri_step axis)"),
+        assumption("flows.cc_params.ri_step", rd.ri_step, "§IV-C1 gives eq. 8 'at any time t' with α_s 'the increased ratio of cwnd in one RTT' and no cadence for the bandwidth term: once per RTT, at the first 01 ACK one smoothed RTT after the previous step (ours). In a ramp that ACK heads a window's burst, where B_n is lowest, and the term does not bind: HFCC's default ramp is eq. 2's step at t_p = 80 ms. The round's largest estimate ('rtt_peak') and every ACK ('ack') are the ri_step axis"),
+        assumption("ports.marker.t_p_resolution_ms", float(rd.t_p_resolution), "§IV-D gives S, T and the 1400-ms bound in whole milliseconds and no resolution for t_p = min{s ∈ S | s ≥ RTT_d}: RTT_d is compared in whole milliseconds (ours). Compared exactly the rule latches: eq. 12's mean returns towards samples equal to 80 ms only from above, so after the first queue excursion t_p would stay at 200 ms for the rest of a run (the t_p_resolution axis, 0: exact). The senders' own rule (sender_t_p = own_rtt) compares in whole milliseconds too"),
         paper("ports.marker.fair_share", rd.fair_share, "§IV-B2: eq. 4 (AFD's m_fair), 'in implementation' the mean, or sample-match (the fair_share axis)"),
         assumption("ports.marker.fair_interval_s", 0.01, "AFD's interval is not given; the 10 ms window T of §IV-D"),
         assumption("ports.marker.rate_weight", 0.1, "m_i's EWMA weight is not given: a memory of ~100 ms, one RTT at 80 ms"),
@@ -667,7 +669,7 @@ def common_sources(rd: Reading, *, red: bool) -> list[Source]:
         assumption("flows.cc_params.kappa", "MLCP 0.15, BMCC 0.35", f"{_MLCP_R}; {_BMCC_R}"),
         assumption("flows.cc_params.ii", rd.mlcp_ii == "inverse", f"{_MLCP_R}: the inversely-proportional increase (the mlcp_ii axis)"),
         default("flows.cc_params.max_segments_per_ack", float(rd.ack_segments), "ns-2's senders take one window step per new ACK whatever it covers (VCP's vcp-src.cc opencwnd; HFCC, MLCP and BMCC were run in ns-2): 1 for HFCC, VCP, MLCP and BMCC; ecnlab's default for these schemes is 2 (RFC 3465's L, for delayed-ACK hosts) (the ack_segments axis). It matters after a timeout: the ACK of the repair covers hundreds of segments"),
-        paper("ports.marker.t_p_rule", rd.mlcp_t_p, "MLCP's routers: §IV-D's t_p = min{s ∈ S | s ≥ RTT_d} for the method HFCC takes 'like [12]' (MLCP); the nearest element is the mlcp_t_p axis"),
+        assumption("ports.marker.t_p_rule", rd.mlcp_t_p, "MLCP's routers (our reconstruction): §IV-D's t_p = min{s ∈ S | s ≥ RTT_d}, given for HFCC's own t_p, applied to MLCP because HFCC takes the method 'like [12]' (MLCP) — our inference; the nearest element is the mlcp_t_p axis"),
         assumption("flows.cc_params.ii_alpha", 1.0, _MLCP_R),
         assumption("flows.cc_params.mi_load_floor", 0.05, _BMCC_R),
         assumption("flows.cc_params.low_load", 0.8, f"{_BMCC_R} (η = 0.8, VCP's boundary)"),

@@ -98,14 +98,26 @@ pub fn validate_bands(low_load: f64, overload: f64) -> Result<(), String> {
 /// RTT, in milliseconds (MLCP; UNO's set S, §III-B; HFCC's S, §IV-D).
 pub const INTERVAL_SET_MS: [u32; 8] = [80, 200, 400, 600, 800, 1000, 1200, 1400];
 
-/// The smallest interval of the set at or above `ms`, the largest when none is (HFCC §IV-D:
-/// `t_p = min{s ∈ S | s ≥ RTT_d}`, 1400 ms above).
-pub fn interval_at_or_above(ms: f64) -> u32 {
+/// The index of the smallest interval of the set at or above `ms`, the last when none is.
+fn index_at_or_above(ms: f64) -> usize {
     INTERVAL_SET_MS
         .iter()
-        .copied()
-        .find(|&s| s as f64 >= ms)
-        .unwrap_or(INTERVAL_SET_MS[INTERVAL_SET_MS.len() - 1])
+        .position(|&s| s as f64 >= ms)
+        .unwrap_or(INTERVAL_SET_MS.len() - 1)
+}
+
+/// The smallest interval of the set at or above `ms`, the largest when none is (HFCC §IV-D:
+/// `t_p = min{s ∈ S | s ≥ RTT_d}`, 1400 ms above), with `ms` taken to the nearest multiple of
+/// `resolution_ms` (0: exact). Eq. 12's mean falls back towards samples equal to an element
+/// only geometrically, from above: compared exactly it never returns to the element it left
+/// after a queue excursion, and `t_p` stays at the next one for the rest of a run.
+pub fn interval_at_or_above(ms: f64, resolution_ms: f64) -> u32 {
+    let ms = if resolution_ms > 0.0 {
+        (ms / resolution_ms).round() * resolution_ms
+    } else {
+        ms
+    };
+    INTERVAL_SET_MS[index_at_or_above(ms)]
 }
 
 /// The index in the set of the interval nearest `ms`: the code UCP2's senders carry for their
@@ -125,11 +137,7 @@ pub fn nearest_interval_code(ms: f64) -> u8 {
 /// is). A mean of equal samples can land a rounding error above its element (0.02·80 +
 /// 0.98·80 is not exactly 80 in binary), so `ms` is taken at a nanosecond's resolution.
 pub fn interval_code_at_or_above(ms: f64) -> u8 {
-    let ms = ms - 1e-6;
-    INTERVAL_SET_MS
-        .iter()
-        .position(|&s| s as f64 >= ms)
-        .unwrap_or(INTERVAL_SET_MS.len() - 1) as u8
+    index_at_or_above(ms - 1e-6) as u8
 }
 
 /// How a router picks its interval from [`INTERVAL_SET_MS`] given its flows' mean RTT.
@@ -423,12 +431,18 @@ mod tests {
 
     #[test]
     fn intervals_snap_up_to_the_set() {
-        assert_eq!(interval_at_or_above(0.0), 80);
-        assert_eq!(interval_at_or_above(80.0), 80);
-        assert_eq!(interval_at_or_above(80.5), 200);
-        assert_eq!(interval_at_or_above(399.0), 400);
-        assert_eq!(interval_at_or_above(1400.0), 1400);
-        assert_eq!(interval_at_or_above(5000.0), 1400);
+        assert_eq!(interval_at_or_above(0.0, 0.0), 80);
+        assert_eq!(interval_at_or_above(80.0, 0.0), 80);
+        assert_eq!(interval_at_or_above(80.5, 0.0), 200);
+        assert_eq!(interval_at_or_above(399.0, 0.0), 400);
+        assert_eq!(interval_at_or_above(1400.0, 0.0), 1400);
+        assert_eq!(interval_at_or_above(5000.0, 0.0), 1400);
+        // At a millisecond's resolution: 80.49 is 80, 80.5 is 81.
+        assert_eq!(interval_at_or_above(80.000_000_000_000_03, 0.0), 200);
+        assert_eq!(interval_at_or_above(80.000_000_000_000_03, 1.0), 80);
+        assert_eq!(interval_at_or_above(80.49, 1.0), 80);
+        assert_eq!(interval_at_or_above(80.5, 1.0), 200);
+        assert_eq!(interval_at_or_above(199.6, 1.0), 200);
         // The code form, with a mean of equal samples a rounding error above its element.
         let mut m = 80.0f64;
         for _ in 0..1000 {

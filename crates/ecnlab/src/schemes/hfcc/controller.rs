@@ -41,9 +41,15 @@ pub enum TpMode {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RiStep {
-    /// Once per RTT, as eq. 8's `cwnd + cwnd·α_s` is a step per RTT.
+    /// Once per RTT, as eq. 8's `cwnd + cwnd·α_s` is a step per RTT, with the estimate at the
+    /// ACK that takes it: the first `01` ACK one smoothed RTT after the previous step. In a
+    /// ramp that is the head of a window's burst of ACKs, after the idle gap, where B_n is
+    /// lowest, and the term does not bind.
     #[default]
     Rtt,
+    /// Once per RTT as `Rtt`, with the largest estimate since the previous step (the round's,
+    /// at the end of its burst), whatever the ACK that takes it.
+    RttPeak,
     /// On every ACK coded `01`.
     Ack,
 }
@@ -231,6 +237,8 @@ pub struct Hfcc {
     tick: Time,
     /// RI takes the bandwidth term again from this time on.
     ri_due: Time,
+    /// The largest bandwidth estimate since RI last took the term (`RiStep::RttPeak`).
+    round_peak: f64,
     srtt: Time,
     min_rtt: Time,
     /// The `t_p` the latest ACK returned from the routers (`TpMode::Path`).
@@ -266,6 +274,7 @@ impl Hfcc {
             initial_rtt: from_secs(cfg.initial_rtt_s).max(1),
             tick: from_secs(cfg.rtt_tick_s),
             ri_due: 0,
+            round_peak: 0.0,
             srtt: 0,
             min_rtt: 0,
             path_t_p: None,
@@ -306,7 +315,8 @@ impl Hfcc {
 
     /// The `t_p` the increments are scaled by, in seconds.
     pub fn t_p_s(&self) -> f64 {
-        let own = || interval_at_or_above(to_secs(self.rtt()) * 1e3) as f64 * to_secs(MS);
+        // At the routers' default resolution, whole milliseconds (HfccMarkerConfig).
+        let own = || interval_at_or_above(to_secs(self.rtt()) * 1e3, 1.0) as f64 * to_secs(MS);
         match self.cfg.t_p {
             TpMode::Fixed => self.cfg.t_p_s,
             TpMode::Path => self.path_t_p.map_or_else(own, to_secs),
@@ -415,9 +425,18 @@ impl Controller for Hfcc {
             window_bytes,
             self.cfg.pi_min,
         );
+        // The round's peak is taken over an unbroken run of `01` ACKs outside recovery and
+        // freezes: what came before a decrease or a loss is not the path's rate now.
+        let rising = self.code == OverlayCode::Low && !ev.in_recovery;
+        self.round_peak = if rising {
+            self.round_peak.max(self.bandwidth.bytes_per_s)
+        } else {
+            0.0
+        };
         let decrease = coded && self.code == OverlayCode::Decrease;
         self.note_degree(ev.now, ev.acked_bytes, decrease);
         if self.loss.in_fast_recovery || ev.now < self.frozen_until {
+            self.round_peak = 0.0;
             return;
         }
         let segments = ev.law_segments(self.mss, self.cfg.max_segments_per_ack);
@@ -429,7 +448,11 @@ impl Controller for Hfcc {
                 let due = self.cfg.ri_step == RiStep::Ack || ev.now >= self.ri_due;
                 if self.cfg.ri_bandwidth && self.min_rtt > 0 && !ev.in_recovery && due {
                     self.ri_due = ev.now + self.rtt();
-                    let target = to_secs(self.min_rtt) * self.bandwidth.bytes_per_s / self.mss;
+                    let estimate = match self.cfg.ri_step {
+                        RiStep::RttPeak => std::mem::take(&mut self.round_peak),
+                        RiStep::Rtt | RiStep::Ack => self.bandwidth.bytes_per_s,
+                    };
+                    let target = to_secs(self.min_rtt) * estimate / self.mss;
                     if target > self.cwnd {
                         self.cwnd = target;
                         self.ri_jumps += 1;
@@ -454,6 +477,8 @@ impl Controller for Hfcc {
         out.push(("hfcc_code", self.code.bits() as f64));
         out.push(("hfcc_bandwidth_mbps", self.bandwidth.bytes_per_s * 8e-6));
         out.push(("hfcc_degree", self.degree));
+        // Cumulative: §V-A1's "low-bandwidth flows have fewer MD phases" is read from it.
+        out.push(("hfcc_amds", self.amds as f64));
         out.push(("t_p_s", self.t_p_s()));
     }
 }
@@ -672,8 +697,56 @@ mod tests {
             match step {
                 RiStep::Rtt => assert_eq!(at, [1, 81, 161]),
                 RiStep::Ack => assert!(at.len() > 3, "{at:?}"),
+                RiStep::RttPeak => unreachable!(),
             }
         }
+    }
+
+    /// A ramp's ACKs come back as a burst per RTT (here 10 ACKs 1 ms apart, then 71 ms
+    /// idle): B_n peaks at the end of each burst and sags over the gap. `Rtt` takes the term
+    /// at the head of a burst, where it is lowest; `RttPeak` takes the previous burst's peak,
+    /// which is the largest estimate the round saw.
+    #[test]
+    fn ri_peak_takes_the_rounds_largest_estimate() {
+        let rtt = 80 * MS;
+        let run = |step| {
+            let mut h = Hfcc::new(
+                HfccConfig {
+                    ri_step: step,
+                    ..Default::default()
+                },
+                MSS,
+            )
+            .unwrap();
+            h.cwnd = 10.0;
+            ack(&mut h, &ev(0, rtt), OverlayCode::High);
+            let mut steps = Vec::new();
+            let mut peak = 0.0f64;
+            for round in 0..4u64 {
+                for i in 0..10u64 {
+                    let before = h.ri_due;
+                    ack(
+                        &mut h,
+                        &ev(round * rtt + (i + 1) * MS, rtt),
+                        OverlayCode::Low,
+                    );
+                    if h.ri_due != before {
+                        steps.push((round, i, peak));
+                    }
+                    peak = peak.max(h.bandwidth.bytes_per_s);
+                }
+            }
+            (h, steps)
+        };
+        let (head, head_steps) = run(RiStep::Rtt);
+        let (peak, peak_steps) = run(RiStep::RttPeak);
+        // Both step at the head of each burst.
+        let at = |s: &[(u64, u64, f64)]| s.iter().map(|x| (x.0, x.1)).collect::<Vec<_>>();
+        assert_eq!(at(&head_steps), [(0, 0), (1, 0), (2, 0), (3, 0)]);
+        assert_eq!(at(&peak_steps), at(&head_steps));
+        // The peak reading's window is the previous burst's largest estimate times min RTT.
+        assert!(peak.cwnd > head.cwnd, "{} vs {}", peak.cwnd, head.cwnd);
+        assert!(peak.ri_jumps > head.ri_jumps);
     }
 
     /// Eqs. 2–3 scale the increments by the routers' `t_p`, "to eliminate the RTT unfairness"
@@ -782,17 +855,30 @@ mod tests {
     }
 
     /// With ns-2's 10 ms tick an RTT of 80.07 ms is 80 ms: t_p = 80 ms and rtt/t_p = 1, so RI
-    /// is ×1.0625 per RTT; exact, it is 200 ms and ×1.0625^0.4.
+    /// is ×1.0625 per RTT; exact, the sender's own rule still reads it as 80 ms at a
+    /// millisecond's resolution (rtt/t_p = 1.000875), and 80.6 ms as 200 ms (×1.0625^0.403).
     #[test]
     fn the_rtt_in_ticks_picks_t_p() {
-        let rtt = 80 * MS + 70 * crate::time::US;
-        for (tick, t_p, inc) in [
-            (0.01, 0.08, 0.0625),
-            (0.0, 0.2, 1.0625f64.powf(0.08007 / 0.2) - 1.0),
+        let us = crate::time::US;
+        for (rtt, tick, t_p, inc) in [
+            (80 * MS + 70 * us, 0.01, 0.08, 0.0625),
+            (
+                80 * MS + 70 * us,
+                0.0,
+                0.08,
+                1.0625f64.powf(80.07 / 80.0) - 1.0,
+            ),
+            (
+                80 * MS + 600 * us,
+                0.0,
+                0.2,
+                1.0625f64.powf(0.0806 / 0.2) - 1.0,
+            ),
         ] {
             let mut h = Hfcc::new(
                 HfccConfig {
                     rtt_tick_s: tick,
+                    t_p: TpMode::OwnRtt,
                     ..Default::default()
                 },
                 MSS,

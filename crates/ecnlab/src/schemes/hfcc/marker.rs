@@ -52,6 +52,9 @@ pub struct HfccMarkerConfig {
     /// down, at least one (what an ns-2 sender, which keeps its smoothed RTT in `tcpTick_`
     /// units, would write); 0: exact.
     pub rtt_tick_s: f64,
+    /// The resolution, in milliseconds, at which the mean RTT `RTT_d` is compared with the
+    /// set S for `t_p` (0: exact; see [`interval_at_or_above`]).
+    pub t_p_resolution_ms: f64,
     pub fair_share: FairShare,
     /// Interval of the per-flow packet counts m_i, in seconds.
     pub fair_interval_s: f64,
@@ -87,6 +90,7 @@ impl Default for HfccMarkerConfig {
             phi: 50.0,
             rtt_units: RttUnits::Ms,
             rtt_tick_s: 0.0,
+            t_p_resolution_ms: 1.0,
             fair_share: FairShare::Afd,
             fair_interval_s: 0.01,
             rate_weight: 0.1,
@@ -135,6 +139,7 @@ impl HfccMarkerConfig {
             ("nu", self.nu),
             ("varrho", self.varrho),
             ("q_target_pkts", self.q_target_pkts),
+            ("t_p_resolution_ms", self.t_p_resolution_ms),
         ] {
             if !(v.is_finite() && v >= 0.0) {
                 return Err(format!("{name}: {v} must be non-negative"));
@@ -447,7 +452,8 @@ impl Marker for HfccMarker {
             self.rho = self.meter.load_factor();
         }
         if self.cfg.adapt_t_p && self.mean_rtt.on_timer(v.now) {
-            let ms = interval_at_or_above(self.mean_rtt.seconds() * 1e3);
+            let ms =
+                interval_at_or_above(self.mean_rtt.seconds() * 1e3, self.cfg.t_p_resolution_ms);
             self.meter.set_interval(ms as Time * MS);
         }
         while self.next_fair <= v.now {
@@ -862,13 +868,19 @@ mod tests {
         }
     }
 
-    /// Packets carrying 80.07 ms (an 80 ms path plus serialisation): exact, t_p snaps up to
-    /// 200 ms; in ns-2's 10 ms ticks the RTT reads 80 ms and t_p is 80 ms.
+    /// Packets carrying 80.07 ms (an 80 ms path plus serialisation): compared exactly, t_p
+    /// snaps up to 200 ms; at a millisecond's resolution, or in ns-2's 10 ms ticks, the RTT
+    /// reads 80 ms and t_p is 80 ms.
     #[test]
     fn rtt_ticks_read_an_80_ms_path_as_80_ms() {
-        for (tick, t_p) in [(0.0, 200 * MS), (0.01, 80 * MS)] {
+        for (tick, resolution, t_p) in [
+            (0.0, 0.0, 200 * MS),
+            (0.0, 1.0, 80 * MS),
+            (0.01, 0.0, 80 * MS),
+        ] {
             let mut m = marker(HfccMarkerConfig {
                 rtt_tick_s: tick,
+                t_p_resolution_ms: resolution,
                 ..Default::default()
             });
             let mut p = data(0, Ecn::ECT1);
@@ -876,6 +888,48 @@ mod tests {
             m.on_arrival(&view(5 * MS, 0), &mut p);
             m.on_timer(&view(10 * MS, 0));
             assert_eq!(m.t_p(), t_p, "tick {tick}");
+        }
+    }
+
+    /// After a queue excursion (samples of 90 ms for 50 ms) the samples are again exactly
+    /// 80 ms (ns-2's ticks): eq. 12's mean falls back towards 80 from above and, compared
+    /// exactly, never reaches it (it settles a rounding error above); at a millisecond's
+    /// resolution t_p is 80 ms again within 0.2 s.
+    #[test]
+    fn t_p_returns_to_80_ms_after_an_excursion() {
+        for (resolution, back) in [(1.0, true), (0.0, false)] {
+            let mut m = marker(HfccMarkerConfig {
+                t_p_resolution_ms: resolution,
+                ..Default::default()
+            });
+            let mut at = |m: &mut HfccMarker, k: u64, rtt_us: u32| {
+                let mut p = data(0, Ecn::ECT1);
+                p.meta.rtt_hint_us = rtt_us;
+                m.on_arrival(&view(k * 10 * MS + 5 * MS, 0), &mut p);
+                m.on_timer(&view((k + 1) * 10 * MS, 0));
+            };
+            for k in 0..100 {
+                at(&mut m, k, 80_000);
+            }
+            assert_eq!(m.t_p(), 80 * MS);
+            for k in 100..105 {
+                at(&mut m, k, 90_000);
+            }
+            assert_eq!(m.t_p(), 200 * MS);
+            for k in 105..125 {
+                at(&mut m, k, 80_000);
+            }
+            let later: Vec<Time> = (125..2000)
+                .map(|k| {
+                    at(&mut m, k, 80_000);
+                    m.t_p()
+                })
+                .collect();
+            if back {
+                assert!(later.iter().all(|&t| t == 80 * MS), "{resolution}");
+            } else {
+                assert!(later.iter().all(|&t| t == 200 * MS), "{resolution}");
+            }
         }
     }
 

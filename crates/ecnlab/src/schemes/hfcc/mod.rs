@@ -56,9 +56,13 @@
 //! - **Adaptive t_p** (eqs. 11–12, `adapt_t_p`): the RTT each data packet carries is the
 //!   sender's smoothed RTT in an imagined header field (`Meta::rtt_hint_us`), as XCP and MLCP
 //!   carry it — an idealisation, no real header has the field. t_p is the smallest element of
-//!   S = {80, 200, …, 1400} ms at or above RTT_d, from the next load interval on. Because
-//!   RTT_d includes queueing and transmission, flows with an 80 ms propagation RTT make
-//!   t_p = 200 ms. `adapt_t_p = false` keeps 200 ms.
+//!   S = {80, 200, …, 1400} ms at or above RTT_d, from the next load interval on, with RTT_d
+//!   taken to `t_p_resolution_ms` (default 1: whole milliseconds, the unit §IV-D gives S, T
+//!   and the 1400-ms bound in; 0: exact). Compared exactly, the rule latches: after a queue
+//!   excursion eq. 12's RTT_d falls back towards samples equal to 80 ms only from above
+//!   (geometrically, settling a rounding error above), so t_p would stay 200 ms for the rest
+//!   of a run; 80.07 ms (an 80 ms path plus serialisation) would be 200 ms too. At whole
+//!   milliseconds both read 80 ms. `adapt_t_p = false` keeps 200 ms.
 //! - **Units of eq. 12** (`rtt_units`): the falling gain θ = T·RTT_T/(φ·RTT_d) is T/φ times a
 //!   ratio, so its value depends on the unit T is counted in. §IV-D writes T = 10 ms and
 //!   compares RTT_d with 1400 and S = {80, …, 1400} in milliseconds: `ms` (default) evaluates
@@ -94,21 +98,28 @@
 //!   (a burst of ACKs reads as a high rate: with traffic both ways on a 0.2-BDP buffer it
 //!   causes 14k drops a minute where `ri_bandwidth = false` has none). It is not applied while
 //!   the connection recovers from a loss: the estimate then still holds the rate of the
-//!   window that was lost. The count is `Hfcc::ri_jumps`. The term is taken once per RTT
-//!   (`ri_step = "rtt"`, PROTOCOLS.md's reading: eq. 8's `cwnd + cwnd·α_s` is a step per
-//!   RTT) at the first `01` ACK after the last one, or on every `01` ACK (`"ack"`); per RTT
-//!   the two-flow ramp at 150 Mb/s, 80 ms takes ~9 s to 80 % of the link, per ACK 2–3 s.
+//!   window that was lost. The count is `Hfcc::ri_jumps`. The paper gives eq. 8 "at any
+//!   time t" and no cadence for the term ([`RiStep`]): `rtt` (default, ours: eq. 8's
+//!   `cwnd + cwnd·α_s` is a step per RTT) takes it once per RTT, at the first `01` ACK one
+//!   smoothed RTT after the last step, with the estimate at that ACK. In a ramp that ACK heads
+//!   a window's burst of ACKs, after the idle gap, where B_n is lowest: the term does not bind
+//!   there, and the ramp is eq. 2's step alone. `rtt_peak` takes it once per RTT with the
+//!   largest estimate of the round (an unbroken run of `01` ACKs outside recovery and
+//!   freezes since the last step); `ack` on every `01` ACK.
 //! - **The RTT** the sender scales by and picks t_p from is its smoothed RTT, exact, or in
 //!   whole ticks of `rtt_tick_s` rounded down (ns-2's TCP keeps it in 10 ms `tcpTick_`
-//!   units): an 80 ms path plus serialisation (80.07 ms) then reads 80 ms and t_p is 80 ms,
-//!   where exact it snaps up to 200 ms. The router's `rtt_tick_s` does the same to the RTT
-//!   the packets carry.
+//!   units): an 80 ms path plus serialisation (80.07 ms) then reads 80 ms. The sender's own
+//!   t_p rule (`own_rtt`) compares at whole milliseconds, as the routers by default. The
+//!   router's `rtt_tick_s` does the same to the RTT the packets carry.
 //! - **A²I** (eqs. 9, 3, 13): `cwnd += β·(rtt/t_p)²/cwnd` per acknowledged segment, at most
 //!   `max_segments_per_ack` per ACK (as RI), with
 //!   `β = max(1, (B_n − B_min)/(B_max − B_min)·5)` over the flow's own extremes of B_n
 //!   ("the global maximum and minimum values of B_n"), kept from the first ACK: B_min is
 //!   then near the start-up estimate (the initial window's rate), so β ≈ 5·B_n/B_max.
-//! - **AMD** (eqs. 10, 14): `cwnd = max(1, γ·cwnd)` with `γ = 0.875 − c_l·0.2`; c_l is
+//! - **AMD** (eqs. 10, 14): `cwnd = max(1, γ·cwnd)` with `γ = 0.875 − c_l·0.2` (eq. 14 as
+//!   printed: a larger c_l gives a smaller γ, a deeper cut; the text's "cwnd should be reduced
+//!   (large γ)" and its "upper bound and lower bound" names for γ_min and γ_max say the
+//!   opposite, and the equation is taken); c_l is
 //!   DCTCP's estimator (gain 1/16, windows of one smoothed RTT) of the fraction of
 //!   acknowledged bytes coded `11`. After an AMD the window does not change for one smoothed
 //!   RTT, whatever the codes ("cwnd must be frozen by one RTT").
