@@ -117,6 +117,12 @@ class _LoadedSeries:
 _LOADED = _LoadedSeries()
 
 
+#: Fields of ``run.json`` a run may lack: ``buffers`` (what it needed of each port's buffer
+#: limits, from the simulator; runs written before it was recorded lack it) and, for a run
+#: not simulated, ``identical_to`` and ``identical_reason`` (experiments._identical).
+RUN_JSON_OPTIONAL = ("buffers", "identical_to", "identical_reason")
+
+
 class Results:
     """What one run produced: ``flows`` (one row per flow), ``ports`` (one row per egress
     port: counters, utilisation, queue and sojourn statistics), ``timeseries`` (long format:
@@ -264,7 +270,7 @@ class Results:
         """What ``run.json`` holds."""
         m = self.meta
         wall = m.get("wall_s") or 0.0
-        return {
+        info = {
             "ecnlab_version": _core.__version__,
             "source_hash": _core.source_hash,
             "seed": m.get("seed"),
@@ -285,6 +291,12 @@ class Results:
             "scenario_toml": self.scenario_toml,
             "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         }
+        # What the run needed of each port's buffer limits (absent from older runs), and for
+        # a run not simulated, the run it is proven identical to (experiments._identical).
+        for k in RUN_JSON_OPTIONAL:
+            if m.get(k) is not None:
+                info[k] = m[k]
+        return info
 
     # ----------------------------------------------------------------- output
 
@@ -423,6 +435,7 @@ def read_run_dir(directory: str | os.PathLike[str], lazy: bool = False) -> Resul
         "packets_dropped": pk.get("dropped"),
         "peak_packets": pk.get("peak_in_flight"),
         "elements": info.get("elements", {}),
+        **{k: info[k] for k in RUN_JSON_OPTIONAL if k in info},
     }
     return Results(frames["flows"], frames["ports"], frames["timeseries"], meta, info.get("scenario_toml", ""), timeseries_from=d if lazy else None, timeseries_file=kept)
 

@@ -246,8 +246,64 @@ fn run(
     m.set_item("peak_packets", meta.peak_packets)?;
     m.set_item("warnings", meta.warnings.clone())?;
     m.set_item("elements", elements_dict(py, &meta.elements)?)?;
+    m.set_item("buffers", buffers_dict(py, &meta.buffers)?)?;
     d.set_item("meta", m)?;
     d.set_item("scenario_toml", out.scenario_toml)?;
+    Ok(d.unbind())
+}
+
+/// A buffer limit as `{"packets": n}` or `{"bytes": n}`.
+fn limit_dict<'py>(py: Python<'py>, l: &ecnlab::aqm::Limit) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    match *l {
+        ecnlab::aqm::Limit::Packets(n) => d.set_item("packets", n)?,
+        ecnlab::aqm::Limit::Bytes(n) => d.set_item("bytes", n)?,
+    }
+    Ok(d)
+}
+
+/// What a run needed of each port's buffer limits, as `{port: {"limits": [...],
+/// "needed_packets", "needed_bytes" (None where no limit is in bytes), "limit_read"}}`.
+fn buffers_dict<'py>(
+    py: Python<'py>,
+    buffers: &[scenario::PortBuffer],
+) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    for b in buffers {
+        let d = PyDict::new(py);
+        let limits = b
+            .limits
+            .iter()
+            .map(|l| limit_dict(py, l))
+            .collect::<PyResult<Vec<_>>>()?;
+        d.set_item("limits", limits)?;
+        d.set_item("needed_packets", b.needed_pkts)?;
+        d.set_item("needed_bytes", b.needed_bytes)?;
+        d.set_item("limit_read", b.limit_read)?;
+        out.set_item(&b.port, d)?;
+    }
+    Ok(out)
+}
+
+/// Each egress port's buffer limits as the scenario builds them, `{port: [{"packets": n} or
+/// {"bytes": n}, ...]}` in port order (the network and its disciplines built, nothing run).
+#[pyfunction]
+#[pyo3(signature = (text, fmt = "toml"))]
+fn buffer_limits(py: Python<'_>, text: &str, fmt: &str) -> PyResult<Py<PyDict>> {
+    let out = py.detach(|| guard(|| read(text, fmt).and_then(|s| scenario::buffer_limits(&s))));
+    let ports = match out {
+        Ok(Ok(v)) => v,
+        Ok(Err(e)) => return Err(scenario_error(py, &e)),
+        Err(p) => return Err(panic_error(py, &p)),
+    };
+    let d = PyDict::new(py);
+    for (name, limits) in &ports {
+        let l = limits
+            .iter()
+            .map(|l| limit_dict(py, l))
+            .collect::<PyResult<Vec<_>>>()?;
+        d.set_item(name, l)?;
+    }
     Ok(d.unbind())
 }
 
@@ -397,6 +453,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(host_paths, m)?)?;
     m.add_function(wrap_pyfunction!(port_links, m)?)?;
+    m.add_function(wrap_pyfunction!(buffer_limits, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     #[cfg(target_os = "linux")]

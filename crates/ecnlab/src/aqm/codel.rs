@@ -260,6 +260,9 @@ impl Qdisc for Codel {
     fn limit(&self) -> Limit {
         Limit::Packets(self.limit)
     }
+    fn reads_limit(&self) -> bool {
+        false
+    }
     fn for_each(&self, f: &mut dyn FnMut(PktId)) {
         self.fifo.0.for_each(f)
     }

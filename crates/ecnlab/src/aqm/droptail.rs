@@ -85,6 +85,9 @@ impl Qdisc for DropTail {
     fn limit(&self) -> Limit {
         self.limit
     }
+    fn reads_limit(&self) -> bool {
+        false
+    }
     fn for_each(&self, f: &mut dyn FnMut(PktId)) {
         self.q.iter().for_each(|e| f(e.0))
     }

@@ -313,6 +313,11 @@ impl Qdisc for FqCodel {
     fn limit(&self) -> Limit {
         Limit::Packets(self.limit)
     }
+    /// The limit is read only where an arrival brings the packets held above it (the
+    /// fattest flow then gives up a batch).
+    fn reads_limit(&self) -> bool {
+        false
+    }
     fn for_each(&self, f: &mut dyn FnMut(PktId)) {
         for fl in &self.flows {
             fl.q.iter().for_each(|e| f(e.0));

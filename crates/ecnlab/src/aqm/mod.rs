@@ -123,6 +123,20 @@ pub trait Qdisc {
     /// Bytes held (IP length).
     fn bytes(&self) -> u64;
     fn limit(&self) -> Limit;
+    /// Every buffer limit the discipline enforces (a priority queue's bands each have
+    /// theirs), for the port's record of what the run needed of them (`net::port::BufferNeed`).
+    fn limits(&self) -> Vec<Limit> {
+        vec![self.limit()]
+    }
+    /// Whether a decision of the discipline reads a limit of [`Qdisc::limits`] other than to
+    /// refuse (or push out to take) an arrival that would hold more than the limit, counted
+    /// as the packets and bytes held plus the arrival's (RED's thresholds are their own
+    /// parameters, not fractions of the limit, and read none). While it is false, a run
+    /// whose arrivals never needed more than a limit is the same run under any limit at
+    /// least that large. A discipline that does not say reads it.
+    fn reads_limit(&self) -> bool {
+        true
+    }
     fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -69,6 +69,14 @@ impl Qdisc for PrioQueue {
     fn limit(&self) -> Limit {
         self.data.limit()
     }
+    fn limits(&self) -> Vec<Limit> {
+        let mut l = self.ack.limits();
+        l.extend(self.data.limits());
+        l
+    }
+    fn reads_limit(&self) -> bool {
+        self.ack.reads_limit() || self.data.reads_limit()
+    }
     fn set_rate(&mut self, bps: u64) {
         self.ack.set_rate(bps);
         self.data.set_rate(bps);

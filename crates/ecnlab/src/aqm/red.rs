@@ -446,6 +446,9 @@ impl Qdisc for Red {
     fn limit(&self) -> Limit {
         self.fifo.limit()
     }
+    fn reads_limit(&self) -> bool {
+        false
+    }
     fn set_rate(&mut self, bps: u64) {
         self.avg.set_rate(bps);
     }

@@ -15,9 +15,14 @@ pub use step::StepMarker;
 use crate::aqm::{DropReason, Limit};
 use crate::packet::Packet;
 use crate::time::{Time, NEVER};
+use std::cell::Cell;
 
 /// What a marker may know about its port at a given instant.
-#[derive(Clone, Copy, Debug)]
+///
+/// The buffer limit is read through [`PortState::limit`], which notes the reading: a run
+/// whose decisions never read its ports' limits (and whose arrivals never needed more than
+/// them) is the same run under larger limits, which the runner then need not simulate.
+#[derive(Debug)]
 pub struct PortView {
     pub now: Time,
     /// Packets and bytes waiting in the queue discipline (not counting the one on the wire).
@@ -25,18 +30,44 @@ pub struct PortView {
     pub backlog_bytes: u64,
     /// Current link rate in bits per second.
     pub rate_bps: u64,
-    /// The discipline's buffer limit.
-    pub limit: Limit,
+    /// The discipline's buffer limit (read by [`PortState::limit`] only).
+    limit: Limit,
+    /// Whether anything read `limit` (the port takes it back after the view was used).
+    limit_read: Cell<bool>,
     /// Bytes the port has released for transmission since the start (a departure counter,
     /// for schemes that measure the dequeue rate).
     pub dequeued_bytes: u64,
 }
 
 impl PortView {
+    pub fn new(
+        now: Time,
+        backlog_pkts: u32,
+        backlog_bytes: u64,
+        rate_bps: u64,
+        limit: Limit,
+        dequeued_bytes: u64,
+    ) -> Self {
+        PortView {
+            now,
+            backlog_pkts,
+            backlog_bytes,
+            rate_bps,
+            limit,
+            limit_read: Cell::new(false),
+            dequeued_bytes,
+        }
+    }
+
     /// How long the queued bytes take to leave at the current rate.
     pub fn drain_time(&self) -> Time {
         (self.backlog_bytes as u128 * 8 * crate::time::SEC as u128 / self.rate_bps.max(1) as u128)
             as Time
+    }
+
+    /// Whether [`PortState::limit`] was called on this view.
+    pub fn limit_was_read(&self) -> bool {
+        self.limit_read.get()
     }
 }
 
@@ -56,16 +87,16 @@ pub trait PortState {
     fn limit(&self) -> Limit;
     /// Bytes the port has released for transmission since the start.
     fn dequeued_bytes(&self) -> u64;
-    /// Every reading at once.
+    /// Every reading at once (the limit among them, so it counts as read).
     fn view(&self) -> PortView {
-        PortView {
-            now: self.now(),
-            backlog_pkts: self.backlog_pkts(),
-            backlog_bytes: self.backlog_bytes(),
-            rate_bps: self.rate_bps(),
-            limit: self.limit(),
-            dequeued_bytes: self.dequeued_bytes(),
-        }
+        PortView::new(
+            self.now(),
+            self.backlog_pkts(),
+            self.backlog_bytes(),
+            self.rate_bps(),
+            self.limit(),
+            self.dequeued_bytes(),
+        )
     }
 }
 
@@ -83,13 +114,11 @@ impl PortState for PortView {
         self.rate_bps
     }
     fn limit(&self) -> Limit {
+        self.limit_read.set(true);
         self.limit
     }
     fn dequeued_bytes(&self) -> u64 {
         self.dequeued_bytes
-    }
-    fn view(&self) -> PortView {
-        *self
     }
 }
 
@@ -138,14 +167,7 @@ pub(crate) mod testing {
 
     /// An empty 10 Mb/s port with a 1000-packet buffer (γ·C·t_ρ = 245 kB at 200 ms, γ 0.98).
     pub(crate) fn view(now: Time) -> PortView {
-        PortView {
-            dequeued_bytes: 0,
-            now,
-            backlog_pkts: 0,
-            backlog_bytes: 0,
-            rate_bps: 10_000_000,
-            limit: Limit::Packets(1000),
-        }
+        PortView::new(now, 0, 0, 10_000_000, Limit::Packets(1000), 0)
     }
 
     /// A 1000-byte UDP packet.

@@ -78,14 +78,7 @@ mod tests {
             k: 20,
             bytes: false,
         });
-        let view = |q| PortView {
-            dequeued_bytes: 0,
-            now: 0,
-            backlog_pkts: q,
-            backlog_bytes: q as u64 * 1000,
-            rate_bps: 1,
-            limit: Limit::Packets(100),
-        };
+        let view = |q| PortView::new(0, q, q as u64 * 1000, 1, Limit::Packets(100), 0);
         let mk = |ecn| {
             Packet::new_udp(
                 Ipv4Repr {

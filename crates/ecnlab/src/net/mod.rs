@@ -18,7 +18,7 @@ use crate::marker::{Marker, PortView};
 use crate::packet::{Packet, PacketPool, PktId};
 use crate::stats::{ColumnData, FlowRecord, Histogram, Table, TimeSeries};
 use crate::time::{to_secs, Time, NEVER};
-use port::Port;
+use port::{BufferNeed, Port};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -302,6 +302,7 @@ impl Sim {
             "{}->{}",
             self.nodes[from as usize].name, self.nodes[to as usize].name
         );
+        let need = BufferNeed::of(qdisc.as_ref());
         self.ports.push(Port {
             name,
             node: from,
@@ -323,6 +324,7 @@ impl Sim {
             pcap: None,
             backlog_mark: 0,
             sampled: false,
+            need,
         });
         self.nodes[from as usize].ports.push(id);
         id
@@ -628,7 +630,11 @@ impl Sim {
             let v = self.ports[p as usize].view(now);
             self.views_scratch.push(v);
         }
-        match el.on_forward(now, idx, self.pool.get_mut(id), &self.views_scratch) {
+        let verdict = el.on_forward(now, idx, self.pool.get_mut(id), &self.views_scratch);
+        for (&p, v) in n.ports.iter().zip(&self.views_scratch) {
+            self.ports[p as usize].need.took_back(v);
+        }
+        match verdict {
             Forward::Pass => {}
             Forward::Drop => {
                 self.drop_packet(id);
@@ -702,6 +708,7 @@ impl Sim {
         port.with_marker(now, |m, v| m.on_arrival(v, pkt));
         pkt.meta.enqueued_at = now;
         port.integrate_backlog(now);
+        port.note_arrival(pkt.wire_len());
         match port.qdisc.enqueue(now, id, pkt) {
             Verdict::Enqueued => {
                 // A discipline that pushes packets out to take one in (FQ-CoDel) has already
@@ -908,6 +915,7 @@ impl Sim {
                 m.on_timer(&v);
             }
         }
+        port.need.took_back(&v);
         self.arm_marker(p);
     }
 

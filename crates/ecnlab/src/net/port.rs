@@ -8,6 +8,7 @@ use crate::packet::pcap::PcapWriter;
 use crate::packet::PktId;
 use crate::stats::Histogram;
 use crate::time::{to_secs, Time, NEVER, SEC};
+use std::cell::Cell;
 
 /// Link rate over time: `(from, bps)` steps, sorted, the first at time 0. A rate of 0 is an
 /// outage: a packet in transmission waits for the next non-zero step.
@@ -210,6 +211,46 @@ impl PortCounters {
     }
 }
 
+/// What a run needed of a port's buffer limits: the most any arrival asked the discipline
+/// to hold (the backlog it found plus itself, in packets, and in bytes where a limit is in
+/// bytes), and whether anything read a limit for a decision (a marker, a node element, a
+/// discipline that reads its own beyond refusing what overflows, see
+/// [`Qdisc::reads_limit`]; a view handed out reads it when asked).
+///
+/// Every limit check compares what a discipline holds plus the arrival, which the port's
+/// whole backlog bounds (a priority band holds part of it), with the limit. So while
+/// `limit_read` stays false, a run with every arrival within `pkts` packets (`bytes`
+/// bytes) is the same run, event for event, under any limits of at least that many: the
+/// runner's proof that such a run need not be simulated again at a larger buffer.
+#[derive(Debug, Default)]
+pub struct BufferNeed {
+    pub pkts: u32,
+    /// Tracked only on a port with a limit in bytes (else 0).
+    pub bytes: u64,
+    pub tracks_bytes: bool,
+    pub limit_read: Cell<bool>,
+}
+
+impl BufferNeed {
+    /// Nothing needed yet of `q`'s limits; read from the start if `q` reads them itself.
+    pub fn of(q: &dyn Qdisc) -> Self {
+        BufferNeed {
+            pkts: 0,
+            bytes: 0,
+            tracks_bytes: q.limits().iter().any(|l| matches!(l, Limit::Bytes(_))),
+            limit_read: Cell::new(q.reads_limit()),
+        }
+    }
+
+    /// Notes a view handed out (to a marker's timer, a node element): its limit read, if read.
+    #[inline]
+    pub fn took_back(&self, v: &PortView) {
+        if v.limit_was_read() {
+            self.limit_read.set(true);
+        }
+    }
+}
+
 pub struct Port {
     pub name: String,
     pub node: u32,
@@ -243,6 +284,7 @@ pub struct Port {
     pub backlog_mark: Time,
     /// Sample this port's queue in time series.
     pub sampled: bool,
+    pub need: BufferNeed,
 }
 
 impl Port {
@@ -251,6 +293,7 @@ impl Port {
         self.evicts = q.evicts();
         self.idle_noop = q.idle_dequeue_is_noop();
         self.queued = q.len();
+        self.need = BufferNeed::of(q.as_ref());
         self.qdisc = HeldQdisc::new(q);
     }
 
@@ -268,13 +311,33 @@ impl Port {
 
     #[inline]
     pub fn view(&mut self, now: Time) -> PortView {
-        PortView {
-            dequeued_bytes: self.counters.deq_bytes,
+        PortView::new(
             now,
-            backlog_pkts: self.backlog_pkts() as u32,
-            backlog_bytes: self.qdisc.bytes(),
-            rate_bps: self.rate.rate_at(now),
-            limit: self.qdisc.limit(),
+            self.backlog_pkts() as u32,
+            self.qdisc.bytes(),
+            self.rate.rate_at(now),
+            self.qdisc.limit(),
+            self.counters.deq_bytes,
+        )
+    }
+
+    /// Notes what an arrival of `len` bytes asks the discipline to hold (before it decides).
+    #[inline(always)]
+    pub fn note_arrival(&mut self, len: u32) {
+        let pkts = (self.queued as u32).saturating_add(1);
+        if pkts > self.need.pkts {
+            self.need.pkts = pkts;
+        }
+        if self.need.tracks_bytes {
+            self.note_arrival_bytes(len);
+        }
+    }
+
+    #[inline(never)]
+    fn note_arrival_bytes(&mut self, len: u32) {
+        let bytes = self.qdisc.bytes() + len as u64;
+        if bytes > self.need.bytes {
+            self.need.bytes = bytes;
         }
     }
 
@@ -305,6 +368,7 @@ impl Port {
             queued,
             rate,
             counters,
+            need,
             ..
         } = self;
         let port = LivePort {
@@ -313,6 +377,7 @@ impl Port {
             queued: *queued,
             rate,
             dequeued_bytes: counters.deq_bytes,
+            limit_read: &need.limit_read,
         };
         f(marker.as_deref_mut().unwrap(), &port)
     }
@@ -333,6 +398,7 @@ struct LivePort<'a> {
     queued: usize,
     rate: &'a RateSchedule,
     dequeued_bytes: u64,
+    limit_read: &'a Cell<bool>,
 }
 
 impl PortState for LivePort<'_> {
@@ -349,6 +415,7 @@ impl PortState for LivePort<'_> {
         self.rate.rate_in_force(self.now)
     }
     fn limit(&self) -> Limit {
+        self.limit_read.set(true);
         self.qdisc.limit()
     }
     fn dequeued_bytes(&self) -> u64 {

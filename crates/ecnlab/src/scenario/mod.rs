@@ -79,6 +79,48 @@ pub struct RunMeta {
     pub warnings: Vec<String>,
     /// Each node element's counters, by node name.
     pub elements: Vec<(String, Vec<(&'static str, u64)>)>,
+    /// What the run needed of each port's buffer limits, in port order.
+    pub buffers: Vec<PortBuffer>,
+}
+
+/// What a run needed of one port's buffer limits ([`crate::net::port::BufferNeed`]): the run
+/// is the same under any other limits of the port that are at least the largest arrival's
+/// need (packets, or bytes for a limit in bytes), unless `limit_read`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PortBuffer {
+    pub port: String,
+    /// Every limit the port's discipline enforces ([`crate::aqm::Qdisc::limits`]).
+    pub limits: Vec<crate::aqm::Limit>,
+    /// The most packets an arrival asked the port to hold (the backlog it found and itself).
+    pub needed_pkts: u32,
+    /// The same in bytes, where a limit is in bytes (else not tracked).
+    pub needed_bytes: Option<u64>,
+    /// Whether anything read a limit to decide (a marker, a node element, the discipline).
+    pub limit_read: bool,
+}
+
+impl PortBuffer {
+    fn of(p: &crate::net::port::Port) -> Self {
+        PortBuffer {
+            port: p.name.clone(),
+            limits: p.qdisc.limits(),
+            needed_pkts: p.need.pkts,
+            needed_bytes: p.need.tracks_bytes.then_some(p.need.bytes),
+            limit_read: p.need.limit_read.get(),
+        }
+    }
+}
+
+/// Each egress port's buffer limits as the scenario builds them (name, every limit of its
+/// discipline), in port order: what a run's [`PortBuffer::limits`] would say, without running.
+pub fn buffer_limits(s: &Scenario) -> Result<Vec<(String, Vec<crate::aqm::Limit>)>, ScenarioError> {
+    let built = build(s, s.seed, None)?;
+    Ok(built
+        .sim
+        .ports
+        .iter()
+        .map(|p| (p.name.clone(), p.qdisc.limits()))
+        .collect())
 }
 
 pub struct RunOutput {
@@ -472,6 +514,7 @@ fn run_inner(
         .filter_map(|n| n.element.as_ref().map(|e| (n.name.clone(), e.counters())))
         .collect();
     warnings.extend(health::idle_elements(s, &elements));
+    let buffers = sim.ports.iter().map(PortBuffer::of).collect();
     let ports = sim.ports_table();
     let timeseries = if timeseries_table {
         sim.ts.to_table()
@@ -490,6 +533,7 @@ fn run_inner(
         peak_packets: sim.pool.capacity_used() as u64,
         warnings,
         elements,
+        buffers,
     };
     // The simulation is read: its memory goes back to the system before the flows' table
     // is built, so the results do not add to the run's peak.

@@ -277,7 +277,7 @@ impl NodeElement for Apcc {
         if dir == Direction::Up {
             if let L4::Tcp(t) = &mut pkt.l4 {
                 if is_client_ack(t) {
-                    let v = ports[self.port];
+                    let v = &ports[self.port];
                     self.on_ack(now, slot, t, &v);
                 }
             }

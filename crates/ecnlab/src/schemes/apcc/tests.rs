@@ -35,24 +35,16 @@ fn pkt(src: u32, dst: u32, flags: u16, payload: u32, window: u16) -> Packet {
 }
 
 fn views(now: Time, backlog_pkts: u32) -> [PortView; 2] {
-    let air = PortView {
-        dequeued_bytes: 0,
+    let air = PortView::new(
         now,
         backlog_pkts,
-        backlog_bytes: backlog_pkts as u64 * 1500,
-        rate_bps: 600_000_000,
-        limit: Limit::Bytes(12_000_000),
-    };
-    [
-        PortView {
-            dequeued_bytes: 0,
-            rate_bps: 1_000_000_000,
-            backlog_pkts: 0,
-            backlog_bytes: 0,
-            ..air
-        },
-        air,
-    ]
+        backlog_pkts as u64 * 1500,
+        600_000_000,
+        Limit::Bytes(12_000_000),
+        0,
+    );
+    let wired = PortView::new(now, 0, 0, 1_000_000_000, Limit::Bytes(12_000_000), 0);
+    [wired, air]
 }
 
 /// Opens the client's connection (SYN up at `t`, SYN-ACK down 20 ms later) and sends one

@@ -172,7 +172,7 @@ impl NodeElement for Clean {
         pkt: &mut Packet,
         ports: &[PortView],
     ) -> Forward {
-        let v = ports[self.port];
+        let v = &ports[self.port];
         let Some((slot, dir)) = self.sessions.observe_leaving(now, out_port, self.port, pkt) else {
             return Forward::Pass;
         };
@@ -232,15 +232,8 @@ mod tests {
     use crate::ap::test_segment as pkt;
 
     fn views(now: Time, q: u32) -> [PortView; 2] {
-        let v = PortView {
-            now,
-            backlog_pkts: q,
-            backlog_bytes: 0,
-            rate_bps: 100_000_000,
-            limit: Limit::Packets(1000),
-            dequeued_bytes: 0,
-        };
-        [v, v]
+        let v = || PortView::new(now, q, 0, 100_000_000, Limit::Packets(1000), 0);
+        [v(), v()]
     }
 
     /// A round of 10 packets, 5 of them marked: α = 0.5/16, the window is first set to the

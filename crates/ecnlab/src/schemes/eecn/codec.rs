@@ -376,14 +376,7 @@ mod tests {
         })
         .unwrap();
         move |p: &mut Packet| {
-            let v = PortView {
-                dequeued_bytes: 0,
-                now: 0,
-                backlog_pkts: q,
-                backlog_bytes: 0,
-                rate_bps: 1,
-                limit: Limit::Packets(100),
-            };
+            let v = PortView::new(0, q, 0, 1, Limit::Packets(100), 0);
             m.on_arrival(&v, p);
         }
     }

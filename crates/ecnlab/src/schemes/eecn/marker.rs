@@ -215,14 +215,7 @@ mod tests {
     use crate::wire::{Ecn, Ipv4Repr, TcpRepr};
 
     fn view(now: Time, q: u32) -> PortView {
-        PortView {
-            dequeued_bytes: 0,
-            now,
-            backlog_pkts: q,
-            backlog_bytes: q as u64 * 1040,
-            rate_bps: 100_000_000,
-            limit: Limit::Packets(100),
-        }
+        PortView::new(now, q, q as u64 * 1040, 100_000_000, Limit::Packets(100), 0)
     }
 
     fn pkt(ecn: Ecn) -> Packet {
@@ -439,14 +432,7 @@ mod tests {
             ..Default::default()
         })
         .unwrap();
-        let v = PortView {
-            dequeued_bytes: 0,
-            now: 0,
-            backlog_pkts: 40,
-            backlog_bytes: 40_000,
-            rate_bps: 1,
-            limit: Limit::Bytes(100_000),
-        };
+        let v = PortView::new(0, 40, 40_000, 1, Limit::Bytes(100_000), 0);
         assert_eq!(m.congestion_ratio(&v), 0.4);
     }
 

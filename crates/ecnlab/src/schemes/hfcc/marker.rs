@@ -480,14 +480,14 @@ mod tests {
     const C: u64 = 10_000_000; // γ·C·t_p = 0.98 · 1.25 MB/s · 0.2 s = 245,000 B
 
     fn view(now: Time, backlog_pkts: u32) -> PortView {
-        PortView {
-            dequeued_bytes: 0,
+        PortView::new(
             now,
             backlog_pkts,
-            backlog_bytes: backlog_pkts as u64 * 1000,
-            rate_bps: C,
-            limit: Limit::Packets(1000),
-        }
+            backlog_pkts as u64 * 1000,
+            C,
+            Limit::Packets(1000),
+            0,
+        )
     }
 
     fn data(port: u16, ecn: Ecn) -> Packet {
@@ -681,9 +681,10 @@ mod tests {
     #[test]
     fn a_lone_flow_after_a_queue_excursion_still_gets_the_increase_code() {
         const RATE: u64 = 100_000_000; // γ·C·t_p = 0.98 · 12.5 MB/s · 0.2 s = 2.45 MB
-        let at_rate = |now: Time, backlog_pkts: u32| PortView {
-            rate_bps: RATE,
-            ..view(now, backlog_pkts)
+        let at_rate = |now: Time, backlog_pkts: u32| {
+            let mut v = view(now, backlog_pkts);
+            v.rate_bps = RATE;
+            v
         };
         for fair_share in [FairShare::Afd, FairShare::Mean] {
             let mut m = marker(HfccMarkerConfig {

@@ -153,14 +153,14 @@ mod tests {
     const C: u64 = 10_000_000; // 10 Mb/s: γ·C·t_ρ = 0.98 · 1.25 MB/s · 0.2 s = 245,000 B
 
     fn view(now: Time, backlog: u64) -> PortView {
-        PortView {
-            dequeued_bytes: 0,
+        PortView::new(
             now,
-            backlog_pkts: (backlog / 1000) as u32,
-            backlog_bytes: backlog,
-            rate_bps: C,
-            limit: Limit::Packets(1000),
-        }
+            (backlog / 1000) as u32,
+            backlog,
+            C,
+            Limit::Packets(1000),
+            0,
+        )
     }
 
     fn pkt(ecn: Ecn, wire: u32) -> Packet {

@@ -281,7 +281,7 @@ impl NodeElement for Zhuge {
         pkt: &mut Packet,
         ports: &[PortView],
     ) -> Forward {
-        let v = ports[self.port];
+        let v = &ports[self.port];
         self.rate.observe(&v);
         let Some((slot, dir)) = self.sessions.observe_leaving(now, out_port, self.port, pkt) else {
             return Forward::Pass;

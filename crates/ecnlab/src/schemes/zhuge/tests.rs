@@ -17,15 +17,17 @@ use crate::ap::test_segment as pkt;
 /// The AP's ports at `now`: the air port has released 75 000 bytes per ms so far (600 Mb/s)
 /// and holds `backlog` bytes.
 fn views(now: Time, backlog: u64) -> [PortView; 2] {
-    let air = PortView {
-        now,
-        backlog_pkts: (backlog / 1500) as u32,
-        backlog_bytes: backlog,
-        rate_bps: 600_000_000,
-        limit: Limit::Bytes(12_000_000),
-        dequeued_bytes: 75_000 * (now / MS),
+    let air = || {
+        PortView::new(
+            now,
+            (backlog / 1500) as u32,
+            backlog,
+            600_000_000,
+            Limit::Bytes(12_000_000),
+            75_000 * (now / MS),
+        )
     };
-    [air, air]
+    [air(), air()]
 }
 
 fn forward(z: &mut Zhuge, now: Time, out: usize, p: &mut Packet, backlog: u64) -> Forward {
