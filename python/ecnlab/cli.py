@@ -340,6 +340,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             threads=args.threads,
             reuse=args.reuse,
             reuse_any_build=args.reuse_any_build,
+            skip_identical=not args.no_skip_identical,
         )
     except KeyboardInterrupt as e:
         out = Path(args.out).absolute()
@@ -520,6 +521,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --reuse: read every run from DIR whatever simulator build wrote them and run nothing (a run "
         "DIR lacks, or holds with another scenario, exits 2 naming it); summary.json names the builds",
+    )
+    rp.add_argument(
+        "--no-skip-identical",
+        action="store_true",
+        help="simulate every run, even one that a finished run of the same scenario under other queue limits "
+        "proves identical (its ports never reached nor read the limits that differ); by default such a run is "
+        "written from that run and its run.json says so",
     )
     rp.add_argument("--quiet", "-q", action="store_true")
     rp.set_defaults(func=cmd_reproduce)

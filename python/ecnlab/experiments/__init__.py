@@ -29,6 +29,8 @@ from ..results import Results, read_run_dir, validate, write_results_dir
 import polars as pl
 
 from ._provenance import join as join_provenance
+from . import _identical
+from ._identical import IdenticalRuns
 from ._reuse import Reuse
 from .base import (
     RECONSTRUCTED_RIVALS,
@@ -155,6 +157,8 @@ def run_many(
     executor: Any = None,
     resume_dir: str | os.PathLike[str] | None = None,
     reuse: Reuse | None = None,
+    skip_identical: bool = True,
+    tally: IdenticalRuns | None = None,
 ) -> dict[str, Results]:
     """Runs many scenarios through the Dask executor (``executor``, or a local cluster of
     ``jobs`` workers started for the call) and returns their results by name, in the given
@@ -163,11 +167,17 @@ def run_many(
     is kept there (as ``<run key>/``, written the moment it finishes), and runs already there
     are read instead of run: an interrupted call loses no finished run. With ``reuse`` a run
     that an earlier reproduction holds with the same scenario TOML and build is read from
-    there (:class:`Reuse`). The first failed run
+    there (:class:`Reuse`). With ``skip_identical`` (the default) runs that differ only in
+    queue limits run in increasing order of them, and one that a finished run proves
+    identical (its ports never needed the limits that differ, nor read them) is written
+    from that run instead of simulated (:mod:`._identical`); ``tally`` counts the runs
+    simulated, proven identical and read. The first failed run
     (or Ctrl-C) stops the runs still going and is raised. ``progress`` draws the
     done / running / failed line on stderr."""
     from ..sweeps import Executor, SweepProgress, run_key
 
+    if tally is None:
+        tally = IdenticalRuns(enabled=skip_identical)
     items = list(scenarios.items())
     tomls: dict[str, str] = {}
     for name, sc in items:
@@ -198,8 +208,69 @@ def run_many(
         kept = read_run_dir(read_from[key], lazy=True)
         for n in names_:
             results[n] = kept
+    tally.read += len(read_from)
+    # Runs written from a proven-identical run: the directory holding that run's tables.
+    tables_from: dict[str, Path | None] = {}
+    chain_of: dict[str, list[str]] = {}
+    if tally.enabled and todo:
+        for chain in _identical.chains({k: tomls[n[0]] for k, n in by_key.items()}):
+            if any(k not in read_from for k in chain):
+                chain_of.update((k, chain) for k in chain)
+    waiting = {k for k, _ in todo}  # not finished, not submitted
+    bar: SweepProgress | None = None
 
-    def done(key: str, outcome: dict[str, Any]) -> None:
+    def run_dir(key: str) -> Path | None:
+        if key in read_from:
+            return read_from[key]
+        if resume is not None and (resume / key / "run.json").is_file():
+            return resume / key
+        return tables_from.get(key)
+
+    def write_identical(key: str, src_key: str, why: str) -> None:
+        """Writes the run ``key`` from the finished run ``src_key`` that proves it."""
+        name, src_name = by_key[key][0], by_key[src_key][0]
+        src = results[src_name]
+        meta = dict(src.meta)
+        limits = tally.limits(tomls[name])
+        meta["buffers"] = {p: {**rec, "limits": limits[p]} for p, rec in src.meta["buffers"].items()}
+        meta["wall_s"] = 0.0
+        meta.pop("cpu_s", None)
+        meta["identical_to"] = {"run": src_name, "key": src_key}
+        meta["identical_reason"] = why
+        held = run_dir(src_key)
+        res = Results(src.flows, src.ports, None if held is not None else src.timeseries, meta, tomls[name], timeseries_from=held)
+        if resume is not None:
+            _write_identical(res, held, resume / key)
+            res = Results(res.flows, res.ports, None, meta, res.scenario_toml, timeseries_from=resume / key)
+            tables_from[key] = resume / key
+        else:
+            tables_from[key] = held
+        for n in by_key[key]:
+            results[n] = res
+        tally.proven.append({"run": name, "identical_to": src_name, "reason": why})
+        if bar is not None:
+            bar.proven_identical()
+
+    def advance(chain: list[str]) -> list[tuple[str, str]]:
+        """Writes the chain's next runs that a finished run proves; the first that none does
+        is returned to be run (nothing while one of the chain is running)."""
+        for i, key in enumerate(chain):
+            if key not in waiting:
+                if by_key[key][0] not in results:
+                    return []  # running: the rest wait for it
+                continue
+            waiting.discard(key)
+            # The closest finished runs first: below, nearest first, then above.
+            order = [k for k in reversed(chain[:i])] + chain[i + 1 :]
+            finished = [(k, results[by_key[k][0]].meta) for k in order if by_key[k][0] in results]
+            found = tally.proven_by(tomls[by_key[key][0]], finished)
+            if found is not None:
+                write_identical(key, found[0], found[1])
+                continue
+            return [(key, tomls[by_key[key][0]])]
+        return []
+
+    def done(key: str, outcome: dict[str, Any]) -> list[tuple[str, str]]:
         if outcome["status"] != "ok":
             raise InternalError(f"{by_key[key][0]}: {outcome.get('error')}")
         t = outcome["tables"]
@@ -210,6 +281,8 @@ def run_many(
             res = Results(res.flows, res.ports, None, res.meta, res.scenario_toml, timeseries_from=resume / key)
         for n in by_key[key]:
             results[n] = res
+        tally.simulated += 1
+        return advance(chain_of[key]) if key in chain_of else []
 
     if todo:
         ex = executor if executor is not None else Executor(workers=jobs)
@@ -218,7 +291,11 @@ def run_many(
         try:
             bar = SweepProgress(total=len(by_key), slots=ex.slots(), enabled=progress)
             bar.done = bar.skipped = len(by_key) - len(todo)
-            ex.map(todo, done, bar)
+            first = [(k, toml) for k, toml in todo if k not in chain_of]
+            waiting.difference_update(k for k, _ in first)
+            for chain in {id(c): c for c in chain_of.values()}.values():
+                first += advance(chain)
+            ex.map(first, done, bar)
         finally:
             if own:
                 ex.close()
@@ -228,9 +305,29 @@ def run_many(
             src = read_from.get(keys[name]) or (resume / keys[name] if resume is not None else None)
             if src is not None and src.is_dir():
                 _link_tree(src, target)
+            elif keys[name] in tables_from:
+                _write_identical(results[name], tables_from[keys[name]], target)
             else:
                 write_results_dir(results[name], target)
     return {name: results[name] for name, _ in items}
+
+
+def _write_identical(res: Results, tables: Path | None, target: Path) -> None:
+    """Writes the run ``res``, proven identical to the run whose directory is ``tables``
+    (None: held in memory only), into ``target``: that run's table files (linked), its own
+    ``run.json``."""
+    if tables is None:
+        write_results_dir(res, target)
+        return
+    with atomic_dir(target) as tmp:
+        for f in ("flows", "ports", "timeseries"):
+            try:
+                os.link(tables / f"{f}.parquet", tmp / f"{f}.parquet")
+            except OSError:
+                shutil.copy2(tables / f"{f}.parquet", tmp / f"{f}.parquet")
+        info = res.run_info()
+        info["pcap"] = []
+        (tmp / "run.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
 
 
 def _link_tree(src: Path, dst: Path) -> None:
@@ -828,6 +925,7 @@ def reproduce(
     threads: bool = False,
     reuse: str | os.PathLike[str] | None = None,
     reuse_any_build: bool = False,
+    skip_identical: bool = True,
 ) -> dict[str, Any]:
     """Runs one experiment or all of a paper's under the chosen readings (``None`` or
     ``"default"``: the default reading; ``"all"``: the default and every other value of each
@@ -846,7 +944,10 @@ def reproduce(
     changed; summary.json says how many runs were reused and how many run (``"reuse"``). With
     ``reuse_any_build`` every run is read from ``reuse`` whatever build wrote it and nothing
     is run: a run it lacks (or holds with another scenario) fails the call, naming the run,
-    before anything is read.
+    before anything is read. With ``skip_identical`` (the default) a run that a finished run
+    of the same scenario under other queue limits proves identical is written from it, not
+    simulated (:func:`run_many`); summary.json counts them (``"identical_runs"``) and each
+    one's run.json names its run and why.
 
     Before anything runs, every experiment must name its bottleneck (or say why none) and
     every reading of a run axis must change a run; after the analysis, every reading of an
@@ -893,6 +994,7 @@ def reproduce(
     out_path = Path(out).absolute()
     resume = out_path.parent / f".{out_path.name}.resume"
     executor = Executor(scheduler=scheduler, workers=jobs, threads=threads)
+    tally = IdenticalRuns(enabled=skip_identical)
     started = time.time()
     all_readings: list[str] = []
     # One process at a time writes an output: the finished runs kept beside it are read back
@@ -906,6 +1008,7 @@ def reproduce(
         all_depends: list[dict[str, Any]] = []
         for exp, sd, per_reading, per_keys in plans:
             t0 = time.time()
+            tally_at = tally.counts()
             done: dict[str, tuple[str, Results]] = {}  # scenario key → (run dir, results)
             by_reading: dict[str, list[dict[str, Any]]] = {}
             run_dirs: dict[str, dict[str, str]] = {}
@@ -927,7 +1030,13 @@ def reproduce(
                 sub = "runs" if rd.name == "default" else f"runs/{_slug(rd.name)}"
                 if log:
                     print(f"{exp.name} [{rd.name}]: {len(runs)} runs ({len(sd)} seeds), {len(todo)} new …", file=log, flush=True)
-                new = run_many(todo, tmp / sub, progress=progress, executor=executor, resume_dir=resume, reuse=earlier) if todo else {}
+                before = tally.counts()
+                new = run_many(todo, tmp / sub, progress=progress, executor=executor, resume_dir=resume, reuse=earlier, tally=tally) if todo else {}
+                if log and todo:
+                    now = tally.counts()
+                    step = {k: now[k] - before[k] for k in now}
+                    read = f", {step['read']} read from kept runs" if step["read"] else ""
+                    print(f"{exp.name} [{rd.name}]: {len(todo)} runs, {step['simulated']} simulated, {step['proven_identical']} proven identical{read}", file=log, flush=True)
                 for k, r in new.items():
                     done[keys[k]] = (f"{sub}/{k}", r)
                 results = {k: done[keys[k]][1] for k in runs}
@@ -1014,8 +1123,17 @@ def reproduce(
                 )
             _provenance_section(doc, exp, provenance, provenance_missing)
             n_runs = len({d for dirs in run_dirs.values() for d in dirs.values()})
+            tally_now = tally.counts()
+            identical_runs = {k: tally_now[k] - tally_at[k] for k in tally_now}
+            skipped = (
+                f" ({identical_runs['simulated']} simulated, {identical_runs['proven_identical']} proven identical to a run "
+                "of the same scenario under other queue limits that never reached nor read them, and written from it: "
+                "its run.json says which and why)"
+                if identical_runs["proven_identical"]
+                else ""
+            )
             doc.p(
-                f"{n_runs} runs, {len(sd)} seed(s) each configuration, {wall:.1f} s wall; the default reading's runs: "
+                f"{n_runs} runs{skipped}, {len(sd)} seed(s) each configuration, {wall:.1f} s wall; the default reading's runs: "
                 + ", ".join(sorted(set(run_dirs["default"].values()))),
                 "note",
             )
@@ -1032,6 +1150,7 @@ def reproduce(
                     "runs": sorted({d for dirs in run_dirs.values() for d in dirs.values()}),
                     "run_dirs": run_dirs,
                     "wall_s": wall,
+                    "identical_runs": identical_runs,
                     "comparisons": default_json,
                     "by_reading": by_reading,
                     "verdicts": {r: count_verdicts(c) for r, c in by_reading.items()},
@@ -1110,12 +1229,15 @@ def reproduce(
             "provenance_missing": {s["experiment"]: s["provenance_missing"] for s in sections if s["provenance_missing"]},
             "comparisons": comparisons,
             "experiments": sections,
+            "identical_runs": tally.to_json(),
             "wall_s": time.time() - started,
         }
         if earlier is not None:
             summary["reuse"] = earlier.to_json()
             if log:
                 print(earlier.text(), file=log, flush=True)
+        if log:
+            print(tally.text(), file=log, flush=True)
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2, allow_nan=False, default=str) + "\n", encoding="utf-8")
         (tmp / "summary.md").write_text(summary_markdown(summary), encoding="utf-8")
         doc.write(tmp / "report.html")

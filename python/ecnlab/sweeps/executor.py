@@ -151,18 +151,20 @@ class Executor:
     def map(
         self,
         items: Iterable[tuple[str, str]],
-        on_done: Callable[[str, dict[str, Any]], None],
+        on_done: Callable[[str, dict[str, Any]], Iterable[tuple[str, str]] | None],
         progress: "SweepProgress | None" = None,
     ) -> None:
         """Runs every ``(key, scenario_toml)`` and calls ``on_done(key, outcome)`` in this
-        thread as each finishes, in completion order. Ctrl-C cancels what has not finished
-        (and raises KeyboardInterrupt) after the runs already done have been handed over."""
+        thread as each finishes, in completion order; what ``on_done`` returns (more
+        ``(key, scenario_toml)``, or None) is run too (a run that waited for this one).
+        Ctrl-C cancels what has not finished (and raises KeyboardInterrupt) after the runs
+        already done have been handed over."""
         from distributed import as_completed
 
-        items = list(items)
-        futures = {
-            self.client.submit(run_scenario, toml, key=f"ecnlab-run-{key}", pure=False, retries=0): key for key, toml in items
-        }
+        def submit(key: str, toml: str) -> Any:
+            return self.client.submit(run_scenario, toml, key=f"ecnlab-run-{key}", pure=False, retries=0)
+
+        futures = {submit(key, toml): key for key, toml in items}
         ac = as_completed(futures)
         try:
             while not ac.is_empty():
@@ -178,10 +180,14 @@ class Executor:
                         outcome = {"status": "failed", "error": _task_error(f)}
                     else:
                         outcome = f.result()
-                    on_done(key, outcome)
+                    more = on_done(key, outcome)
                     if progress is not None:
                         progress.finished(outcome)
                     f.release()
+                    for k, toml in more or ():
+                        nf = submit(k, toml)
+                        futures[nf] = k
+                        ac.add(nf)
         except BaseException:
             _CANCEL.set()
             self.client.cancel(list(futures), force=True)
@@ -260,6 +266,8 @@ class SweepProgress:
     done: int = 0
     failed: int = 0
     skipped: int = 0
+    #: Runs not simulated, proven identical to a finished run (counted in ``done`` too).
+    identical: int = 0
 
     def __post_init__(self) -> None:
         self.stream = self.stream or sys.stderr
@@ -274,6 +282,11 @@ class SweepProgress:
             self.failed += 1
         self.draw(force=True)
 
+    def proven_identical(self) -> None:
+        self.done += 1
+        self.identical += 1
+        self.draw(force=True)
+
     def line(self) -> str:
         left = self.total - self.done - self.failed
         running = min(left, self.slots)
@@ -283,6 +296,8 @@ class SweepProgress:
         if 0 < finished < self.total:
             eta = f"  eta {_clock(wall / finished * left)}"
         skipped = f" ({self.skipped} already in the store)" if self.skipped else ""
+        if self.identical:
+            skipped += f"  simulated {self.done - self.skipped - self.identical}, {self.identical} proven identical"
         return (
             f"sweep: {finished}/{self.total} runs{skipped}  done {self.done}  running {running}  "
             f"failed {self.failed}  wall {_clock(wall)}{eta}"
