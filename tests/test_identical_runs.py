@@ -112,6 +112,15 @@ def test_skipped_runs_are_byte_identical_to_simulated_ones(tmp_path, toy):
     big = json.loads((tmp_path / "skip" / "runs" / "toyident.buffer-eecn-100-s1" / "run.json").read_text())
     assert big["buffers"]["rl->rr"]["limit_read"] is True
 
+    # Judged again from these runs (--reuse): every run is taken, the written ones too, and
+    # nothing is simulated or proven again.
+    again = ex.reproduce("toyident", tmp_path / "again", quick=True, jobs=1, reuse=tmp_path / "skip")
+    assert again["reuse"]["reused"] == len(runs) and again["reuse"]["run"] == 0
+    assert (again["identical_runs"]["simulated"], again["identical_runs"]["proven_identical"]) == (0, 0)
+    assert strip(again) == strip(skip)
+    for name in proven:
+        assert (tmp_path / "again" / "runs" / name / "run.json").read_bytes() == (tmp_path / "skip" / "runs" / name / "run.json").read_bytes()
+
 
 def test_the_proof_asks_every_changed_port():
     rec = lambda need, read=False, unit="packets", limit=100: {
