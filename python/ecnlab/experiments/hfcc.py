@@ -138,7 +138,9 @@ Readings (each a constant here, with its source in ``provenance()``, or a readin
   utilisation in the 5 s after the join and from then until the 100 flows leave, the lower of
   the two at or above the module's "high link utilization" (``fig1_level``), and the caption's
   "responsive to sudden … demand changes" the utilisation of the 5 s after they leave at or above
-  the same level (the paper's claims; the 5-s windows are ours). Beside them, ours and named so
+  the same level (the join's is the paper's claim, its 5-s window ours; the leave's reading —
+  window and level — is ours, and that claim is counted apart: every scheme growing by MI from a
+  1/105 share fails a 5-s window). Beside them, ours and named so
   (counted apart: ``our_statement``): both windows held against HFCC's own level before the join
   (a level kept; the paper names no reference level), the utilisation with the 100 flows ≥
   ``HIGH_UTIL``, and "HFCC back at ``RECOVER_FRACTION`` of its own level before the join sooner
@@ -147,7 +149,8 @@ Readings (each a constant here, with its source in ``provenance()``, or a readin
   every link); a claim on runs with starved flows (below 10 % of their max-min share on their own
   path) is flagged. Not tested: §IV-D's "better
   performance when β varies in [1, 5]" and "the adaptive γ can improve the performance" (the
-  paper shows no result), U_th's trade-off and "the fixed t_p is ill-suited when RTT is too
+  paper shows no result), §IV-D's "when RTT lies in [2.0, 2.5] times of t_p, the queue backlog
+  is avoidable" (no run sets an RTT against t_p), U_th's trade-off and "the fixed t_p is ill-suited when RTT is too
   large or the link bandwidth is too small" (no figure; the ``u_th`` and ``t_p`` axes run the
   alternatives beside the default), Fig. 7's "adjust cwnd agilely" (no window is measured),
   Fig. 6's "better than that of VCP" on the queue and drops (against VCP only utilisation is
@@ -823,6 +826,17 @@ def drops(r: Results, port: str = PORT) -> float:
     return float(r.port(port)["dropped_pkts"])
 
 
+def loss_anywhere(r: Results) -> float:
+    """Packets dropped at every port of the run, both directions and the hosts' own queues
+    (data and ACKs), per data packet the flows sent (retransmissions included): the loss a
+    flow sees wherever it happens, not only at the bottlenecks the figures draw."""
+    return float(r.ports["dropped_pkts"].sum()) / max(1.0, float(r.flows["packets_sent"].sum()))
+
+
+def retransmissions(r: Results) -> float:
+    return float(r.flows["retransmissions"].sum())
+
+
 def drops_elsewhere(r: Results, bottlenecks: Sequence[str]) -> float:
     """Packets dropped at every port but ``bottlenecks`` (the hosts' access queues)."""
     p = r.ports
@@ -885,7 +899,9 @@ def family_claims(runs: RunSet, hfcc_cfg: str, rival_cfg: str, s: Scheme, queue:
     drop rate below the TCP's. The figures' metrics are not named in the text: these are
     the paper's general claims, tested where the figures' runs allow, and the comparison with
     each TCP is ours (``DERIVED_FROM_ABSTRACT``: counted apart). The queue is measured after
-    the warm-up; the drops are the run's count (the ports table has no drops over time), and
+    the warm-up at the figure's bottlenecks; the loss is every drop of the run, at every port
+    (both directions, the hosts' own queues: a scheme's losses at its hosts or on the reverse
+    links are losses too), per data packet sent (the ports table has no drops over time), and
     a start-up ramp below 5 % of the link drops nothing, so the stall window is the queue's."""
     return [
         claim(
@@ -896,7 +912,7 @@ def family_claims(runs: RunSet, hfcc_cfg: str, rival_cfg: str, s: Scheme, queue:
         ),
         claim(
             f"drop rate, {where}: HFCC vs {s.label}", Claim("less"), runs.per_seed(hfcc_cfg, loss, window=AFTER_WARMUP), runs.per_seed(rival_cfg, loss, window=AFTER_WARMUP),
-            paper=from_text(f"abstract, §I; {fig}'s runs", "negligible packet loss"), unit="fraction", text=f"HFCC drops less than {s.label}",
+            paper=from_text(f"abstract, §I; {fig}'s runs", "negligible packet loss"), unit="fraction", text=f"HFCC drops less than {s.label} (every port of the run, per data packet sent)",
             ours=runs.stat(hfcc_cfg, loss), note=f"{s.label} {runs.stat(rival_cfg, loss)}", rival=s.rival, family=f"drop rate ({fig}): HFCC vs {s.label}",
             our_statement=DERIVED_FROM_ABSTRACT,
         ),
@@ -927,6 +943,7 @@ class Efficiency(HfccExperiment):
     def own_sources(self, quick: bool, reading: Reading) -> list[Source]:
         return [
             paper("duration", f"{self.DURATION_S:g}s", "§V-A1: 'We collect the result data of the first 40 seconds' (Fig. 1's VCP ramp, 21 s, ends inside it)"),
+            assumption("flows.start", "both at 0 (+ the per-seed offset)", "§V-A1 says 'two long-lived flows' for Fig. 4a and that Fig. 4b uses 'the same setting' with a flow starting at 50 s: Fig. 4a is probably the first 40 s of that run, one flow alone; both start at 0 here (ours). With the second flow at 50 s the times to 80 % move by 1-2 s (HFCC 10 s, VCP 23-25 s, MLCP and BMCC 2 s on seeds 1-2) and no verdict changes"),
             *measure_sources(),
         ]
 
@@ -1076,6 +1093,19 @@ class Fairness(HfccExperiment):
                 for s in (VCP, BMCC)
             ),
         ]
+        # §V-A1: "Low-bandwidth flows have fewer MD phases while high-bandwidth flows would
+        # undergo more MD action" (HFCC's fair-share code): over the MD_WINDOW_S after the join,
+        # while the incumbent still holds the larger rate, its AMDs against the newcomer's.
+        amds = lambda flow: lambda r: amds_between(r, flow, self.JOIN_S, self.JOIN_S + MD_WINDOW_S)
+        comps.append(
+            claim(
+                f"AMDs in the {MD_WINDOW_S:g} s after the join: HFCC's first flow vs its second", Claim("greater"),
+                runs.per_seed("hfcc", amds("f0"), window=since_join), runs.per_seed("hfcc", amds("f1"), window=since_join),
+                paper=from_text("§V-A1", "Low-bandwidth flows have fewer MD phases while high-bandwidth flows would undergo more MD action"), unit="AMDs",
+                text=f"the incumbent (the high-bandwidth flow after the join) cuts more often than the newcomer in the {MD_WINDOW_S:g} s after the join (the window is ours)",
+                ours=runs.stat("hfcc", amds("f0")), note=f"second flow {runs.stat('hfcc', amds('f1'))}",
+            )
+        )
         metric = f"{fair_metric}, one VCP pair at 100 Mb/s"
         if ctx.quick:
             comps.append(incomparable(metric, f"the quick form ends {d - self.JOIN_S:g} s after the join, before the paper's 175 s", paper=175.0, kind=Claim("matches", 175.0, SIZE_TOL), unit="s", rival="vcp"))
@@ -1111,6 +1141,23 @@ class Fairness(HfccExperiment):
             ax.legend(fontsize=8)
             ctx.figure(fig, "fig4b_fairness", "Each flow's throughput in 1 s bins, first seed.")
         return comps
+
+
+#: §V-A1's "fewer MD phases" for the low-bandwidth flow: counted over this many seconds after
+#: Fig. 4b's join, while the two rates still differ (HFCC's pair is fair within 10 % 15–50 s
+#: after the join) — ours.
+MD_WINDOW_S = 30.0
+
+
+def amds_between(r: Results, flow: str, t0: float, t1: float) -> float:
+    """The AMDs an HFCC sender made in (t0, t1], from its cumulative count sampled over time;
+    NaN (not comparable) for runs that did not sample it."""
+    try:
+        ts = r.series("hfcc_amds", flow)
+    except KeyError:
+        return math.nan
+    at = lambda t: float(ts.filter(pl.col("time_s") <= t)["value"].max() or 0.0)
+    return at(t1) - at(t0)
 
 
 def _as_workload(sources: list[Source]) -> list[Source]:
@@ -1163,7 +1210,7 @@ class Fct(HfccExperiment):
             assumption("duration", "max(60 s, 1.5 × the arrivals' span + 30 s)", "long enough for nearly every flow to finish; the rest are censored at the end and listed"),
             paper("workloads.max_flows", self.FLOWS, "§V-A2: 'with the flow num 100'"),
             paper("workloads.sizes.dist", "pareto", "§V-A2: 'the flow size obeys the pareto distribution'"),
-            paper("workloads.sizes.mean", f"{', '.join(map(str, self.means(quick)))} packets of {MSS} B", "§V-A2: mean 'in [30, 30000] packets'"),
+            assumption("workloads.sizes.mean", f"{', '.join(map(str, self.means(quick)))} packets of {MSS} B", "§V-A2 gives the range, mean 'in [30, 30000] packets', not the points: seven means spread over it are ours"),
             paper("workloads.sizes.shape", 1.2, "§V-A2: 'the shape equals to 1.2'"),
             assumption("workloads.arrival_rate", f"{FCT_LOAD:.0%} of 150 Mb/s / mean size", "§V-A2: Poisson arrivals at a rate it does not give; an offered load of 50 %"),
             assumption("workloads.name", "pareto", "a label"),
@@ -1345,9 +1392,8 @@ class Buffer(HfccExperiment):
                     )
                 )
             queue = lambda r: mean_queue(r, PORT, WARMUP_S, d)
-            loss = lambda r: drops(r) / max(1.0, float(r.port(PORT)["arrived_pkts"]))
             for s in TCPS:
-                comps += family_claims(runs, self.cfg("hfcc", b), self.cfg(s.key, b), s, queue, loss, f"{b:g} BDP", "Fig. 6")
+                comps += family_claims(runs, self.cfg("hfcc", b), self.cfg(s.key, b), s, queue, loss_anywhere, f"{b:g} BDP", "Fig. 6")
             for s in ALL:
                 rows.append(
                     {
@@ -1357,9 +1403,11 @@ class Buffer(HfccExperiment):
                         "mean queue (pkts)": str(runs.stat(self.cfg(s.key, b), lambda r: mean_queue(r, PORT, WARMUP_S, d))),
                         "drops": str(runs.stat(self.cfg(s.key, b), drops)),
                         "drops at the hosts": str(runs.stat(self.cfg(s.key, b), lambda r: drops_elsewhere(r, (PORT, REVERSE)))),
+                        "drops anywhere per data packet": str(runs.stat(self.cfg(s.key, b), loss_anywhere)),
+                        "retransmissions": str(runs.stat(self.cfg(s.key, b), retransmissions)),
                     }
                 )
-        ctx.table(pl.DataFrame(rows), caption="Forward bottleneck after 10 s (mean [min – max] over seeds)")
+        ctx.table(pl.DataFrame(rows), caption="Forward bottleneck after 10 s (mean [min – max] over seeds); drops and retransmissions over the whole run, every port (both directions, the hosts)")
         if ctx.draw:
             fig, ax = new_figure("Fig. 6: utilisation vs buffer", "buffer (BDP)", "forward utilisation")
             xs = list(self.sizes(ctx.quick))
@@ -1491,6 +1539,10 @@ class Demand(HfccExperiment):
                 text=f"the utilisation of the 5 s after the 100 flows leave ≥ {pct} of the link (fig1_level, as through the join; "
                 "read from the caption's 'responsive to sudden … demand changes'; the 5-s window is ours)",
                 ours=runs.stat("hfcc", gone), note=f"before the join {runs.stat('hfcc', before)}; VCP {runs.stat('vcp', gone)}",
+                our_statement="the caption's 'responsive to sudden … demand changes' gives neither a window nor a level, and the text's "
+                "'when the burstiness occurs' names the join alone: reading the leave as the 5 s after it (JOIN_ONSET_S) at the "
+                "join's level is ours. It decides the verdict: any scheme that grows by MI from a 1/105 share needs longer than "
+                "5 s to fill the link again",
             ),
             kept(
                 KEPT_METRIC, lower, with_them, "the lower of the utilisation in the 5 s after the join and from then until the 100 flows leave",
@@ -1630,17 +1682,20 @@ class MultiBottleneck(HfccExperiment):
             for s in ALL[1:]
         ]
         queue = lambda r: sum(mean_queue(r, p, WARMUP_S, d) for p in self.ports()) / self.LINKS
-        loss = lambda r: sum(drops(r, p) for p in self.ports()) / max(1.0, sum(float(r.port(p)["arrived_pkts"]) for p in self.ports()))
         for s in TCPS:
-            comps += family_claims(runs, "hfcc", s.key, s, queue, loss, "seven links", "Fig. 8")
+            comps += family_claims(runs, "hfcc", s.key, s, queue, loss_anywhere, "seven links", "Fig. 8")
         rows = [
             {
                 "scheme": s.label,
                 **{f"link {i + 1}": str(runs.stat(s.key, lambda r, i=i: self.link_util(r, i, d))) for i in range(self.LINKS)},
                 "long flows' share of a link": str(runs.stat(s.key, long_share)),
-                "drops (all links)": str(runs.stat(s.key, lambda r: sum(drops(r, f"r{i}->r{i + 1}") for i in range(self.LINKS)))),
+                "drops (forward links)": str(runs.stat(s.key, lambda r: sum(drops(r, f"r{i}->r{i + 1}") for i in range(self.LINKS)))),
+                "drops (reverse links)": str(runs.stat(s.key, lambda r: sum(drops(r, f"r{i + 1}->r{i}") for i in range(self.LINKS)))),
                 "mean queue per link (pkts)": str(runs.stat(s.key, queue)),
                 "drops at the hosts": str(runs.stat(s.key, lambda r: drops_elsewhere(r, [f"r{i}->r{i + 1}" for i in range(self.LINKS)] + [f"r{i + 1}->r{i}" for i in range(self.LINKS)]))),
+                "drops anywhere per data packet": str(runs.stat(s.key, loss_anywhere)),
+                "retransmissions": str(runs.stat(s.key, retransmissions)),
+                "timeouts": str(runs.stat(s.key, lambda r: float(r.flows["rtos"].sum()))),
             }
             for s in ALL
         ]
