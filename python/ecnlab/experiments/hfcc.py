@@ -98,10 +98,15 @@ Readings (each a constant here, with its source in ``provenance()``, or a readin
   run's end (a lower bound on its FCT; the runs last 1.5× the arrivals plus 30 s): the seed keeps
   its other 99 flows, and every censored flow is listed in the report. Fig. 5's runs keep their
   first ten seconds (§V discards them elsewhere): every flow's FCT counts.
-- HFCC's senders and routers: eq. 8's bandwidth term once per RTT (``ri_step``; per ACK is the
-  reading), the RTT in ns-2's 10 ms ticks (``rtt_tick``; exact is the reading: an 80.07 ms path
-  then snaps t_p up to 200 ms, and the sender's RI is ×1.0625^0.4 per RTT, VCP's MI, instead of
-  the ×1.0625 §IV-C1 intends). MLCP's routers (our reconstruction) take the smallest element of
+- HFCC's senders and routers: eq. 8's bandwidth term once per RTT at the first ``01`` ACK one
+  smoothed RTT after the last step (``ri_step`` = ``rtt``, ours: the paper gives no cadence; in a
+  ramp that ACK heads a burst, where the estimate is lowest, and the term does not bind — the
+  default ramp is eq. 2's step at t_p = 80 ms; ``rtt_peak``, the round's largest estimate, and
+  ``ack``, every ACK, are the readings), the RTT in ns-2's 10 ms ticks (``rtt_tick``; exact is
+  the reading: 80.07 ms, which the routers' whole-millisecond comparison still reads as 80 ms,
+  and RTT samples no longer equal to 80 ms, so eq. 8's term binds more often), t_p compared in
+  whole milliseconds (``t_p_resolution``; exact is the reading: after the first queue excursion
+  t_p latches at 200 ms for the rest of a run). MLCP's routers (our reconstruction) take the smallest element of
   S at or above an EWMA of the RTTs their senders carry (UNO's EWMA, eq. 12's rule, which HFCC
   says it borrows from MLCP, not eqs. 11–12's gains): the senders' smoothed RTTs include the
   queue, so on the 80-ms dumbbell t_p is 200 ms (the nearest element, the rule before, gave
@@ -301,7 +306,7 @@ FAMILY_AXES = (
     ReadingAxis("ri_bandwidth", (True, False), "eq. 8's bandwidth term RTT_min·B_n/P_s in RI, or RI's multiplicative step alone"),
     ReadingAxis("ri_step", ("rtt", "rtt_peak", "ack"), "eq. 8's bandwidth term once per RTT with the estimate at the ACK that takes it (the head of a window's burst of ACKs in a ramp, where B_n is lowest: the term does not bind there), once per RTT with the round's largest estimate (the end of its burst), or on every ACK coded 01 ('at any time t')"),
     ReadingAxis("t_p_resolution", (1.0, 0.0), "the resolution in milliseconds at which the routers compare eq. 12's RTT_d with S: whole milliseconds (the section's own unit), or exact — eq. 12's mean falls back towards samples equal to an element only from above and never reaches it, so after the first queue excursion t_p stays at the next element (200 ms on the 80-ms dumbbells) for the rest of a run"),
-    ReadingAxis("rtt_tick", ("ns2", "exact"), "the RTT HFCC's senders scale by, pick t_p from and carry to the routers, in ns-2's 10 ms tcpTick_ units rounded down (an 80-ms path reads 80 ms: t_p = 80 ms, as §IV-C1 assumes), or exact (80.07 ms: t_p snaps up to 200 ms)"),
+    ReadingAxis("rtt_tick", ("ns2", "exact"), "the RTT HFCC's senders scale by, pick t_p from and carry to the routers, in ns-2's 10 ms tcpTick_ units rounded down (an 80-ms path reads 80 ms), or exact (80.07 ms: still 80 ms at the routers' whole-millisecond comparison, t_p_resolution)"),
     ReadingAxis("vcp", ("ns2", "paper"), "VCP as the authors' ns-2 code that HFCC's simulator integrated (AI scaled by (rtt/100 ms)², γ_l 0.95, ρ rounded to whole percent), or as the VCP paper (AI by (rtt/t_ρ)², γ_l 0.98)"),
     ReadingAxis("access_queue", ("large", "ns2"), "the hosts' access links queue 1000 packets, or ns-2's default 50 (Queue limit_): with 50, HFCC's RI jump (eq. 8) sends a window's worth at once and loses thousands of packets at its own host (efficiency runs: 0.21 of the link, ~5000 host drops per seed), which Fig. 4a rules out — the paper's hosts did not drop those bursts"),
     ReadingAxis("mlcp_ii", ("inverse", "ai"), "MLCP's inversely-proportional increase as 1/cwnd per RTT, or AI in its place"),
