@@ -222,7 +222,10 @@ impl PortCounters {
 /// `limit_read` stays false, a run with every arrival within `pkts` packets (`bytes`
 /// bytes) is the same run, event for event, under any limits of at least that many: the
 /// runner's proof that such a run need not be simulated again at a larger buffer.
-#[derive(Debug, Default)]
+///
+/// No `Default`: a record must start from its discipline ([`BufferNeed::of`]), which may
+/// read its limits from the start.
+#[derive(Debug)]
 pub struct BufferNeed {
     pub pkts: u32,
     /// Tracked only on a port with a limit in bytes (else 0).
