@@ -667,6 +667,19 @@ mod tests {
         );
     }
 
+    /// A sender with `ri_step = step`, a 10-segment window and its estimator started by a
+    /// first ACK at 0 (code 10: no RI).
+    fn ten_segments_estimating(step: RiStep, rtt: Time) -> Hfcc {
+        let cfg = HfccConfig {
+            ri_step: step,
+            ..Default::default()
+        };
+        let mut h = Hfcc::new(cfg, MSS).unwrap();
+        h.cwnd = 10.0;
+        ack(&mut h, &ev(0, rtt), OverlayCode::High);
+        h
+    }
+
     /// Eq. 8's bandwidth term once per RTT: an ACK every millisecond (1 MB/s, eight times
     /// the 10-segment window's rate) keeps the estimate above the window for 170 ms; the
     /// window jumps to it on the first `01` ACK and then once per RTT (at 1, 81 and 161 ms),
@@ -675,17 +688,7 @@ mod tests {
     fn ri_takes_the_bandwidth_term_once_per_rtt() {
         let rtt = 80 * MS;
         for step in [RiStep::Rtt, RiStep::Ack] {
-            let mut h = Hfcc::new(
-                HfccConfig {
-                    ri_step: step,
-                    ..Default::default()
-                },
-                MSS,
-            )
-            .unwrap();
-            h.cwnd = 10.0;
-            // The first ACK starts the estimator (code 10: no RI).
-            ack(&mut h, &ev(0, rtt), OverlayCode::High);
+            let mut h = ten_segments_estimating(step, rtt);
             let mut at = Vec::new();
             for k in 1..=170u64 {
                 let before = h.ri_jumps;
@@ -710,16 +713,7 @@ mod tests {
     fn ri_peak_takes_the_rounds_largest_estimate() {
         let rtt = 80 * MS;
         let run = |step| {
-            let mut h = Hfcc::new(
-                HfccConfig {
-                    ri_step: step,
-                    ..Default::default()
-                },
-                MSS,
-            )
-            .unwrap();
-            h.cwnd = 10.0;
-            ack(&mut h, &ev(0, rtt), OverlayCode::High);
+            let mut h = ten_segments_estimating(step, rtt);
             let mut steps = Vec::new();
             let mut peak = 0.0f64;
             for round in 0..4u64 {
