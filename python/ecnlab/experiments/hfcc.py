@@ -305,7 +305,7 @@ FAMILY_AXES = (
     ReadingAxis("rtt_units", ("ms", "s"), "eq. 12's falling gain T·RTT_T/(φ·RTT_d) is not dimensionless: evaluated in the section's milliseconds (T = 10, RTT_d against 1400 and S), or in seconds (T = 0.01: t_p needs ~109 s to fall from 200 to 80 ms)"),
     ReadingAxis("ri_bandwidth", (True, False), "eq. 8's bandwidth term RTT_min·B_n/P_s in RI, or RI's multiplicative step alone"),
     ReadingAxis("ri_step", ("rtt", "rtt_peak", "ack"), "eq. 8's bandwidth term once per RTT with the estimate at the ACK that takes it (the head of a window's burst of ACKs in a ramp, where B_n is lowest: the term does not bind there), once per RTT with the round's largest estimate (the end of its burst), or on every ACK coded 01 ('at any time t')"),
-    ReadingAxis("t_p_resolution", (1.0, 0.0), "the resolution in milliseconds at which the routers compare eq. 12's RTT_d with S: whole milliseconds (the section's own unit), or exact — eq. 12's mean falls back towards samples equal to an element only from above and never reaches it, so after the first queue excursion t_p stays at the next element (200 ms on the 80-ms dumbbells) for the rest of a run"),
+    ReadingAxis("t_p_resolution", (1.0, 0.0), "the resolution in milliseconds at which the routers compare eq. 12's RTT_d with S: whole milliseconds (the section's own unit), or exact — eq. 12's mean falls back towards samples equal to an element only from above and never reaches it, so after the first queue excursion t_p stays at the next element (200 ms on the 80-ms dumbbells) for the rest of a run; the routers' comparison only: the senders' own rule (sender_t_p = own_rtt) keeps whole milliseconds, and MLCP's routers (our reconstruction) a nanosecond"),
     ReadingAxis("rtt_tick", ("ns2", "exact"), "the RTT HFCC's senders scale by, pick t_p from and carry to the routers, in ns-2's 10 ms tcpTick_ units rounded down (an 80-ms path reads 80 ms), or exact (80.07 ms: still 80 ms at the routers' whole-millisecond comparison, t_p_resolution)"),
     ReadingAxis("vcp", ("ns2", "paper"), "VCP as the authors' ns-2 code that HFCC's simulator integrated (AI scaled by (rtt/100 ms)², γ_l 0.95, ρ rounded to whole percent), or as the VCP paper (AI by (rtt/t_ρ)², γ_l 0.98)"),
     ReadingAxis("access_queue", ("large", "ns2"), "the hosts' access links queue 1000 packets, or ns-2's default 50 (Queue limit_): with 50, HFCC's RI jump (eq. 8) sends a window's worth at once and loses thousands of packets at its own host (efficiency runs: 0.21 of the link, ~5000 host drops per seed), which Fig. 4a rules out — the paper's hosts did not drop those bursts"),
@@ -1149,8 +1149,9 @@ class Fairness(HfccExperiment):
 
 
 #: §V-A1's "fewer MD phases" for the low-bandwidth flow: counted over this many seconds after
-#: Fig. 4b's join, while the two rates still differ (HFCC's pair is fair within 10 % 15–50 s
-#: after the join) — ours.
+#: Fig. 4b's join, which covers the phase where the two rates differ (on c3e4437's full form
+#: HFCC's rates first meet 7–10 s after the join; the AMD gap is made in the first ~10 s and the
+#: counts run level once the rates are equal, so a longer window only dilutes it) — ours.
 MD_WINDOW_S = 30.0
 
 

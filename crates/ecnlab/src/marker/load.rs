@@ -135,7 +135,9 @@ pub fn nearest_interval_code(ms: f64) -> u8 {
 
 /// The index in the set of the smallest interval at or above `ms` (the largest when none
 /// is). A mean of equal samples can land a rounding error above its element (0.02·80 +
-/// 0.98·80 is not exactly 80 in binary), so `ms` is taken at a nanosecond's resolution.
+/// 0.98·80 is not exactly 80 in binary), so `ms` is taken at a nanosecond's resolution
+/// (MLCP's routers; HFCC's compare at `HfccMarkerConfig::t_p_resolution_ms`, whole
+/// milliseconds by default, through [`interval_at_or_above`]).
 pub fn interval_code_at_or_above(ms: f64) -> u8 {
     index_at_or_above(ms - 1e-6) as u8
 }

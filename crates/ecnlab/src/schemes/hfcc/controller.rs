@@ -237,8 +237,10 @@ pub struct Hfcc {
     tick: Time,
     /// RI takes the bandwidth term again from this time on.
     ri_due: Time,
-    /// The largest bandwidth estimate since RI last took the term (`RiStep::RttPeak`).
+    /// The largest bandwidth estimate since RI last took the term (`RiStep::RttPeak`), and the
+    /// losses and timeouts counted when it started (one since ends the round).
     round_peak: f64,
+    round_losses: u64,
     srtt: Time,
     min_rtt: Time,
     /// The `t_p` the latest ACK returned from the routers (`TpMode::Path`).
@@ -275,6 +277,7 @@ impl Hfcc {
             tick: from_secs(cfg.rtt_tick_s),
             ri_due: 0,
             round_peak: 0.0,
+            round_losses: 0,
             srtt: 0,
             min_rtt: 0,
             path_t_p: None,
@@ -426,7 +429,13 @@ impl Controller for Hfcc {
             self.cfg.pi_min,
         );
         // The round's peak is taken over an unbroken run of `01` ACKs outside recovery and
-        // freezes: what came before a decrease or a loss is not the path's rate now.
+        // freezes, with no loss or timeout since it started: what came before a decrease or a
+        // loss is not the path's rate now.
+        let losses = self.loss.losses + self.loss.timeouts;
+        if losses != self.round_losses {
+            self.round_losses = losses;
+            self.round_peak = 0.0;
+        }
         let rising = self.code == OverlayCode::Low && !ev.in_recovery;
         self.round_peak = if rising {
             self.round_peak.max(self.bandwidth.bytes_per_s)
@@ -741,6 +750,29 @@ mod tests {
         // The peak reading's window is the previous burst's largest estimate times min RTT.
         assert!(peak.cwnd > head.cwnd, "{} vs {}", peak.cwnd, head.cwnd);
         assert!(peak.ri_jumps > head.ri_jumps);
+    }
+
+    /// A timeout ends the round: the peak of the ACKs before it does not carry into the
+    /// window after the repair (the first ACK after it takes its own estimate only).
+    #[test]
+    fn ri_peak_forgets_the_round_before_a_timeout() {
+        let rtt = 80 * MS;
+        let mut peak = ten_segments_estimating(RiStep::RttPeak, rtt);
+        let mut head = ten_segments_estimating(RiStep::Rtt, rtt);
+        for h in [&mut peak, &mut head] {
+            // A fast burst of `01` ACKs raises the estimate (and the peak; the term is taken at
+            // the first, then not for an RTT), then the timer fires.
+            for i in 1..=10u64 {
+                ack(h, &ev(i * MS, rtt), OverlayCode::Low);
+            }
+            h.on_rto(20 * MS, 10_000);
+            assert_eq!(h.cwnd, 1.0);
+            ack(h, &ev(rtt + 20 * MS, rtt), OverlayCode::Low);
+        }
+        assert_eq!(
+            peak.cwnd, head.cwnd,
+            "the peak reading took a pre-timeout estimate"
+        );
     }
 
     /// Eqs. 2–3 scale the increments by the routers' `t_p`, "to eliminate the RTT unfairness"
