@@ -63,8 +63,9 @@
 //! - **No slow start**: VCP starts in MI (`vcp-src.cc` comments slow start out) from the
 //!   connection's initial window (`TcpConfig::initial_window`; ns-2's `windowInit_` was 2
 //!   segments). An ACK without a load code (none echoed) keeps the last code's increase.
-//! - **Loss** as NewReno (`crate::cc::newreno`): halves the flight size (RFC 5681,
-//!   `ssthresh = max(flight/2, 2·MSS)`, `cwnd = ssthresh`), no growth and no load reaction
+//! - **Loss** as NewReno (`crate::cc::newreno`): halves the smaller of flight size and window
+//!   (RFC 5681, `ssthresh = max(min(flight, cwnd)/2, 2·MSS)`, `cwnd = ssthresh`; ns-2's
+//!   `slowdown` halves the window, see `crate::cc::loss`), no growth and no load reaction
 //!   during fast recovery, `cwnd = ssthresh` when it ends; timeout → 1 segment (ssthresh
 //!   kept on a timeout without progress). ns-2's sender-side pacing of the first RTTs of
 //!   long-RTT flows is not modelled.
