@@ -4,15 +4,14 @@
 //!
 //! A reduction halves the smaller of the flight size and the window (ns-2's `TcpAgent::slowdown`
 //! halves `windowd()`, the window; Linux's `tcp_reno_ssthresh` halves `snd_cwnd`; RFC 5681
-//! eq. 4 is a bound, "no more than" FlightSize/2). Without SACK the flight size is
-//! SND.MAX − SND.UNA, which counts the segments the receiver already holds above a hole: after
-//! a NewReno recovery that lasted several round trips (one hole repaired per round trip while
-//! the inflation keeps sending), it spans two or three windows, and halving it *raised* the
-//! window at each new fast retransmit. On the HFCC seven-link chain (seed 2) one 360-ms flow
-//! went through 24 recoveries in a row, each leaving the window 1.28 times larger (59.5 →
-//! 3956.5 segments of 960 bytes in 8 s, with the link's code `11` ignored throughout, since a
-//! controller in fast recovery does not react to codes), until its 11 MB in flight overflowed
-//! the first link.
+//! eq. 4 is a bound, "no more than" FlightSize/2). The flight size SND.MAX − SND.UNA can exceed
+//! the window: after a NewReno recovery that lasted several round trips, the inflation has let
+//! new data into the network beyond it (two or three windows), and halving the flight *raised*
+//! the window at the next fast retransmit. On the HFCC seven-link chain (seed 2) one 360-ms
+//! flow went through 24 spurious recoveries in a row, its window growing 1.19 times per
+//! recovery on average (59.5 → 3956.5 segments of 960 bytes in 8 s, with the link's code `11`
+//! ignored throughout, since a controller in fast recovery does not react to codes), until its
+//! 11.4 MB outstanding overflowed the first link.
 
 /// The [`Controller`](crate::cc::Controller) methods of loss and window for a controller with
 /// fields `loss: RenoLoss`, `cwnd` (segments, f64), `mss` (bytes, f64) and `cap` (segments):
@@ -128,7 +127,7 @@ mod tests {
 
     /// Fast retransmit halves the smaller of flight size and window. The case of the HFCC
     /// chain's 360-ms flow at 14.687 s: a window of 3089 segments (960 bytes) and 7 596 480
-    /// bytes outstanding (7913 segments, most of them already at the receiver above a hole)
+    /// bytes outstanding (7913 segments, let in by the previous recovery's inflation)
     /// gives ssthresh = cwnd = 3089/2 = 1544.5, not 7913/2 = 3956.5 (a window 1.28 times
     /// larger). A flight below the window is halved as before: 20 segments in flight, window
     /// 30 → 10; and never below 2.
@@ -143,7 +142,11 @@ mod tests {
             let mut loss = RenoLoss::default();
             let mut w = cwnd;
             loss.on_loss(&mut w, flight, mss, f64::INFINITY);
-            assert_eq!((w, loss.ssthresh), (want, want), "cwnd {cwnd}, flight {flight}");
+            assert_eq!(
+                (w, loss.ssthresh),
+                (want, want),
+                "cwnd {cwnd}, flight {flight}"
+            );
             loss.on_recovery_end(&mut w, f64::INFINITY);
             assert_eq!(w, want);
         }

@@ -63,7 +63,7 @@
 //! - **No slow start**: VCP starts in MI (`vcp-src.cc` comments slow start out) from the
 //!   connection's initial window (`TcpConfig::initial_window`; ns-2's `windowInit_` was 2
 //!   segments). An ACK without a load code (none echoed) keeps the last code's increase.
-//! - **Loss** as NewReno (`crate::cc::newreno`): halves the smaller of flight size and window
+//! - **Loss** as NewReno (`crate::cc::loss`): halves the smaller of flight size and window
 //!   (RFC 5681, `ssthresh = max(min(flight, cwnd)/2, 2·MSS)`, `cwnd = ssthresh`; ns-2's
 //!   `slowdown` halves the window, see `crate::cc::loss`), no growth and no load reaction
 //!   during fast recovery, `cwnd = ssthresh` when it ends; timeout → 1 segment (ssthresh
