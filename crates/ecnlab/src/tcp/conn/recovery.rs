@@ -294,8 +294,16 @@ impl TcpConn {
                 let loss = self.tx().recovery.dupacks >= self.cfg.dupack_threshold
                     || (self.sack_ok
                         && (a.newly_lost || self.tx().sb.is_lost(self.tx().sb.base())));
-                let may_recover =
-                    ack >= self.tx().recovery.recover || self.tx().recovery.state == Recovery::Cwr;
+                // Without SACK, duplicate ACKs at exactly `recover` are what the receiver's
+                // copies of needless retransmissions draw (go-back-N after a spurious timeout
+                // resends data it holds): RFC 6582 §3.2 step 1 asks the cumulative ACK to
+                // cover *more* than `recover`, as ns-2's default (`bugFix_`) and Linux (a Reno
+                // connection holds its state until something above `high_seq` is ACKed,
+                // `tcp_try_undo_recovery`). `recover` is 1 until something sets it.
+                let recover = self.tx().recovery.recover;
+                let may_recover = ack > recover
+                    || (ack == recover && (self.sack_ok || recover == 1))
+                    || self.tx().recovery.state == Recovery::Cwr;
                 if loss && a.outstanding && may_recover && !self.tx().sb.is_empty() {
                     self.enter_fast_recovery(ctx, a.flight_before);
                 }
