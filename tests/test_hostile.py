@@ -276,3 +276,27 @@ def test_an_earlier_result_that_cannot_be_removed_is_said_and_removed_by_the_nex
     with fsutil.atomic_dir(target) as d:
         (d / "run.json").write_text("{}")
     assert not list(tmp_path.glob(".r.*")) and (target / "run.json").is_file()
+
+
+def test_ctrl_c_while_a_result_directory_is_made_leaves_nothing(tmp_path, monkeypatch):
+    # A Ctrl-C between making the temporary directory and handing it out (writing its owner
+    # file) left a .NAME.partial-* behind: under load a reproduction interrupted at that
+    # moment kept a half-made run beside its finished ones.
+    from pathlib import Path
+
+    import pytest
+
+    from ecnlab import fsutil
+
+    real = Path.write_text
+
+    def interrupted(self, *a, **k):
+        if self.name == fsutil.OWNER_FILE:
+            raise KeyboardInterrupt
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(Path, "write_text", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        with fsutil.atomic_dir(tmp_path / "sub" / "r"):
+            pass
+    assert list(tmp_path.iterdir()) == []

@@ -62,14 +62,20 @@ def atomic_dir(target: str | os.PathLike[str]) -> Iterator[Path]:
     except OSError as e:
         raise OutputError(f"cannot create {t.parent}: {e.strerror or e}") from None
     remove_stale(t)
+    tmp: Path | None = None
     try:
         tmp = Path(tempfile.mkdtemp(prefix=f".{t.name}.partial-", dir=t.parent))
         (tmp / OWNER_FILE).write_text(f"{os.getpid()} {_boot_id()}\n", encoding="utf-8")
         # mkdtemp makes it private; the result gets the usual permissions.
         tmp.chmod(0o777 & ~_umask())
-    except OSError as e:
+    except BaseException as e:
+        # A Ctrl-C between making the directory and handing it out must not leave it behind.
+        if tmp is not None:
+            _remove_tree(tmp)
         _remove_empty(created)
-        raise OutputError(f"cannot write in {t.parent}: {e.strerror or e}") from None
+        if isinstance(e, OSError):
+            raise OutputError(f"cannot write in {t.parent}: {e.strerror or e}") from None
+        raise
     try:
         yield tmp
         (tmp / OWNER_FILE).unlink(missing_ok=True)
