@@ -4,10 +4,10 @@
 //! After a spurious timeout (the ACKs were late, not lost), go-back-N resends data the
 //! receiver already holds; each copy draws a duplicate ACK at exactly `recover` (one past the
 //! highest byte sent when the timer fired). RFC 6582 §3.2 step 1 starts a new recovery only
-//! when the cumulative ACK covers *more* than `recover`; ns-2's default (`bugFix_`:
-//! `highest_ack_ > recover_`) and Linux (`tcp_try_undo_recovery`: a Reno connection holds its
+//! when the cumulative ACK covers *more* than `recover`, as ns-2's default (`bugFix_`:
+//! `highest_ack_ > recover_`); Linux (`tcp_try_undo_recovery`: a Reno connection holds its
 //! state "until something *above* high_seq is ACKed ... to prevent false fast retransmits")
-//! agree. SACK tells such duplicates apart, and is not concerned.
+//! starts no new recovery either. SACK tells such duplicates apart, and is not concerned.
 
 use ecnlab::packet::Packet;
 use ecnlab::tcp::codecs::NoEcn;

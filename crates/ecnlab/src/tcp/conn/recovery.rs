@@ -297,9 +297,13 @@ impl TcpConn {
                 // Without SACK, duplicate ACKs at exactly `recover` are what the receiver's
                 // copies of needless retransmissions draw (go-back-N after a spurious timeout
                 // resends data it holds): RFC 6582 §3.2 step 1 asks the cumulative ACK to
-                // cover *more* than `recover`, as ns-2's default (`bugFix_`) and Linux (a Reno
-                // connection holds its state until something above `high_seq` is ACKed,
-                // `tcp_try_undo_recovery`). `recover` is 1 until something sets it.
+                // cover *more* than `recover`, as ns-2's default (`bugFix_`: dupack_action
+                // returns). A real loss of the segment at `recover` then waits for the timer,
+                // as in ns-2. Linux instead holds a Reno connection's recovery state until
+                // something above `high_seq` is ACKed (`tcp_try_undo_recovery`): no new
+                // reduction either, but it still retransmits the head once enough duplicate
+                // ACKs arrive; without SACK ecnlab follows ns-2 here (Linux hosts have SACK).
+                // `recover` is 1 until something sets it.
                 let recover = self.tx().recovery.recover;
                 let may_recover = ack > recover
                     || (ack == recover && (self.sack_ok || recover == 1))
