@@ -26,6 +26,15 @@ runs whatever simulator build wrote them (`reproduce --reuse DIR --reuse-any-bui
 the run). The record and the doc name the builds the runs came from and the commit that
 judged them.
 
+A form too long for one sitting is run with `--by-experiment`: experiment by experiment, each
+recorded as a part when it finishes, its summary.json kept compressed in `parts/` beside the
+record (it outlives the runs' directory); `--resume` keeps the parts done on the same simulator
+build, whatever commit ran them, and the form is done when every experiment has a part. Its
+tables are the parts' summaries combined (`ecnlab.experiments.combine_summaries`), as one
+process would have written them; the doc names each part's commit.
+
+    .venv/bin/python bench/reproductions.py --only hfcc --form all --by-experiment --resume --out-root DIR
+
 `--write-docs PAPER` replaces the generated part of docs/reproductions/<paper>.md (between
 its BEGIN/END GENERATED markers) with the verdict tables of the form's summary.json (every
 reading when it was run, else the default), leaving the prose around them alone. `--from DIR`
@@ -35,6 +44,7 @@ takes another reproduction's summary.json (e.g. one judged again with `--reuse`)
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import re
@@ -132,8 +142,8 @@ def estimate(data: dict[str, Any], paper: str, form: str) -> float | None:
     return d["wall_s"] / d["sim_s"] * new
 
 
-def command(paper: str, form: str) -> str:
-    return f"ecnlab reproduce {PAPERS[paper][0]}" + (" --readings all" if form == "all" else "")
+def command(paper: str, form: str, experiment: str | None = None) -> str:
+    return f"ecnlab reproduce {experiment or PAPERS[paper][0]}" + (" --readings all" if form == "all" else "")
 
 
 # ----------------------------------------------------------------------------- run
@@ -172,6 +182,94 @@ def out_dir(root: Path, paper: str, form: str) -> Path:
     return root / f"{paper}-{form}"
 
 
+def part_dir(root: Path, paper: str, form: str, experiment: str) -> Path:
+    return root / f"{paper}-{form}-parts" / experiment
+
+
+# --------------------------------------------------------------------------- parts
+#
+# A form too long for one sitting is run experiment by experiment (`--by-experiment`): each
+# experiment's reproduction is a part, recorded when it finishes with its summary.json kept
+# (compressed) under parts/ beside the record, so the parts outlive the runs' directory and the form is
+# done once every experiment has a part from the same simulator build. Its verdicts are the
+# parts' summaries combined (ecnlab.experiments.combine_summaries): the same tables one
+# process would have written; the doc names each part's commit.
+
+
+def part_file(paper: str, form: str, experiment: str) -> str:
+    """Where a part's summary is kept, relative to the record's directory."""
+    return f"parts/{paper}-{form}/{experiment}.summary.json.gz"
+
+
+def keep_part(records: Path, paper: str, form: str, experiment: str, out: Path) -> str:
+    rel = part_file(paper, form, experiment)
+    dest = records / rel
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_suffix(".tmp")
+    # mtime 0: the same summary gives the same bytes.
+    with open(out / "summary.json", "rb") as src, gzip.GzipFile(filename="", mode="wb", fileobj=open(tmp, "wb"), mtime=0) as gz:
+        gz.write(src.read())
+    tmp.replace(dest)
+    return rel
+
+
+def read_part(records: Path, entry: dict[str, Any]) -> dict[str, Any]:
+    with gzip.open(records / entry["summary"], "rt", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def combined(records: Path, paper: str, parts: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The form's summary from its parts' kept summaries."""
+    from ecnlab.experiments import combine_summaries
+
+    return combine_summaries(PAPERS[paper][0], [read_part(records, parts[e]) for e in sorted(parts)])
+
+
+def form_of_parts(records: Path, paper: str, form: str, parts: dict[str, dict[str, Any]], experiments: list[str]) -> dict[str, Any]:
+    """The form's record from its parts' records: done when every experiment has a done part
+    (all of one simulator build); times, runs and simulated seconds summed; the verdicts of
+    the combined summary."""
+    done = {e: parts[e] for e in experiments if parts.get(e, {}).get("status") == "done"}
+    first = min((p["started"] for p in parts.values()), default=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+    builds = sorted({p["source_hash"] for p in done.values()})
+    entry: dict[str, Any] = {
+        "paper": paper,
+        "form": form,
+        "command": command(paper, form) + " (experiment by experiment)",
+        "by_experiment": True,
+        "parts": parts,
+        "started": first,
+        "commit": ", ".join(sorted({landed(p["commit"]) for p in done.values()})) or "–",
+        "source_hash": ", ".join(builds) or "–",
+        "ecnlab_version": next((p["ecnlab_version"] for p in done.values()), ""),
+        "jobs": max((p["jobs"] for p in parts.values()), default=0),
+        "cores": max((p["cores"] for p in parts.values()), default=0),
+        "nice": ", ".join(sorted({str(p.get("nice", "")) for p in parts.values()})),
+        "attempts": sum(p.get("attempts", 1) for p in parts.values()),
+    }
+    for k in ("wall_s", "cpu_s", "cpu_s_rusage", "runs", "simulations", "runs_reused", "runs_run", "sim_s", "run_loop_s", "stalls"):
+        entry[k] = sum(p.get(k) or 0 for p in parts.values() if p.get("status") == "done" or k in ("wall_s", "cpu_s"))
+    if len(done) < len(experiments):
+        entry["status"] = f"{len(done)} of {len(experiments)} experiments"
+        entry["parts_missing"] = [e for e in experiments if e not in done]
+        return entry
+    if len(builds) > 1:
+        entry["status"] = "parts of different builds"
+        return entry
+    s = combined(records, paper, done)
+    entry.update(
+        status="done",
+        seeds=sorted({len(sec["seeds"]) for sec in s["experiments"]}),
+        readings=s["readings"],
+        verdicts=s["verdicts"],
+        verdicts_vs_reconstructed=s.get("verdicts_vs_reconstructed"),
+        verdicts_by_reading=s.get("verdicts_by_reading"),
+        depends_on_reading=len(s.get("depends_on_reading") or []),
+        stalls=len(s.get("stalls") or []),
+    )
+    return entry
+
+
 def cores() -> int:
     try:
         return len(os.sched_getaffinity(0))
@@ -199,12 +297,12 @@ def tree_cpu(pid: int, seen: dict[int, float]) -> None:
         seen[p.pid] = max(seen.get(p.pid, 0.0), t.user + t.system)
 
 
-def run_form(paper: str, form: str, root: Path, jobs: int, ecnlab: str, earlier: dict[str, Any] | None) -> dict[str, Any]:
-    """Runs one form as its own process tree and measures it: wall clock, and user + system
-    CPU of every process of the tree (read each second; the Dask workers run the
-    simulations)."""
-    out = out_dir(root, paper, form)
-    argv = [ecnlab, "reproduce", PAPERS[paper][0], "--out", str(out), "--jobs", str(jobs)]
+def run_form(paper: str, form: str, root: Path, jobs: int, ecnlab: str, earlier: dict[str, Any] | None, experiment: str | None = None) -> dict[str, Any]:
+    """Runs one form (or, with ``experiment``, that experiment's part of it) as its own
+    process tree and measures it: wall clock, and user + system CPU of every process of the
+    tree (read each second; the Dask workers run the simulations)."""
+    out = part_dir(root, paper, form, experiment) if experiment else out_dir(root, paper, form)
+    argv = [ecnlab, "reproduce", experiment or PAPERS[paper][0], "--out", str(out), "--jobs", str(jobs)]
     reuse = None
     if form == "all":
         dflt = out_dir(root, paper, "default")
@@ -213,7 +311,7 @@ def run_form(paper: str, form: str, root: Path, jobs: int, ecnlab: str, earlier:
             reuse = str(dflt)
         else:
             argv += ["--readings", "all"]
-    log = root / f"{paper}-{form}.log"
+    log = root / (f"{paper}-{form}-{experiment}.log" if experiment else f"{paper}-{form}.log")
     resumed = (out.parent / f".{out.name}.resume").is_dir()
     started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     at = build()
@@ -243,7 +341,7 @@ def run_form(paper: str, form: str, root: Path, jobs: int, ecnlab: str, earlier:
     entry: dict[str, Any] = {
         "paper": paper,
         "form": form,
-        "command": command(paper, form) + (f" --reuse {reuse}" if reuse else ""),
+        "command": command(paper, form, experiment) + (f" --reuse {reuse}" if reuse else ""),
         "out": str(out),
         "jobs": jobs,
         "cores": cores(),
@@ -412,6 +510,12 @@ def status(root: Path, data: dict[str, Any]) -> str:
     for key, p in data["plan"].items():
         paper, form = key.split("/")
         out = out_dir(root, paper, form)
+        rec = data["forms"].get(key) or {}
+        if rec.get("by_experiment"):
+            lines.append(f"{key}: {rec['status']} (experiment by experiment; missing: {', '.join(rec.get('parts_missing') or []) or 'none'})")
+            for d in sorted(part_dir(root, paper, form, "x").parent.glob(".*.resume")):
+                lines.append(f"{key} {d.name[1:-len('.resume')]}: {len(list(d.glob('*/run.json')))} runs kept")
+            continue
         kept = out.parent / f".{out.name}.resume"
         if (out / "summary.json").is_file():
             lines.append(f"{key}: done")
@@ -542,11 +646,10 @@ def rejudge(paper: str, form: str, root: Path, jobs: int, ecnlab: str) -> dict[s
     return {**at, "out": str(out), "wall_s": time.monotonic() - t0, "reused": reuse["reused"], "run": reuse["run"], "not_taken": reuse["not_taken"], "run_builds": reuse.get("runs_from_builds", {})}
 
 
-def write_doc(paper: str, summary_dir: Path, entry: dict[str, Any] | None, judged: dict[str, Any] | None = None) -> Path:
-    """Replaces the generated block of the paper's doc with the tables of ``summary_dir``'s
-    summary.json (judged at ``judged``'s commit, or now's); the prose outside the markers is
-    left as it is."""
-    summary = json.loads((summary_dir / "summary.json").read_text(encoding="utf-8"))
+def write_doc(paper: str, summary: dict[str, Any], entry: dict[str, Any] | None, judged: dict[str, Any] | None = None) -> Path:
+    """Replaces the generated block of the paper's doc with the tables of ``summary`` (a
+    summary.json, judged at ``judged``'s commit, or now's; or a form's parts combined); the
+    prose outside the markers is left as it is."""
     b = judged or build()
     seeds = sorted({len(s["seeds"]) for s in summary["experiments"]})
     cmd = f"ecnlab reproduce {summary['experiment']}" + (" --quick" if summary.get("quick") else "") + (" --readings all" if len(summary["readings"]) > 1 else "")
@@ -560,11 +663,20 @@ def write_doc(paper: str, summary_dir: Path, entry: dict[str, Any] | None, judge
         if entry and entry.get("attempts", 1) > 1 and not entry.get("rejudged"):
             runs += f" in the last of {entry['attempts']} attempts (the others' runs kept for it)"
     source = f"{'quick' if summary.get('quick') else 'full'} form, {'/'.join(map(str, seeds))} seeds, " + (f"the default and {len(summary['readings']) - 1} other readings" if len(summary["readings"]) > 1 else "the default reading alone")
+    parts = summary.get("parts")
+    if parts and entry and entry.get("by_experiment"):
+        # Run experiment by experiment: each part's own reuse, commit and date.
+        runs = f"{sum(len(s['runs']) for s in summary['experiments'])} runs, run experiment by experiment: " + "; ".join(
+            f"{e} at commit {landed(pe['commit'])} ({pe['started'][:10]}, {pe.get('runs_reused', 0)} runs read from the default form)"
+            for e, pe in sorted(entry["parts"].items())
+        )
     header = (
         f"written by `bench/reproductions.py --write-docs {paper}` from the summary.json of `{cmd}` ({source}; {runs}) "
         + (
             f"judged by the analysis of commit {landed(b['commit'])}"
             if reuse and reuse.get("any_build")
+            else f"each part judged at its own commit, simulator source {entry['source_hash'][:12]}"
+            if parts and entry and entry.get("by_experiment")
             else f"judged at commit {landed(b['commit'])}, simulator source {b['source_hash'][:12]}"
         )
         + f", written {time.strftime('%Y-%m-%d')}"
@@ -584,6 +696,43 @@ def write_doc(paper: str, summary_dir: Path, entry: dict[str, Any] | None, judge
 # ------------------------------------------------------------------------------ main
 
 
+def run_parts(paper: str, form: str, root: Path, args: argparse.Namespace, ecnlab: str, b: dict[str, str]) -> int:
+    """The form experiment by experiment, cheapest first by the plan; each part recorded (and
+    its summary kept) as it finishes, and the form's record made again from its parts."""
+    key = f"{paper}/{form}"
+    data = load(args.record)
+    plan_of = {e["experiment"]: e["sim_s"] for e in data["plan"].get(key, {}).get("experiments", [])}
+    from ecnlab.experiments import select
+
+    experiments = [e.name for e in select(PAPERS[paper][0])]
+    for exp in sorted(experiments, key=lambda e: plan_of.get(e, 0.0)):
+        data = load(args.record)
+        parts = dict((data["forms"].get(key) or {}).get("parts") or {})
+        earlier = parts.get(exp)
+        if args.resume and earlier and earlier["status"] == "done" and earlier["source_hash"] == b["source_hash"] and (args.record.parent / earlier["summary"]).is_file():
+            print(f"{key} {exp}: done at {earlier['commit']} on this build, kept")
+            continue
+        if earlier and earlier["status"] == "done":
+            earlier = None  # another build's: run again, its time not added
+        print(f"{key} {exp}: {command(paper, form, exp)} → {part_dir(root, paper, form, exp)} …", flush=True)
+        entry = run_form(paper, form, root, args.jobs, ecnlab, earlier, experiment=exp)
+        if entry["status"] == "done":
+            entry["summary"] = keep_part(args.record.parent, paper, form, exp, part_dir(root, paper, form, exp))
+        data = load(args.record)
+        parts = dict((data["forms"].get(key) or {}).get("parts") or {})
+        parts[exp] = entry
+        data["forms"][key] = form_of_parts(args.record.parent, paper, form, parts, experiments)
+        save(data, args.record)
+        print(f"{key} {exp}: {entry['status']}, {_hms(entry['wall_s'])} wall, {_hms(entry['cpu_s'])} CPU, {entry.get('runs', '–')} runs, verdicts {_counts(entry.get('verdicts'))}", flush=True)
+        if entry["status"] != "done":
+            return 1
+    data = load(args.record)
+    data["forms"][key] = e = form_of_parts(args.record.parent, paper, form, dict(data["forms"][key]["parts"]), experiments)
+    save(data, args.record)
+    print(f"{key}: {e['status']} ({len(e['parts'])} parts), {_hms(e['wall_s'])} wall, {_hms(e['cpu_s'])} CPU, verdicts {_counts(e.get('verdicts'))}", flush=True)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--plan", action="store_true", help="count runs and simulated seconds of every form; run nothing")
@@ -597,6 +746,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rejudge", nargs="+", metavar="PAPER", choices=list(PAPERS), help="judge these papers' recorded forms again with today's analysis from their own runs, whatever build wrote them, running nothing (reproduce --reuse --reuse-any-build), recorded for --write-docs")
     ap.add_argument("--from", dest="from_dir", type=Path, help="with one --write-docs paper: the reproduction to take the tables from")
     ap.add_argument("--note", action="append", default=[], help="a line for 'Forms not finished' (replaces the earlier ones)")
+    ap.add_argument("--by-experiment", action="store_true", help="run the every-reading form one experiment at a time, each recorded as a part when it finishes (its summary kept in parts/ beside the record); with --resume a part done on this simulator build is kept, whatever commit ran it; the form is done when every experiment has a part")
     ap.add_argument("--record", type=Path, default=RESULTS / "reproductions.json")
     args = ap.parse_args(argv)
     signal.signal(signal.SIGTERM, signal.default_int_handler)
@@ -617,6 +767,9 @@ def main(argv: list[str] | None = None) -> int:
                 e = data["forms"].get(key)
                 if not e or e["status"] != "done":
                     continue
+                if e.get("by_experiment"):
+                    print(f"{key}: run experiment by experiment; its parts' runs are judged where they ran, not again")
+                    continue
                 judged = rejudge(paper, form, args.out_root.absolute(), args.jobs, ecnlab)
                 data = load(args.record)
                 data["forms"][key]["rejudged"] = judged
@@ -629,11 +782,15 @@ def main(argv: list[str] | None = None) -> int:
         for paper in args.write_docs:
             entry = next((e for f in reversed(FORMS) if (e := data["forms"].get(f"{paper}/{f}")) and e["status"] == "done"), None)
             judged = (entry or {}).get("rejudged")
+            if entry and entry.get("by_experiment") and not args.from_dir:
+                print(f"wrote {write_doc(paper, combined(args.record.parent, paper, entry['parts']), entry, entry)}")
+                continue
             src = args.from_dir or (Path(judged["out"]) if judged else Path(entry["out"]) if entry else None)
             if src is None:
                 ap.error(f"{paper}: no recorded form and no --from")
+            summary = json.loads((src / "summary.json").read_text(encoding="utf-8"))
             # The analysis that wrote the summary: the judgement again's commit, else the run's.
-            print(f"wrote {write_doc(paper, src, entry, None if args.from_dir else (judged or entry))}")
+            print(f"wrote {write_doc(paper, summary, entry, None if args.from_dir else (judged or entry))}")
         return 0
     if args.plan or not data["plan"]:
         for paper in papers:
@@ -659,6 +816,10 @@ def main(argv: list[str] | None = None) -> int:
         earlier = data["forms"].get(key)
         if args.resume and earlier and earlier["status"] == "done" and earlier["commit"] == b["commit"] and earlier["source_hash"] == b["source_hash"]:
             print(f"{key}: done at {b['commit']}, skipped")
+            continue
+        if args.by_experiment and form == "all":
+            if run_parts(paper, form, root, args, ecnlab, b) != 0:
+                return 1
             continue
         print(f"{key}: {command(paper, form)} → {out_dir(root, paper, form)} …", flush=True)
         entry = run_form(paper, form, root, args.jobs, ecnlab, earlier)

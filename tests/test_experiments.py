@@ -147,6 +147,42 @@ def test_bad_readings_are_named(tmp_path, monkeypatch):
     assert not (tmp_path / "out").exists()
 
 
+def _without_wall(x):
+    """A summary with its wall times left out: the one thing two runs of it may differ in."""
+    if isinstance(x, dict):
+        return {k: _without_wall(v) for k, v in x.items() if k != "wall_s"}
+    if isinstance(x, list):
+        return [_without_wall(v) for v in x]
+    return x
+
+
+def test_experiments_reproduced_apart_combine_into_the_papers_summary(tmp_path, monkeypatch):
+    """A paper's experiments run one at a time (as a long form is run over several sittings)
+    give, combined, the summary of running them together: the headline counted over both,
+    the readings in the same order, every list the same."""
+
+    class Other(_Toy):
+        name = "toy.other"
+        axes = (ex.ReadingAxis("rate", ("8Mbps", "7Mbps"), "the stated load"), _Toy.axes[1])
+
+    monkeypatch.setitem(ex._REGISTRY, "toy.util", _Toy())
+    monkeypatch.setitem(ex._REGISTRY, "toy.other", Other())
+    whole = ex.reproduce("toy", tmp_path / "whole", quick=True, readings="all")
+    assert whole["readings"] == ["default", "rate=7Mbps", "tolerance=0.5", "rate=6Mbps"]
+    parts = [ex.reproduce(n, tmp_path / n, quick=True, readings="all") for n in ("toy.util", "toy.other")]
+    combined = ex.combine_summaries("toy", parts[::-1])
+    assert [p["experiments"] for p in combined.pop("parts")] == [["toy.other"], ["toy.util"]]
+    assert _without_wall(combined) == _without_wall(whole)
+    assert combined["verdicts"]["contradicted"] == 1 and combined["verdicts"]["holds"] == 1
+    with pytest.raises(ecnlab.ExperimentError, match="toy: no part holds toy.util"):
+        ex.combine_summaries("toy", parts[1:])
+    with pytest.raises(ecnlab.ExperimentError, match="toy.other: in two parts"):
+        ex.combine_summaries("toy", [parts[1], parts[1], parts[0]])
+    quick_and_full = [parts[0], dict(parts[1], quick=False)]
+    with pytest.raises(ecnlab.ExperimentError, match="the parts differ in 'quick'"):
+        ex.combine_summaries("toy", quick_and_full)
+
+
 def test_a_stalled_run_is_flagged():
     """A bulk flow held to 2 % of the bottleneck by its receive window is a stall; the same
     flow with an ample window is not."""

@@ -1184,54 +1184,7 @@ def reproduce(
                 f"<h2>Claims whose verdict depends on the reading ({len(all_depends)})</h2>"
                 + (f"<ul>{items}</ul>" if items else "<p>None: every claim has the same verdict under every reading run.</p>"),
             )
-        comparisons = [dict(c, experiment=s["experiment"]) for s in sections for c in s["comparisons"]]
-        summary: dict[str, Any] = {
-            "experiment": name,
-            "quick": quick,
-            "readings": all_readings,
-            "rule": {
-                "test": "exact one-sided sign test over seeds paired by seed",
-                "alpha": ALPHA,
-                "min_effect": MIN_EFFECT,
-                "stall_utilisation": STALL_UTILISATION,
-                "outage_s": OUTAGE_S,
-                "outage_fraction": OUTAGE_FRACTION,
-                "starved_fraction": STARVED_FRACTION,
-                "family_correction": "Holm",
-                "family_counted": "once, by its verdict as one claim: holds when every comparable claim holds, contradicted when any is, otherwise inconclusive",
-                "text": rule_text(ALPHA),
-            },
-            "verdicts": count_verdicts(comparisons),
-            "verdicts_vs_reconstructed": count_verdicts(comparisons, reconstructed=True),
-            "verdicts_fixed_by_mechanism": count_verdicts(comparisons, fixed=True),
-            "verdicts_our_statements": count_verdicts(comparisons, ours=True),
-            "headline_units": headline_units(comparisons),
-            "decided_on_constant_arms": count_constant(comparisons),
-            "reconstructed_rivals": dict(RECONSTRUCTED_RIVALS),
-            "counted_once": sum(1 for c in comparisons if c.get("duplicate_of") is not None),
-            "verdicts_by_reading": {
-                r: count_verdicts([c for s in sections for c in s["by_reading"].get(r, [])]) for r in all_readings
-            },
-            "verdicts_fixed_by_mechanism_by_reading": {
-                r: count_verdicts([c for s in sections for c in s["by_reading"].get(r, [])], fixed=True) for r in all_readings
-            },
-            "verdicts_our_statements_by_reading": {
-                r: count_verdicts([c for s in sections for c in s["by_reading"].get(r, [])], ours=True) for r in all_readings
-            },
-            "depends_on_reading": all_depends,
-            "readings_that_did_not_act": [
-                {"experiment": s["experiment"], **e} for s in sections for e in s["reading_effects"] if e["acted"] is False
-            ],
-            "stalls": [st for s in sections for st in s["stalls"]],
-            "outages": [o for s in sections for o in s["outages"]],
-            "outages_unchecked": [o for s in sections for o in s["outages_unchecked"]],
-            "starved": [x for s in sections for x in s["starved"]],
-            "provenance_missing": {s["experiment"]: s["provenance_missing"] for s in sections if s["provenance_missing"]},
-            "comparisons": comparisons,
-            "experiments": sections,
-            "identical_runs": tally.to_json(),
-            "wall_s": time.time() - started,
-        }
+        summary = paper_summary(name, quick, sections, all_readings, tally.to_json(), time.time() - started)
         if earlier is not None:
             summary["reuse"] = earlier.to_json()
             if log:
@@ -1242,6 +1195,104 @@ def reproduce(
         (tmp / "summary.md").write_text(summary_markdown(summary), encoding="utf-8")
         doc.write(tmp / "report.html")
     return summary
+
+
+def paper_summary(name: str, quick: bool, sections: list[dict[str, Any]], readings: list[str], identical_runs: dict[str, Any], wall_s: float) -> dict[str, Any]:
+    """summary.json of a reproduction from its experiments' sections (as :func:`reproduce`
+    writes them, in its order) and the readings run: the headline counts, the rule, and what
+    every section's stalls, outages, starved flows and missing sources add up to."""
+    from .verdict import ALPHA
+
+    comparisons = [dict(c, experiment=s["experiment"]) for s in sections for c in s["comparisons"]]
+    return {
+        "experiment": name,
+        "quick": quick,
+        "readings": readings,
+        "rule": {
+            "test": "exact one-sided sign test over seeds paired by seed",
+            "alpha": ALPHA,
+            "min_effect": MIN_EFFECT,
+            "stall_utilisation": STALL_UTILISATION,
+            "outage_s": OUTAGE_S,
+            "outage_fraction": OUTAGE_FRACTION,
+            "starved_fraction": STARVED_FRACTION,
+            "family_correction": "Holm",
+            "family_counted": "once, by its verdict as one claim: holds when every comparable claim holds, contradicted when any is, otherwise inconclusive",
+            "text": rule_text(ALPHA),
+        },
+        "verdicts": count_verdicts(comparisons),
+        "verdicts_vs_reconstructed": count_verdicts(comparisons, reconstructed=True),
+        "verdicts_fixed_by_mechanism": count_verdicts(comparisons, fixed=True),
+        "verdicts_our_statements": count_verdicts(comparisons, ours=True),
+        "headline_units": headline_units(comparisons),
+        "decided_on_constant_arms": count_constant(comparisons),
+        "reconstructed_rivals": dict(RECONSTRUCTED_RIVALS),
+        "counted_once": sum(1 for c in comparisons if c.get("duplicate_of") is not None),
+        "verdicts_by_reading": {
+            r: count_verdicts([c for s in sections for c in s["by_reading"].get(r, [])]) for r in readings
+        },
+        "verdicts_fixed_by_mechanism_by_reading": {
+            r: count_verdicts([c for s in sections for c in s["by_reading"].get(r, [])], fixed=True) for r in readings
+        },
+        "verdicts_our_statements_by_reading": {
+            r: count_verdicts([c for s in sections for c in s["by_reading"].get(r, [])], ours=True) for r in readings
+        },
+        "depends_on_reading": [d for s in sections for d in s["depends_on_reading"]],
+        "readings_that_did_not_act": [
+            {"experiment": s["experiment"], **e} for s in sections for e in s["reading_effects"] if e["acted"] is False
+        ],
+        "stalls": [st for s in sections for st in s["stalls"]],
+        "outages": [o for s in sections for o in s["outages"]],
+        "outages_unchecked": [o for s in sections for o in s["outages_unchecked"]],
+        "starved": [x for s in sections for x in s["starved"]],
+        "provenance_missing": {s["experiment"]: s["provenance_missing"] for s in sections if s["provenance_missing"]},
+        "comparisons": comparisons,
+        "experiments": sections,
+        "identical_runs": identical_runs,
+        "wall_s": wall_s,
+    }
+def combine_summaries(name: str, parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """One paper's summary.json from reproductions of its experiments run apart (each
+    ``ecnlab reproduce <experiment>`` under the same readings), as :func:`reproduce` would
+    have written it had it run them together: every experiment of the paper exactly once,
+    the same form (quick or full) and rule in every part, the headline counted again over
+    all of them. ``parts`` (the parts' summaries) keeps what each part was run as: its
+    experiments, readings, runs read from elsewhere (``reuse``) and wall time. The counts of
+    ``identical_runs`` add up the parts': a scenario two experiments share is simulated once
+    when they run together and once in each part when they run apart."""
+    want = [e.name for e in select(name)]
+    sections: dict[str, dict[str, Any]] = {}
+    for part in parts:
+        for sec in part["experiments"]:
+            if sec["experiment"] in sections:
+                raise ExperimentError(f"{sec['experiment']}: in two parts")
+            if sec["experiment"] not in want:
+                raise ExperimentError(f"{sec['experiment']}: not an experiment of {name}")
+            sections[sec["experiment"]] = sec
+    if missing := [e for e in want if e not in sections]:
+        raise ExperimentError(f"{name}: no part holds {', '.join(missing)}")
+    for key in ("quick", "rule"):
+        if len({json.dumps(p[key], sort_keys=True) for p in parts}) > 1:
+            raise ExperimentError(f"{name}: the parts differ in {key!r}")
+    # The readings in the order one reproduction would have met them: experiment by experiment.
+    parts = sorted(parts, key=lambda p: min(want.index(s["experiment"]) for s in p["experiments"]))
+    readings: list[str] = []
+    for part in parts:
+        readings += [r for r in part["readings"] if r not in readings]
+    counts: dict[str, Any] = {}
+    for part in parts:
+        for k, v in part["identical_runs"].items():
+            if isinstance(v, bool) or not isinstance(v, (int, list)):
+                counts.setdefault(k, v)
+            else:
+                counts[k] = counts.get(k, 0 if isinstance(v, int) else []) + v
+    summary = paper_summary(name, parts[0]["quick"], [sections[e] for e in want], readings, counts, sum(p["wall_s"] for p in parts))
+    summary["parts"] = [
+        {"experiments": [s["experiment"] for s in p["experiments"]], "readings": p["readings"], "reuse": p.get("reuse"), "wall_s": p["wall_s"]}
+        for p in parts
+    ]
+    return summary
+
 
 
 def rule_text(alpha: float) -> str:
