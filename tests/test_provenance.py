@@ -96,3 +96,24 @@ def test_the_join_names_keys_without_a_source_and_undeclared_deviations():
     p = join({"good-s1": toml}, own, NS2_HOSTS)
     assert p.complete, p.problems()
     assert [s.parameter for s in p.sources][:1] == ["topology.*"] and any(s.parameter == "tcp.sack" for s in p.sources)
+
+
+def test_newreno_on_ns2_hosts_halves_the_window_as_ns2_does():
+    """ns-2's Reno-family senders set ssthresh to half the window (tcp.cc slowdown(), the
+    recovery's inflation cleared at a timeout), not half the flight: every NewReno flow of an
+    experiment on ns-2's hosts does so under the default reading."""
+    from ecnlab import experiments as ex
+    from ecnlab.experiments.base import Reading
+    from ecnlab.scenario import load_scenario
+
+    seen = 0
+    for name in ex.names():
+        exp = ex.get(name)
+        if exp.hosts is not NS2_HOSTS:
+            continue
+        for run, sc in exp.runs(True, exp.seeds(True)[:1], Reading(exp.axes)).items():
+            for f in load_scenario(sc).to_dict()["flows"]:
+                if f.get("cc") == "newreno":
+                    seen += 1
+                    assert f.get("cc_params", {}).get("reduce_from") == "cwnd", f"{name} {run} {f['name']}"
+    assert seen > 0

@@ -70,6 +70,7 @@ from .verdict import Claim, Decision, Excluded, PerSeed, Verdict, can_fail, cons
 __all__ = [
     "LINUX_HOSTS",
     "NS2_HOSTS",
+    "NS2_REDUCE_FROM",
     "NS3_HOSTS",
     "RECONSTRUCTED_RIVALS",
     "HostProfile",
@@ -641,6 +642,19 @@ class ReadingAxis:
     @property
     def default(self) -> Any:
         return self.values[0]
+
+
+#: How a NewReno sender on ns-2's hosts sets ssthresh at a loss or timeout: half its window, as
+#: ns-2 (the papers' simulator), or half the flight size, RFC 5681 eq. 4 (ecnlab's NewReno
+#: default). They part after a timeout during fast recovery: the flight then holds the new data
+#: the recovery's window inflation let out, up to twice the window, and a slow start to half of
+#: it overshoots the path (on mix.uno-legacy's no-ECN NewReno runs: ssthresh ~1075 segments on a
+#: path that holds ~900, a timeout every 1.7 s).
+NS2_REDUCE_FROM = ReadingAxis(
+    "reduce_from",
+    ("cwnd", "flight_size"),
+    "NewReno's ssthresh after a loss or timeout: half the window, as ns-2 (tcp.cc slowdown() halves window() = min(cwnd_, window_); tcp-reno.cc RenoTcpAgent::timeout clears the recovery's inflation dupwnd_ first), or half the flight size, RFC 5681 eq. 4 (ecnlab's NewReno default), which after a timeout in fast recovery counts the new data the inflation let out",
+)
 
 
 class Reading(Mapping[str, Any]):
