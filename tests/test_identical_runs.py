@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+import polars as pl
 import pytest
 
 import ecnlab
@@ -178,3 +179,64 @@ def test_a_kept_run_proves_the_next_after_an_interruption(tmp_path):
     assert _stable(info) == _stable(full)
     for t in ("flows", "ports", "timeseries"):
         assert (tmp_path / "again" / "u400" / f"{t}.parquet").read_bytes() == (tmp_path / "full" / "u400" / f"{t}.parquet").read_bytes()
+
+
+# ------------------------------------------------------------------------ sweeps
+
+def buffer_sweep(values: list[int], seeds: list[int], rate: str = "8Mbps") -> dict:
+    """The Poisson dumbbell (:func:`poisson`) at ``rate`` over bottleneck buffers ``values``."""
+    base = poisson(100).set("flows[0].rate", rate).to_dict()
+    return {"name": "buffers", "seeds": seeds, "base": base, "grid": {"buffer": {"key": "topology.bottleneck_queue.limit", "values": values}}}
+
+
+def _sweep_tables(out) -> dict:
+    return {f"{t}/{f.name}": f.read_bytes() for t in ("flows", "ports", "timeseries") for f in sorted((out / t).glob("*.parquet"))}
+
+
+def test_a_sweep_writes_points_a_finished_run_proves_from_it(tmp_path):
+    """Poisson arrivals at 80 % of the bottleneck: 4 packets overflow, 40 never do, so per
+    seed the 100-packet point is written from the 40-packet run and the 400-packet one from
+    the 100-packet one (the nearest finished run); their files are those a full simulation
+    writes, and the runs rows say from which run and why."""
+    from ecnlab import sweeps as sw
+
+    spec = buffer_sweep([400, 4, 40, 100], [1, 2])
+    skip = sw.run_sweep(spec, tmp_path / "skip", workers=2, threads=True)
+    full = sw.run_sweep(spec, tmp_path / "full", workers=2, threads=True, skip_identical=False)
+    assert (skip.total, skip.ok, skip.failed, full.ok) == (8, 8, 0, 8)
+    assert (skip.simulated, len(skip.identical)) == (4, 4)
+    assert (full.simulated, full.identical) == (8, [])
+    # In the order of the points, whatever the order runs finished in.
+    assert [(p, src) for p, src, _ in skip.identical] == [
+        (f"buffer={b}, seed={s}", f"buffer={src}, seed={s}") for b, src in ((400, 100), (100, 40)) for s in (1, 2)
+    ]
+    assert all(why.startswith("limit never reached, never read: rl->rr needed at most ") for _, _, why in skip.identical)
+    assert _sweep_tables(tmp_path / "skip") == _sweep_tables(tmp_path / "full")
+    runs = pl.read_parquet(tmp_path / "skip" / "runs" / "*.parquet").sort("buffer", "seed")
+    proven = runs.filter(pl.col("identical_to").is_not_null())
+    assert sorted(proven["buffer"].to_list()) == [100, 100, 400, 400]
+    by_key = dict(zip(runs["run_key"], runs.select("buffer", "seed").rows()))
+    for row in proven.iter_rows(named=True):
+        assert by_key[row["identical_to"]] == ({100: 40, 400: 100}[row["buffer"]], row["seed"])
+        assert row["wall_s"] == 0.0 and row["identical_reason"].startswith("limit never reached")
+        assert json.loads(row["buffers_json"])["rl->rr"]["limits"] == [{"packets": row["buffer"]}]
+    assert pl.read_parquet(tmp_path / "full" / "runs" / "*.parquet")["identical_to"].is_null().all()
+    # Another executor, other completion orders: the same points proven, by the same runs.
+    one = sw.run_sweep(spec, tmp_path / "one", workers=1, threads=True)
+    assert one.identical == skip.identical
+    prov = lambda d: pl.read_parquet(d / "runs" / "*.parquet").sort("run_key").select("run_key", "identical_to", "identical_reason", "buffers_json")
+    assert prov(tmp_path / "one").equals(prov(tmp_path / "skip"))
+
+    # Larger buffers added later: the stored 400-packet points prove them, nothing simulated.
+    more = sw.run_sweep(buffer_sweep([400, 4, 40, 100, 1000], [1, 2]), tmp_path / "skip", workers=1, threads=True)
+    assert (more.skipped, more.ran, more.simulated) == (8, 2, 0)
+    assert [src for _, src, _ in more.identical] == ["buffer=400, seed=1", "buffer=400, seed=2"]
+
+
+def test_a_sweep_whose_limits_are_reached_simulates_every_point(tmp_path):
+    """At 120 % of the bottleneck every buffer overflows: no point proves another."""
+    from ecnlab import sweeps as sw
+
+    s = sw.run_sweep(buffer_sweep([4, 40], [1], rate="12Mbps"), tmp_path / "s", workers=1, threads=True)
+    assert (s.ok, s.simulated, s.identical) == (2, 2, [])
+    assert pl.read_parquet(tmp_path / "s" / "runs" / "*.parquet")["identical_to"].is_null().all()

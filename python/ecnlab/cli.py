@@ -46,6 +46,18 @@ def _nonneg_int(text: str) -> int:
 MAX_SEED = 2**63 - 1
 
 
+def _add_skip_identical(parser: argparse.ArgumentParser, written: str) -> None:
+    """``--no-skip-identical``, as `reproduce` and `sweep` both take it (``written``: how a
+    skipped run is written and says so)."""
+    parser.add_argument(
+        "--no-skip-identical",
+        action="store_true",
+        help="simulate every run, even one that a finished run of the same scenario under other queue limits "
+        "proves identical (its ports never reached nor read the limits that differ); by default such runs "
+        f"run in increasing order of their limits and such a run is {written}",
+    )
+
+
 def _pos_int(text: str) -> int:
     v = _nonneg_int(text)
     if v == 0:
@@ -275,6 +287,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             retry="failed" if args.retry == "failed" else "all",
             progress=_show_progress(args.quiet),
             log=None if args.quiet else sys.stdout,
+            skip_identical=not args.no_skip_identical,
         )
     except KeyboardInterrupt as e:
         done = len([k for k, v in sweeps.Store(args.out).statuses().items() if v == "ok"])
@@ -301,6 +314,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             f"{summary.ok} ran now"
             + (f" ({len(summary.damaged)} of them again: they were damaged in the store)" if summary.damaged else "")
             + f", {summary.failed} failed"
+            + f"; {summary.simulated} simulated, {len(summary.identical)} proven identical"
+            + (" (skipping proven-identical runs is off)" if args.no_skip_identical else "")
             + ("; `--retry failed` runs the failed ones again" if summary.failed else "")
         )
     return EXIT_FAILURE if summary.failed else EXIT_OK
@@ -476,7 +491,10 @@ def build_parser() -> argparse.ArgumentParser:
         "process per core) or an existing one (--scheduler), into the store DIR: "
         "DIR/{runs,flows,ports,timeseries}/<run>.parquet, axis values as columns. Every "
         "scenario is validated first. Runs already in DIR are skipped, failed ones run "
-        "again; Ctrl-C leaves a store the same command resumes.",
+        "again; Ctrl-C leaves a store the same command resumes. Points that differ only in "
+        "queue limits run in increasing order of them, and a point that a finished one proves "
+        "identical (its ports never needed the limits that differ, nor read them) is written "
+        "from that run instead of simulated (--no-skip-identical simulates every point).",
     )
     sw.add_argument("sweep", metavar="SWEEP", help="sweep file (.toml)")
     sw.add_argument("--out", "-o", required=True, metavar="DIR", help="result store")
@@ -484,6 +502,7 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--workers", type=_pos_int, metavar="N", help="local workers (default: number of cores)")
     sw.add_argument("--threads", action="store_true", help="local workers as threads of one process, not processes")
     sw.add_argument("--retry", choices=["failed"], help="run only the runs that failed before")
+    _add_skip_identical(sw, "written from that run's tables and its row in DIR/runs says so (identical_to, identical_reason)")
     sw.add_argument("--quiet", "-q", action="store_true")
     sw.set_defaults(func=cmd_sweep)
 
@@ -522,13 +541,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --reuse: read every run from DIR whatever simulator build wrote them and run nothing (a run "
         "DIR lacks, or holds with another scenario, exits 2 naming it); summary.json names the builds",
     )
-    rp.add_argument(
-        "--no-skip-identical",
-        action="store_true",
-        help="simulate every run, even one that a finished run of the same scenario under other queue limits "
-        "proves identical (its ports never reached nor read the limits that differ); by default such a run is "
-        "written from that run and its run.json says so",
-    )
+    _add_skip_identical(rp, "written from that run and its run.json says so")
     rp.add_argument("--quiet", "-q", action="store_true")
     rp.set_defaults(func=cmd_reproduce)
 

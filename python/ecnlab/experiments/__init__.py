@@ -211,12 +211,9 @@ def run_many(
     tally.read += len(read_from)
     # Runs written from a proven-identical run: the directory holding that run's tables.
     tables_from: dict[str, Path | None] = {}
-    chain_of: dict[str, list[str]] = {}
-    if tally.enabled and todo:
-        for chain in _identical.chains({k: tomls[n[0]] for k, n in by_key.items()}):
-            if any(k not in read_from for k in chain):
-                chain_of.update((k, chain) for k in chain)
-    waiting = {k for k, _ in todo}  # not finished, not submitted
+    schedule = _identical.Schedule(
+        tally, {k: tomls[n[0]] for k, n in by_key.items()}, [k for k, _ in todo], lambda k: results[by_key[k][0]].meta
+    )
     bar: SweepProgress | None = None
 
     def run_dir(key: str) -> Path | None:
@@ -230,13 +227,7 @@ def run_many(
         """Writes the run ``key`` from the finished run ``src_key`` that proves it."""
         name, src_name = by_key[key][0], by_key[src_key][0]
         src = results[src_name]
-        meta = dict(src.meta)
-        limits = tally.limits(tomls[name])
-        meta["buffers"] = {p: {**rec, "limits": limits[p]} for p, rec in src.meta["buffers"].items()}
-        meta["wall_s"] = 0.0
-        meta.pop("cpu_s", None)
-        meta["identical_to"] = {"run": src_name, "key": src_key}
-        meta["identical_reason"] = why
+        meta = _identical.identical_meta(src.meta, tally.limits(tomls[name]), {"run": src_name, "key": src_key}, why)
         held = run_dir(src_key)
         res = Results(src.flows, src.ports, None if held is not None else src.timeseries, meta, tomls[name], timeseries_from=held)
         if resume is not None:
@@ -251,24 +242,11 @@ def run_many(
         if bar is not None:
             bar.proven_identical()
 
-    def advance(chain: list[str]) -> list[tuple[str, str]]:
-        """Writes the chain's next runs that a finished run proves; the first that none does
-        is returned to be run (nothing while one of the chain is running)."""
-        for i, key in enumerate(chain):
-            if key not in waiting:
-                if by_key[key][0] not in results:
-                    return []  # running: the rest wait for it
-                continue
-            waiting.discard(key)
-            # The closest finished runs first: below, nearest first, then above.
-            order = [k for k in reversed(chain[:i])] + chain[i + 1 :]
-            finished = [(k, results[by_key[k][0]].meta) for k in order if by_key[k][0] in results]
-            found = tally.proven_by(tomls[by_key[key][0]], finished)
-            if found is not None:
-                write_identical(key, found[0], found[1])
-                continue
-            return [(key, tomls[by_key[key][0]])]
-        return []
+    def next_runs(step: tuple[list[str], list[_identical.Proven]]) -> list[tuple[str, str]]:
+        run, proven = step
+        for p in proven:
+            write_identical(*p)
+        return [(k, tomls[by_key[k][0]]) for k in run]
 
     def done(key: str, outcome: dict[str, Any]) -> list[tuple[str, str]]:
         if outcome["status"] != "ok":
@@ -282,7 +260,7 @@ def run_many(
         for n in by_key[key]:
             results[n] = res
         tally.simulated += 1
-        return advance(chain_of[key]) if key in chain_of else []
+        return next_runs(schedule.finished(key, res.meta))
 
     if todo:
         ex = executor if executor is not None else Executor(workers=jobs)
@@ -291,11 +269,7 @@ def run_many(
         try:
             bar = SweepProgress(total=len(by_key), slots=ex.slots(), enabled=progress)
             bar.done = bar.skipped = len(by_key) - len(todo)
-            first = [(k, toml) for k, toml in todo if k not in chain_of]
-            waiting.difference_update(k for k, _ in first)
-            for chain in {id(c): c for c in chain_of.values()}.values():
-                first += advance(chain)
-            ex.map(first, done, bar)
+            ex.map(next_runs(schedule.start()), done, bar)
         finally:
             if own:
                 ex.close()

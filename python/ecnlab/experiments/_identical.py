@@ -19,17 +19,25 @@ each port whose limits differ must have had no limit read, the same kinds of lim
 every arrival within the smaller of the two. A proven run is written from the proving run's
 tables (the same files) with its own scenario and ``run.json``, which says where it came
 from (``identical_to``) and why (``identical_reason``).
+
+:class:`Schedule` is that order, shared by :func:`..run_many` (``ecnlab reproduce``) and
+:func:`ecnlab.sweeps.run_sweep` (``ecnlab sweep``). Because a chain's runs run one after
+another, which finished runs a run is offered to depends on the chain alone, never on the
+order in which runs on other workers finish: the same runs give the same outputs, the same
+runs proven and by the same run, whatever the executor does. (Running a chain's runs at
+once and keeping whichever finished first as the proof would save wall time on a sweep of
+one chain, but would make which run is simulated depend on timing.)
 """
 
 from __future__ import annotations
 
 import json
 import tomllib
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
 from .. import _core
 
-__all__ = ["IdenticalRuns", "chains", "proof", "split_limits"]
+__all__ = ["IdenticalRuns", "Proven", "Schedule", "chains", "identical_meta", "proof", "split_limits"]
 
 Path_ = tuple[Any, ...]
 
@@ -114,8 +122,8 @@ def proof(buffers: Mapping[str, Any] | None, limits: Mapping[str, list[Mapping[s
 class IdenticalRuns:
     """Whether runs proven identical are skipped (``enabled``), the limits each scenario
     gives its ports (asked once), and the tally over every :func:`run_many` call of a
-    reproduction: runs simulated, runs proven identical (with the run that proved each and
-    why), runs read from a kept or earlier reproduction."""
+    reproduction (or of one sweep): runs simulated, runs proven identical (with the run that
+    proved each and why), runs read from a kept or earlier reproduction."""
 
     def __init__(self, enabled: bool = True) -> None:
         self.enabled = enabled
@@ -168,3 +176,107 @@ class IdenticalRuns:
                 "(identical_reason)"
             ),
         }
+
+
+def identical_meta(src: Mapping[str, Any], limits: Mapping[str, list[Mapping[str, int]]], identical_to: Any, why: str) -> dict[str, Any]:
+    """The ``meta`` of a run proven identical to the finished run whose meta is ``src``: that
+    run's, with the run's own port ``limits`` in its ``buffers``, no time spent, and where it
+    came from (``identical_to``) and why (``identical_reason``)."""
+    meta = dict(src)
+    meta["buffers"] = {p: {**rec, "limits": limits[p]} for p, rec in src["buffers"].items()}
+    meta["wall_s"] = 0.0
+    meta.pop("cpu_s", None)
+    meta["identical_to"] = identical_to
+    meta["identical_reason"] = why
+    return meta
+
+
+class Proven(NamedTuple):
+    """The run ``key`` is the finished run ``src``, for the reason ``why``."""
+
+    key: str
+    src: str
+    why: str
+
+
+class Schedule:
+    """Which runs to simulate, in which order, and which to write from a finished run that
+    proves them identical, for runs by key (their validated scenario TOMLs ``tomls``): the
+    runs ``todo`` are to be done, every other key of ``tomls`` is finished, its meta given
+    by ``finished(key)`` when a run asks for it (None, or no ``buffers``: it proves nothing).
+    Runs that differ only in queue limits (:func:`chains`) are done in increasing order of
+    them, a chain's runs one after another (chains in parallel); other runs at once. With
+    skipping off (``tally.enabled``) every run is simply simulated, all at once.
+
+    :meth:`start` and :meth:`finished` (called as each simulated run ends) say what to do
+    next: the runs to simulate now and the runs proven identical, each to be written from its
+    proving run (which is finished), in that order."""
+
+    def __init__(
+        self,
+        tally: IdenticalRuns,
+        tomls: Mapping[str, str],
+        todo: Iterable[str],
+        finished: Callable[[str], Mapping[str, Any] | None] = lambda key: None,
+    ) -> None:
+        self.tally = tally
+        self.tomls = tomls
+        self.todo = list(todo)
+        self._finished = finished
+        self._meta: dict[str, Mapping[str, Any] | None] = {}
+        self._waiting = set(self.todo)
+        self._running: set[str] = set()
+        self._chain_of: dict[str, list[str]] = {}
+        if tally.enabled and self.todo:
+            for chain in chains(tomls):
+                if any(k in self._waiting for k in chain):
+                    self._chain_of.update((k, chain) for k in chain)
+
+    def start(self) -> tuple[list[str], list[Proven]]:
+        """The runs to simulate at once, and the runs already proven by finished ones."""
+        run = [k for k in self.todo if k not in self._chain_of]
+        self._waiting.difference_update(run)
+        self._running.update(run)
+        proven: list[Proven] = []
+        for chain in {id(c): c for c in self._chain_of.values()}.values():
+            run += self._advance(chain, proven)
+        return run, proven
+
+    def finished(self, key: str, meta: Mapping[str, Any] | None) -> tuple[list[str], list[Proven]]:
+        """The simulated run ``key`` ended with ``meta`` (None: it failed): the runs to
+        simulate now, and the runs of its chain proven identical (by it or another finished
+        run)."""
+        self._running.discard(key)
+        self._meta[key] = meta
+        proven: list[Proven] = []
+        run = self._advance(self._chain_of[key], proven) if key in self._chain_of else []
+        return run, proven
+
+    def _advance(self, chain: list[str], proven: list[Proven]) -> list[str]:
+        """Proves the chain's next runs that a finished run proves (appended to ``proven``);
+        the first that none does is returned to be run (nothing while one of the chain is
+        running)."""
+        for i, key in enumerate(chain):
+            if key in self._running:
+                return []  # the rest wait for it
+            if key not in self._waiting:
+                continue
+            self._waiting.discard(key)
+            # The closest finished runs first: below, nearest first, then above.
+            order = [k for k in reversed(chain[:i])] + chain[i + 1 :]
+            done = [(k, m) for k in order if k not in self._waiting and k not in self._running and (m := self.meta(k)) is not None]
+            found = self.tally.proven_by(self.tomls[key], done)
+            if found is None:
+                self._running.add(key)
+                return [key]
+            src, why = found
+            self._meta[key] = identical_meta(self.meta(src), self.tally.limits(self.tomls[key]), src, why)
+            proven.append(Proven(key, src, why))
+        return []
+
+    def meta(self, key: str) -> Mapping[str, Any] | None:
+        """The meta of a finished run (of one proven here: :func:`identical_meta`, with
+        ``identical_to`` its proving run's key)."""
+        if key not in self._meta:
+            self._meta[key] = self._finished(key)
+        return self._meta[key]

@@ -52,6 +52,11 @@ class SweepSummary:
     warned: list[tuple[str, list[str]]] = field(default_factory=list)
     #: Runs found damaged in the store (point, what was wrong), run again.
     damaged: list[tuple[str, str]] = field(default_factory=list)
+    #: Of the runs done now (``ran``): those simulated, and those proven identical to a
+    #: finished run of the same scenario under other queue limits and written from it
+    #: (:mod:`ecnlab.experiments._identical`), each as (point, its proving point, why).
+    simulated: int = 0
+    identical: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 def run_sweep(
@@ -64,10 +69,18 @@ def run_sweep(
     progress: bool = False,
     log: TextIO | None = None,
     executor: Executor | None = None,
+    skip_identical: bool = True,
 ) -> SweepSummary:
     """Runs every point of a sweep not yet done in ``out`` (``retry="failed"``: only the
     points that failed before) and commits each run to the store as it finishes. Every
-    scenario is validated before anything runs."""
+    scenario is validated before anything runs. With ``skip_identical`` (the default) the
+    points that differ only in queue limits run in increasing order of them, and one that a
+    finished run (of this call, or in the store) proves identical — its ports never needed
+    the limits that differ, nor read them — is written from that run's tables instead of
+    simulated, its ``runs`` row naming the run (``identical_to``) and why
+    (``identical_reason``), as ``ecnlab reproduce`` does (:mod:`ecnlab.experiments._identical`)."""
+    from ..experiments._identical import IdenticalRuns, Schedule
+
     if retry not in ("all", "failed"):
         raise ValueError("retry is 'all' or 'failed'")
     spec = load_sweep(source, log=log)
@@ -88,25 +101,56 @@ def run_sweep(
         store.close()
         raise
     skipped = len(spec.points) - len(todo)
-    by_key = {p.key: p for p in todo}
+    points = {p.key: p for p in spec.points}
     counts = {"ok": 0, "failed": 0}
     failures: list[tuple[str, str]] = []
     warned: list[tuple[str, list[str]]] = []
+    tally = IdenticalRuns(enabled=skip_identical)
+    # A point done before is finished: its row's meta proves what it can (a failed one nothing).
+    schedule = Schedule(
+        tally, {k: p.toml for k, p in points.items()}, [p.key for p in todo], lambda k: store.meta(k) if status.get(k) == "ok" else None
+    )
+    bar: SweepProgress | None = None
 
     # Writing a run's Parquet files takes milliseconds, as long as a short run: a few
     # threads write while the next results arrive (polars writes without the GIL).
     writers = ThreadPoolExecutor(max_workers=COMMIT_THREADS, thread_name_prefix="ecnlab-commit")
     pending: list[Future] = []
+    committing: dict[str, Future] = {}
 
-    def done(key: str, outcome: dict[str, Any]) -> None:
-        pending.append(writers.submit(store.commit, key, by_key[key].values, outcome))
+    def commit(key: str, job: Future) -> None:
+        committing[key] = job
+        pending.append(job)
         while pending and pending[0].done():
             pending.pop(0).result()
-        counts["ok" if outcome["status"] == "ok" else "failed"] += 1
-        if outcome["status"] != "ok":
-            failures.append((by_key[key].describe(), outcome.get("error", "")))
+
+    def write_identical(key: str, src: str, why: str) -> None:
+        """Commits the point ``key`` from the finished run ``src`` that proves it: its tables
+        once the run's are in the store (the commits of one thread pool start in order)."""
+        meta = schedule.meta(key)
+        before = committing.get(src)
+        commit(key, writers.submit(_commit_identical, store, before, key, points[key].values, src, meta, points[key].toml))
+        counts["ok"] += 1
+        tally.proven.append({"run": points[key].describe(), "identical_to": points[src].describe(), "reason": why})
+        if bar is not None:
+            bar.proven_identical()
+
+    def next_runs(step: tuple[list[str], list[Any]]) -> list[tuple[str, str]]:
+        run, proven = step
+        for p in proven:
+            write_identical(*p)
+        return [(k, points[k].toml) for k in run]
+
+    def done(key: str, outcome: dict[str, Any]) -> list[tuple[str, str]]:
+        commit(key, writers.submit(store.commit, key, points[key].values, outcome))
+        ok = outcome["status"] == "ok"
+        counts["ok" if ok else "failed"] += 1
+        tally.simulated += 1
+        if not ok:
+            failures.append((points[key].describe(), outcome.get("error", "")))
         elif (outcome.get("meta") or {}).get("warnings"):
-            warned.append((by_key[key].describe(), list(outcome["meta"]["warnings"])))
+            warned.append((points[key].describe(), list(outcome["meta"]["warnings"])))
+        return next_runs(schedule.finished(key, outcome.get("meta") if ok else None))
 
     if log:
         for point, why in damaged:
@@ -119,7 +163,7 @@ def run_sweep(
             try:
                 bar = SweepProgress(total=len(spec.points), slots=ex.slots(), enabled=progress)
                 bar.skipped = bar.done = skipped
-                ex.map(((p.key, p.toml) for p in todo), done, bar)
+                ex.map(next_runs(schedule.start()), done, bar)
             finally:
                 if own:
                     ex.close()
@@ -129,7 +173,18 @@ def run_sweep(
         store.close()
     for f in pending:
         f.result()
-    return SweepSummary(len(spec.points), skipped, len(todo), counts["ok"], counts["failed"], failures, warned, damaged)
+    # In the order of the sweep's points, whatever the order runs finished in.
+    order = {p.describe(): i for i, p in enumerate(spec.points)}
+    identical = sorted(((d["run"], d["identical_to"], d["reason"]) for d in tally.proven), key=lambda x: order[x[0]])
+    return SweepSummary(
+        len(spec.points), skipped, len(todo), counts["ok"], counts["failed"], failures, warned, damaged, tally.simulated, identical
+    )
+
+
+def _commit_identical(store: Store, before: Future | None, key: str, values: dict[str, Any], src: str, meta: Any, toml: str) -> None:
+    if before is not None:
+        before.result()
+    store.commit_identical(key, values, src, meta, toml)
 
 
 def _description(spec: SweepSpec) -> dict[str, Any]:
@@ -155,11 +210,13 @@ def sweep(
     workers: int | None = None,
     threads: bool = False,
     progress: bool | None = None,
+    skip_identical: bool = True,
 ) -> pl.LazyFrame:
     """Runs (or resumes) a sweep into the store ``out`` and returns one of its tables as a
-    lazy polars frame. ``source`` is a sweep file, its TOML text or a dict."""
+    lazy polars frame. ``source`` is a sweep file, its TOML text or a dict;
+    ``skip_identical`` as :func:`run_sweep`'s."""
     if table not in ("runs",) + TABLES:
         raise ValueError(f"no table {table!r}; tables: runs, {', '.join(TABLES)}")
     show = sys.stderr.isatty() if progress is None else progress
-    run_sweep(source, out, scheduler=scheduler, workers=workers, threads=threads, progress=show)
+    run_sweep(source, out, scheduler=scheduler, workers=workers, threads=threads, progress=show, skip_identical=skip_identical)
     return read_sweep(out, table)

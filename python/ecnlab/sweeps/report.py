@@ -215,6 +215,8 @@ def write_sweep_report(directory: str | os.PathLike[str], metrics: Sequence[str]
             ("axes", ", ".join(f"{a['name']} ({len(a['values'])} values)" for a in desc.get("axes", []))),
             ("runs in the sweep", desc.get("runs")),
             ("finished / failed", f"{ok.height} / {failed.height}"),
+            # Written from a run that proves them identical (the runs table's identical_to).
+            ("finished runs proven identical to another, not simulated", int(ok["identical_to"].is_not_null().sum())),
             ("wall time of the runs (s, summed)", float(runs["wall_s"].sum())),
             ("events (summed)", int(ok["events"].sum())),
             ("port of the port metrics", port or "–"),

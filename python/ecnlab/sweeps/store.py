@@ -5,7 +5,9 @@ Layout of ``DIR``::
     sweep.toml                  the sweep as given (when it came from a file or text)
     sweep.json                  its axes, and every run's key and axis values
     runs/<key>.parquet          one row per run: status, error, wall time, events, packets,
-                                the scenario (normalised TOML) and the axis values
+                                the scenario (normalised TOML) and the axis values; for a
+                                run written from another that proves it identical, that
+                                run's key and why (identical_to, identical_reason)
     flows/<key>.parquet         the run's tables, each row with the run's key and axis values
     ports/<key>.parquet
     timeseries/<key>.parquet
@@ -66,7 +68,12 @@ RUN_COLUMNS = (
     "rows_flows",
     "rows_ports",
     "rows_timeseries",
+    "identical_to",
+    "identical_reason",
+    "buffers_json",
 )
+#: Columns of the runs table that rows committed before them lack (null there).
+LATER_RUN_COLUMNS = {"warnings": pl.String, "identical_to": pl.String, "identical_reason": pl.String, "buffers_json": pl.String}
 MARKER = "sweep.json"
 
 
@@ -223,9 +230,10 @@ class Store:
         if not files:
             return pl.LazyFrame()
         if table == "runs":
-            # Runs committed before the `warnings` column existed still read (null there).
+            # Runs committed before a column existed still read (null there).
             schema = dict(pl.read_parquet_schema(files[0]))
-            schema.setdefault("warnings", pl.String)
+            for col, dtype in LATER_RUN_COLUMNS.items():
+                schema.setdefault(col, dtype)
             return pl.scan_parquet(files, schema=schema, missing_columns="insert")
         return pl.scan_parquet(files)
 
@@ -269,8 +277,16 @@ class Store:
             "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "scenario_toml": outcome.get("scenario_toml") or "",
             **{f"rows_{t}": rows[t] for t in TABLES},
+            # Written from the run with this key instead of simulated, and why (null: simulated).
+            "identical_to": meta.get("identical_to"),
+            "identical_reason": meta.get("identical_reason"),
+            # run.json's `buffers`: what each port needed and whether a limit was read, so a
+            # later sweep can prove a run identical to this one.
+            "buffers_json": json.dumps(meta["buffers"], sort_keys=True) if meta.get("buffers") else None,
         }
-        runs = pl.DataFrame([row], schema_overrides={f"rows_{t}": pl.Int64 for t in TABLES}).select(pl.col("run_key"), *axis_cols, pl.exclude("run_key"))
+        runs = pl.DataFrame([row], schema_overrides={**{f"rows_{t}": pl.Int64 for t in TABLES}, **LATER_RUN_COLUMNS}).select(
+            pl.col("run_key"), *axis_cols, pl.exclude("run_key")
+        )
         runs.write_parquet(stage / "runs.parquet")
         if not ok:
             for t in TABLES:
@@ -279,6 +295,27 @@ class Store:
             os.replace(src, dst)
         os.replace(stage / "runs.parquet", self.path("runs", key))
         shutil.rmtree(stage, ignore_errors=True)
+
+    def commit_identical(self, key: str, values: Mapping[str, Any], src: str, meta: Mapping[str, Any], toml: str) -> None:
+        """Writes the run ``key`` (axis ``values``) from the committed run ``src`` that is
+        proven the same run (``meta``: :func:`ecnlab.experiments._identical.identical_meta`):
+        ``src``'s tables under this run's key and axis values, as a simulation of it writes
+        them, and its own row."""
+        tables = {t: pl.read_parquet(self.path(t, src)).drop("run_key", *values) for t in TABLES}
+        self.commit(key, values, {"status": "ok", "tables": tables, "meta": meta, "scenario_toml": toml})
+
+    def meta(self, key: str) -> dict[str, Any] | None:
+        """What the row of a committed run says of it, as a run's ``meta`` (its counts,
+        warnings and ``buffers``), or None when it has no row."""
+        try:
+            row = pl.read_parquet(self.path("runs", key)).row(0, named=True)
+        except (OSError, pl.exceptions.PolarsError):
+            return None
+        meta = {k: row.get(k) for k in ("events", "duration_s", "packets_created", "packets_delivered", "packets_dropped")}
+        meta["warnings"] = [w for w in (row.get("warnings") or "").split("\n") if w]
+        if row.get("buffers_json"):
+            meta["buffers"] = json.loads(row["buffers_json"])
+        return meta
 
     def close(self) -> None:
         shutil.rmtree(self.staging, ignore_errors=True)
