@@ -98,10 +98,11 @@ def test_the_join_names_keys_without_a_source_and_undeclared_deviations():
     assert [s.parameter for s in p.sources][:1] == ["topology.*"] and any(s.parameter == "tcp.sack" for s in p.sources)
 
 
-def test_newreno_on_ns2_hosts_halves_the_window_as_ns2_does():
+def test_newreno_on_ns2_hosts_follows_ns2():
     """ns-2's Reno-family senders set ssthresh to half the window (tcp.cc slowdown(), the
-    recovery's inflation cleared at a timeout), not half the flight: every NewReno flow of an
-    experiment on ns-2's hosts does so under the default reading."""
+    recovery's inflation cleared at a timeout), not half the flight, and keep an ECN response's
+    ssthresh at a timeout (TcpAgent::timeout): every NewReno flow and workload of an experiment
+    on ns-2's hosts does so under the default reading."""
     from ecnlab import experiments as ex
     from ecnlab.experiments.base import Reading
     from ecnlab.scenario import load_scenario
@@ -112,8 +113,10 @@ def test_newreno_on_ns2_hosts_halves_the_window_as_ns2_does():
         if exp.hosts is not NS2_HOSTS:
             continue
         for run, sc in exp.runs(True, exp.seeds(True)[:1], Reading(exp.axes)).items():
-            for f in load_scenario(sc).to_dict()["flows"]:
+            d = load_scenario(sc).to_dict()
+            for f in d["flows"] + d.get("workloads", []):
                 if f.get("cc") == "newreno":
                     seen += 1
-                    assert f.get("cc_params", {}).get("reduce_from") == "cwnd", f"{name} {run} {f['name']}"
+                    p = f.get("cc_params", {})
+                    assert (p.get("reduce_from"), p.get("rto_rule")) == ("cwnd", "ns2"), f"{name} {run} {f.get('name')}"
     assert seen > 0

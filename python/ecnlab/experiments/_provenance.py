@@ -170,6 +170,49 @@ NS2_HOSTS = HostProfile(
     ),
 )
 
+#: ns-2's Reno-family senders (Agent/TCP/Reno, /Newreno, /Sack1) as NewReno's ``cc_params``,
+#: and RFC 5681's as ecnlab's NewReno has them by default: the values of the ``newreno`` axis.
+_NEWRENO_RULES = {
+    "ns2": {"reduce_from": "cwnd", "rto_rule": "ns2"},
+    "rfc5681": {"reduce_from": "flight_size", "rto_rule": "rfc5681"},
+}
+
+
+def newreno_params(rule: str) -> dict[str, Any]:
+    """NewReno's ``cc_params`` for a value of the ``newreno`` axis (``ns2`` or ``rfc5681``)."""
+    return dict(_NEWRENO_RULES[rule])
+
+
+def newreno_sources(rule: str, *, window_binds: bool = False) -> list[Source]:
+    """The sources of :func:`newreno_params`' keys under ``rule``; ``window_binds``: the
+    receive window caps the sender's window in these runs (else it never binds, and ns-2's
+    min(cwnd_, window_) is its cwnd_)."""
+    if rule == "ns2":
+        cap = "" if window_binds else "; window_ never binds in these runs"
+        return [
+            default(
+                "flows.cc_params.reduce_from",
+                "cwnd",
+                f"{_NS2_TCP} slowdown() halves windowd() (precisionReduce_ true); for Reno and Newreno tcp-reno.cc's windowd() is "
+                f"min(cwnd_ + dupwnd_, window_), whose dupwnd_ is 0 at a fast retransmit (set after the cut), untouched by an ECN "
+                f"echo in recovery (ignored there) and cleared by RenoTcpAgent::timeout; Sack1 has no inflation{cap} (the newreno "
+                "axis: RFC 5681 eq. 4's flight size)",
+            ),
+            default(
+                "flows.cc_params.rto_rule",
+                "ns2",
+                f"{_NS2_TCP} TcpAgent::timeout: after an ECN response (last_cwnd_action_ ECN, until a fast retransmit) ssthresh is "
+                "kept, otherwise halved, a repeated timeout too (its window is 1 segment: ssthresh 2). Not modelled: after a timeout "
+                "ns-2 answers an ECN echo at once (ecn(): last action TIMEOUT), ecnlab not until the timeout's data is acknowledged "
+                "(the newreno axis: RFC 5681 §3.1)",
+            ),
+        ]
+    return [
+        assumption("flows.cc_params.reduce_from", "flight_size", "RFC 5681 eq. 4: half the flight size (ecnlab's NewReno default; the newreno reading)"),
+        assumption("flows.cc_params.rto_rule", "rfc5681", "RFC 5681 §3.1: a timeout repeated without progress keeps ssthresh (ecnlab's NewReno default; the newreno reading)"),
+    ]
+
+
 # ---------------------------------------------------------------------------- ns-3
 
 _NS3 = "ns-3.35 src/internet/model/"

@@ -63,6 +63,8 @@ from ._provenance import (
     assumption,
     default,
     hosts_tcp,
+    newreno_params,
+    newreno_sources,
     paper,
 )
 from .verdict import Claim, Decision, Excluded, PerSeed, Verdict, can_fail, constant_flag, json_number, not_comparable
@@ -70,7 +72,9 @@ from .verdict import Claim, Decision, Excluded, PerSeed, Verdict, can_fail, cons
 __all__ = [
     "LINUX_HOSTS",
     "NS2_HOSTS",
-    "NS2_REDUCE_FROM",
+    "NS2_NEWRENO",
+    "newreno_params",
+    "newreno_sources",
     "NS3_HOSTS",
     "RECONSTRUCTED_RIVALS",
     "HostProfile",
@@ -644,16 +648,18 @@ class ReadingAxis:
         return self.values[0]
 
 
-#: How a NewReno sender on ns-2's hosts sets ssthresh at a loss or timeout: half its window, as
-#: ns-2 (the papers' simulator), or half the flight size, RFC 5681 eq. 4 (ecnlab's NewReno
-#: default). They part after a timeout during fast recovery: the flight then holds the new data
-#: the recovery's window inflation let out, up to twice the window, and a slow start to half of
-#: it overshoots the path (on mix.uno-legacy's no-ECN NewReno runs: ssthresh ~1075 segments on a
-#: path that holds ~900, a timeout every 1.7 s).
-NS2_REDUCE_FROM = ReadingAxis(
-    "reduce_from",
-    ("cwnd", "flight_size"),
-    "NewReno's ssthresh after a loss or timeout: half the window, as ns-2 (tcp.cc slowdown() halves window() = min(cwnd_, window_); tcp-reno.cc RenoTcpAgent::timeout clears the recovery's inflation dupwnd_ first), or half the flight size, RFC 5681 eq. 4 (ecnlab's NewReno default), which after a timeout in fast recovery counts the new data the inflation let out",
+#: NewReno's loss and timeout responses on ns-2's hosts: ns-2's (the papers' simulator: half
+#: the window at a loss or ECN echo, and at a timeout ns-2's TcpAgent::timeout rule) or RFC
+#: 5681's (half the flight size; a timeout repeated without progress keeps ssthresh: ecnlab's
+#: NewReno defaults). They part after a timeout during fast recovery, where the flight holds the
+#: new data the recovery's window inflation let out (on mix.uno-legacy's no-ECN NewReno runs:
+#: ssthresh ~1075 segments on a path that holds ~900, a timeout every 1.7 s), and after an ECN
+#: response, whose ssthresh ns-2 keeps at a timeout. :func:`newreno_params` gives the
+#: ``cc_params``, :func:`newreno_sources` their sources.
+NS2_NEWRENO = ReadingAxis(
+    "newreno",
+    ("ns2", "rfc5681"),
+    "NewReno's ssthresh at a loss, an ECN echo and a timeout: ns-2's (half the window, without the recovery's inflation; a timeout after an ECN response keeps its ssthresh, a repeated timeout halves a 1-segment window to 2) or RFC 5681's (half the flight size, which after a timeout in fast recovery counts the new data the inflation let out; a repeated timeout keeps ssthresh), ecnlab's NewReno defaults",
 )
 
 

@@ -186,7 +186,7 @@ from ..scenario import Scenario
 from . import register
 from .base import (
     NS2_HOSTS,
-    NS2_REDUCE_FROM,
+    NS2_NEWRENO,
     Comparison,
     Context,
     Experiment,
@@ -201,6 +201,8 @@ from .base import (
     from_text,
     hosts_tcp,
     incomparable,
+    newreno_params,
+    newreno_sources,
     ms_text,
     paper,
     rate_text,
@@ -326,7 +328,7 @@ RED_AXIS = ReadingAxis(
     "'the default values of ns-2' (ns-2.35): byte mode, mean_pktsize_ 500 (thresholds 93.75/281.25 mean-size packets = 46.9/140.6 kB, w_q 2.7e-5 at 150 Mb/s, the buffer qlim·500 bytes), ECT dropped above mark_p_ 0.1; the same with mean_pktsize_ set to the paper's 1000-byte packets (46.9/140.6 packets, w_q 5.3e-5, the buffer in packets); or packet mode at 20 %/60 % of the buffer with w_q 0.002 (ours before)",
 )
 #: Experiments that run the TCP baselines as well.
-AXES = FAMILY_AXES + (RED_AXIS, NS2_REDUCE_FROM)
+AXES = FAMILY_AXES + (RED_AXIS, NS2_NEWRENO)
 #: When two or more flows "get intra-flows fairness" (Figs. 1, 4b), on their 1-second
 #: throughputs: label and test per reading of the ``fair_level`` axis.
 FAIR_TESTS: dict[str, tuple[str, Callable[[Sequence[float]], bool]]] = {
@@ -412,7 +414,7 @@ def marker(scheme: Scheme, rd: Reading) -> dict[str, Any] | None:
 
 def cc_params(scheme: Scheme, rd: Reading) -> dict[str, Any] | None:
     if scheme in (RENO, SACK):
-        return {"reduce_from": rd.reduce_from}
+        return newreno_params(rd.newreno)
     if scheme not in FAMILY:
         return None
     p: dict[str, Any] = {"max_segments_per_ack": float(rd.ack_segments)}
@@ -592,7 +594,6 @@ _MLCP_R = "our MLCP reconstruction (schemes::mlcp module doc)"
 _BMCC_R = "our BMCC reconstruction (schemes::bmcc module doc)"
 _NS2_RED = "ns-2.35 tcl/lib/ns-default.tcl Queue/RED"
 _RED_CC = "ns-2.35 queue/red.cc REDQueue::initialize_params"
-_NS2_TCP_CC = "ns-2.35 tcp/tcp.cc"
 _ECNLAB = "ecnlab's default for this controller"
 
 
@@ -709,7 +710,7 @@ def common_sources(rd: Reading, *, red: bool) -> list[Source]:
             assumption("flows.cc_params.abc_limit", 2, "ecnlab's NewReno and CUBIC (RFC 3465 L = 2): with an ACK per segment every ACK covers one segment, as ns-2's per-ACK increase"),
             assumption("flows.cc_params.abc_limit_after_rto", 1, "RFC 3465 §2.3 after a timeout; ns-2 counts ACKs, which with an ACK per segment is the same"),
             assumption("flows.cc_params.ca_increase", "byte_counting", "NewReno's 1 MSS per window in congestion avoidance; with an ACK per segment it is ns-2's 1/cwnd per ACK"),
-            (default if rd.reduce_from == "cwnd" else assumption)("flows.cc_params.reduce_from", rd.reduce_from, f"{_NS2_TCP_CC} slowdown(): Reno's and Sack1's ssthresh is half of window() = min(cwnd_, window_), the recovery's inflation (dupwnd_) cleared at a timeout (the reduce_from axis: RFC 5681 eq. 4's flight size)" if rd.reduce_from == "cwnd" else "RFC 5681 eq. 4: half the flight size (ecnlab's NewReno default; the reduce_from reading)"),
+            *newreno_sources(rd.newreno),
             default("flows.cc_params.c", 0.4, "Linux tcp_cubic.c bic_scale 41 (C = 0.4), which ns-2's TCP-Linux CUBIC runs"),
             default("flows.cc_params.fast_convergence", True, "Linux tcp_cubic.c fast_convergence 1"),
             default("flows.cc_params.cnt_clamp", 20, "Linux tcp_cubic.c: cnt at least 20 while W_max is unknown"),

@@ -120,6 +120,8 @@ from .base import (
     from_text,
     hosts_tcp,
     incomparable,
+    newreno_params,
+    newreno_sources,
     paper,
 )
 from .verdict import Claim, Excluded
@@ -349,7 +351,7 @@ def _flow(setup: Setup, k: int, scheme: str, readings: Readings, window: int) ->
     if scheme == "ecn":
         f.update(
             cc="newreno",
-            cc_params={"reduce_from": "cwnd", "ca_increase": "per_ack", "initial_ssthresh": window * MSS},
+            cc_params={**newreno_params("ns2"), "ca_increase": "per_ack", "initial_ssthresh": window * MSS},
             ecn="ecn",
             ecn_params={"ect_on_retransmissions": readings.ect_retransmissions},
         )
@@ -806,6 +808,7 @@ def sources(rd: Readings, window: int = WINDOW_PKTS) -> list[Source]:
         paper("flows.cc_params.beta3", 0.5, "Table 3: packet drop −50 %"),
         paper("flows.cc_params.max_window", window, "the figures' titles: 'window = 25' (ns-2's window_, which caps the window the sender uses); the fig5_window axis"),
         default("flows.cc_params.reduce_from", "cwnd", f"{_TCP} slowdown(): the cut applies to window() = min(cwnd_, window_) (MECN's window is capped at window_)"),
+        *[s for s in newreno_sources("ns2", window_binds=True) if s.parameter != "flows.cc_params.reduce_from"],
         default("flows.cc_params.ca_increase", "per_ack", f"{_NS2}: Agent/TCP windowOption_ 1, {_TCP} opencwnd(): cwnd_ += 1/cwnd_ per new ACK"),
         default("flows.cc_params.initial_ssthresh", window * MSS, f"{_TCP} reset(): ssthresh_ = window_ (ECN's NewReno; MECN's window is capped there)"),
         assumption("flows.cc_params.abc_limit", 2, "RFC 3465's L: with an ACK per segment each ACK covers one segment, as ns-2's one segment per ACK"),

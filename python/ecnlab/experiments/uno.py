@@ -94,7 +94,7 @@ from ..scenario import Scenario
 from . import register
 from .base import (
     NS2_HOSTS,
-    NS2_REDUCE_FROM,
+    NS2_NEWRENO,
     Comparison,
     Context,
     Experiment,
@@ -110,6 +110,8 @@ from .base import (
     from_text,
     hosts_tcp,
     ms_text,
+    newreno_params,
+    newreno_sources,
     paper,
     rate_text,
 )
@@ -182,7 +184,7 @@ UCP_AXES = (IP_ID, STAMP_RULE, AI_SCALING, MI_RTT_CAP, XI_SIGMA, ACK_SEGMENTS)
 AXES = UCP_AXES + (VCP_AXIS,)
 
 
-def _rd(reading: Reading | None, axes: Sequence[ReadingAxis] = AXES + (T_RHO_RULE, NS2_REDUCE_FROM)) -> Mapping[str, Any]:
+def _rd(reading: Reading | None, axes: Sequence[ReadingAxis] = AXES + (T_RHO_RULE, NS2_NEWRENO)) -> Mapping[str, Any]:
     """Every axis's value: the reading's where it has the axis, else the default."""
     out = {a.name: a.default for a in axes}
     if reading is not None:
@@ -1068,7 +1070,7 @@ class Fairness(UnoExperiment):
 MIX_CASES = ("legacy-ecn", "no-ecn", "shared")
 #: The legacy router's RED, as a fraction of its BDP buffer (ours: no paper experiment).
 MIX_RED = {"min_th": 0.1, "max_th": 0.3, "max_p": 0.1}
-MIX_AXES = UCP_AXES + (NS2_REDUCE_FROM,)
+MIX_AXES = UCP_AXES + (NS2_NEWRENO,)
 
 
 def legacy_scenario(case: str, flows: Sequence[str], duration_s: float, seed: int = 1, reading: Reading | None = None) -> Scenario:
@@ -1105,7 +1107,7 @@ def legacy_scenario(case: str, flows: Sequence[str], duration_s: float, seed: in
         if cc == "ucp1":
             spec["cc_params"] = cc_params(UCP1, reading)
         else:
-            spec["cc_params"] = {"reduce_from": rd["reduce_from"]}
+            spec["cc_params"] = newreno_params(rd["newreno"])
         fl.append(spec)
     data = {
         "name": f"UNO across legacy routers: {case}, {' + '.join(flows)}",
@@ -1183,13 +1185,7 @@ class UnoLegacy(Experiment):
             assumption("topology.links.queue_ba.*", "DropTail, 100 000 packets on the ACK paths", "ACKs are never dropped"),
             assumption("flows.cc", "ucp1, newreno", ours + ": UCP1 against NewReno with and without ECN"),
             assumption("flows.ecn", "uno (UCP1), ecn or none (NewReno)", ours),
-            (default if v["reduce_from"] == "cwnd" else assumption)(
-                "flows.cc_params.reduce_from",
-                v["reduce_from"],
-                "NewReno: ns-2.35 tcp/tcp.cc slowdown() halves window() = min(cwnd_, window_), tcp-reno.cc RenoTcpAgent::timeout clearing the recovery's inflation (dupwnd_) first (the reduce_from axis: RFC 5681 eq. 4's flight size)"
-                if v["reduce_from"] == "cwnd"
-                else "NewReno: RFC 5681 eq. 4, half the flight size (ecnlab's NewReno default; the reduce_from reading)",
-            ),
+            *newreno_sources(v["newreno"]),
             default("flows.cc_params.*", "UCP1 as in uno.*; NewReno's ecnlab defaults", "UCP1: the uno.* sources; NewReno: RFC 5681/6582 as ecnlab implements them"),
             assumption("ports.*", "UNO's marker with its uno.* defaults at r1", ours),
             assumption("measure.*", "the bottleneck, 100 ms", "what the table reads"),

@@ -64,6 +64,8 @@ impl DctcpConfig {
             abc_limit_after_rto: self.abc_limit_after_rto,
             ca_increase: self.ca_increase,
             reduce_from: self.reduce_from,
+            // DCTCP's window only: its own timeout response is its controller's.
+            rto_rule: Default::default(),
         }
     }
 

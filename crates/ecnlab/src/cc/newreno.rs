@@ -32,9 +32,14 @@
 //! cwnd does not go below 2·SMSS on ECN (the loss floor); RFC 3168's further backoff below one
 //! segment is not modelled. Other signal kinds are not NewReno's and are ignored.
 //!
-//! Timeout: ssthresh = max(X/2, 2·SMSS), cwnd = the loss window (1 SMSS). A timeout that
-//! follows another timeout with no new data acknowledged in between keeps ssthresh (RFC 5681
-//! §3.1: the segment was already retransmitted by the timer).
+//! Timeout (`rto_rule`): ssthresh = max(X/2, 2·SMSS), cwnd = the loss window (1 SMSS).
+//! - `rfc5681` (default): a timeout that follows another timeout with no new data acknowledged
+//!   in between keeps ssthresh (RFC 5681 §3.1: the segment was already retransmitted by the
+//!   timer; Linux's tcp_enter_loss likewise).
+//! - `ns2`: ns-2.35's TcpAgent::timeout. A timeout while the last reduction was an ECN
+//!   response (no fast retransmit since) keeps ssthresh ("in recovery from a recent ECN, don't
+//!   cut down ssthresh_"), and so does every timeout after it until a fast retransmit; any
+//!   other timeout halves, a repeated one too (its window is 1 segment: ssthresh 2·SMSS).
 
 use super::{AckEvent, Controller, Signal};
 use crate::time::Time;
@@ -49,6 +54,26 @@ pub enum CaIncrease {
     ByteCounting,
     /// +SMSS·SMSS/cwnd per ACK (RFC 5681 eq. 3).
     PerAck,
+}
+
+/// How a retransmission timeout sets ssthresh.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoRule {
+    /// RFC 5681 §3.1: halve, except at a timeout that repeats one without progress.
+    #[default]
+    Rfc5681,
+    /// ns-2.35 TcpAgent::timeout: keep after an ECN response, else halve (repeats too).
+    Ns2,
+}
+
+/// The last reduction a NewReno sender made, as ns-2 tracks it (`last_cwnd_action_`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LastCut {
+    None,
+    Ecn,
+    Loss,
+    Timeout,
 }
 
 /// What a multiplicative reduction halves.
@@ -75,6 +100,7 @@ pub struct NewRenoConfig {
     pub abc_limit_after_rto: u32,
     pub ca_increase: CaIncrease,
     pub reduce_from: ReduceFrom,
+    pub rto_rule: RtoRule,
 }
 
 impl Default for NewRenoConfig {
@@ -86,6 +112,7 @@ impl Default for NewRenoConfig {
             abc_limit_after_rto: 1,
             ca_increase: CaIncrease::ByteCounting,
             reduce_from: ReduceFrom::FlightSize,
+            rto_rule: RtoRule::Rfc5681,
         }
     }
 }
@@ -270,9 +297,12 @@ pub(crate) fn reduction_base(from: ReduceFrom, bytes_in_flight: u64, cwnd: u64) 
 pub struct NewReno {
     w: RenoWindow,
     reduce_from: ReduceFrom,
+    rto_rule: RtoRule,
     in_fast_recovery: bool,
     /// The last event was a timeout and no new data has been acknowledged since.
     rto_without_progress: bool,
+    /// For `rto_rule = ns2`.
+    last_cut: LastCut,
 }
 
 impl NewReno {
@@ -282,8 +312,10 @@ impl NewReno {
         Ok(NewReno {
             w: RenoWindow::new(mss, &cfg),
             reduce_from: cfg.reduce_from,
+            rto_rule: cfg.rto_rule,
             in_fast_recovery: false,
             rto_without_progress: false,
+            last_cut: LastCut::None,
         })
     }
 
@@ -318,6 +350,7 @@ impl Controller for NewReno {
             return;
         }
         self.reduce(ev.bytes_in_flight);
+        self.last_cut = LastCut::Ecn;
     }
 
     fn on_loss(&mut self, _now: Time, bytes_in_flight: u64) {
@@ -326,6 +359,7 @@ impl Controller for NewReno {
         }
         self.in_fast_recovery = true;
         self.reduce(bytes_in_flight);
+        self.last_cut = LastCut::Loss;
     }
 
     fn on_recovery_end(&mut self, _now: Time) {
@@ -337,9 +371,15 @@ impl Controller for NewReno {
 
     fn on_rto(&mut self, _now: Time, bytes_in_flight: u64) {
         self.in_fast_recovery = false;
-        let ssthresh = if self.rto_without_progress {
+        let keep = match self.rto_rule {
+            RtoRule::Rfc5681 => self.rto_without_progress,
+            // The ECN response's ssthresh stands, and the last action stays the ECN response.
+            RtoRule::Ns2 => self.last_cut == LastCut::Ecn,
+        };
+        let ssthresh = if keep {
             None
         } else {
+            self.last_cut = LastCut::Timeout;
             let base = reduction_base(self.reduce_from, bytes_in_flight, self.w.cwnd);
             Some(self.w.halved(base))
         };
@@ -550,6 +590,49 @@ mod tests {
         // With progress in between, a new timeout recomputes ssthresh.
         cc.on_rto(0, 2 * MSS);
         assert_eq!(cc.ssthresh(), 2 * MSS);
+    }
+
+    /// ns-2.35 TcpAgent::timeout by hand: a 40-segment window cut by ECN to 20, then three
+    /// timeouts: ssthresh stays 20 (the ECN response's; cwnd 1 each time); a fast retransmit
+    /// ends that (halved 20 → 10), and the next timeouts halve, the repeated one from a
+    /// 1-segment window to the 2-segment floor (RFC 5681 would keep 5).
+    #[test]
+    fn ns2_rto_rule_keeps_ssthresh_after_an_ecn_cut_and_halves_repeats() {
+        let mut cc = reno(NewRenoConfig {
+            initial_window: Some(40),
+            reduce_from: ReduceFrom::Cwnd,
+            rto_rule: RtoRule::Ns2,
+            ..Default::default()
+        });
+        cc.on_signal(&ack(MSS, 40 * MSS), Signal::Ecn);
+        assert_eq!((cc.window(), cc.ssthresh()), (20 * MSS, 20 * MSS));
+        for t in [1, 2, 3] {
+            cc.on_rto(t * 200 * MS, 20 * MSS);
+            assert_eq!((cc.window(), cc.ssthresh()), (MSS, 20 * MSS));
+        }
+        for _ in 0..19 {
+            cc.on_ack(&ack(MSS, 0));
+        }
+        assert_eq!(cc.window(), 20 * MSS);
+        cc.on_loss(0, 20 * MSS);
+        cc.on_recovery_end(0);
+        assert_eq!((cc.window(), cc.ssthresh()), (10 * MSS, 10 * MSS));
+        cc.on_rto(0, 10 * MSS);
+        assert_eq!((cc.window(), cc.ssthresh()), (MSS, 5 * MSS));
+        cc.on_rto(0, MSS);
+        assert_eq!((cc.window(), cc.ssthresh()), (MSS, 2 * MSS));
+        // RFC 5681 on the same events: the ECN response is halved again at the timeout, and
+        // the repeat keeps its ssthresh.
+        let mut rfc = reno(NewRenoConfig {
+            initial_window: Some(40),
+            reduce_from: ReduceFrom::Cwnd,
+            ..Default::default()
+        });
+        rfc.on_signal(&ack(MSS, 40 * MSS), Signal::Ecn);
+        rfc.on_rto(0, 20 * MSS);
+        assert_eq!(rfc.ssthresh(), 10 * MSS);
+        rfc.on_rto(0, MSS);
+        assert_eq!(rfc.ssthresh(), 10 * MSS);
     }
 
     #[test]
