@@ -121,7 +121,6 @@ from .base import (
     hosts_tcp,
     incomparable,
     newreno_params,
-    newreno_sources,
     paper,
 )
 from .verdict import Claim, Excluded
@@ -358,7 +357,7 @@ def _flow(setup: Setup, k: int, scheme: str, readings: Readings, window: int) ->
     else:
         f.update(
             cc="mecn",
-            cc_params={"max_window": window, "escalation": readings.escalation, "ca_increase": "per_ack"},
+            cc_params={"max_window": window, "escalation": readings.escalation, "ca_increase": "per_ack", "rto_rule": "ns2"},
             ecn="mecn",
             ecn_params={"cwr_clears": readings.cwr_clears, "escalation": readings.escalation, "ect_on_retransmissions": readings.ect_retransmissions},
         )
@@ -808,7 +807,14 @@ def sources(rd: Readings, window: int = WINDOW_PKTS) -> list[Source]:
         paper("flows.cc_params.beta3", 0.5, "Table 3: packet drop −50 %"),
         paper("flows.cc_params.max_window", window, "the figures' titles: 'window = 25' (ns-2's window_, which caps the window the sender uses); the fig5_window axis"),
         default("flows.cc_params.reduce_from", "cwnd", f"{_TCP} slowdown(): the cut applies to window() = min(cwnd_, window_) (MECN's window is capped at window_)"),
-        *[s for s in newreno_sources("ns2", window_binds=True) if s.parameter != "flows.cc_params.reduce_from"],
+        default(
+            "flows.cc_params.rto_rule",
+            "ns2",
+            f"{_TCP} TcpAgent::timeout: after an ECN response (last_cwnd_action_ ECN, until a fast retransmit) ssthresh is kept, "
+            "otherwise halved, a repeated timeout too (ECN's NewReno). MECN's sender (its code is not published) is taken to answer "
+            "its levels through the same path, as a modified ecn() would, so a timeout keeps a level response's ssthresh in both arms "
+            "(ours). Not modelled: after a timeout ns-2 answers an ECN echo at once, ecnlab not until the timeout's data is acknowledged",
+        ),
         default("flows.cc_params.ca_increase", "per_ack", f"{_NS2}: Agent/TCP windowOption_ 1, {_TCP} opencwnd(): cwnd_ += 1/cwnd_ per new ACK"),
         default("flows.cc_params.initial_ssthresh", window * MSS, f"{_TCP} reset(): ssthresh_ = window_ (ECN's NewReno; MECN's window is capped there)"),
         assumption("flows.cc_params.abc_limit", 2, "RFC 3465's L: with an ACK per segment each ACK covers one segment, as ns-2's one segment per ACK"),

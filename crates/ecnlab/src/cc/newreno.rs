@@ -67,9 +67,20 @@ pub enum RtoRule {
     Ns2,
 }
 
-/// The last reduction a NewReno sender made, as ns-2 tracks it (`last_cwnd_action_`).
+impl RtoRule {
+    /// Whether a timeout keeps ssthresh: after a timeout without progress since (RFC 5681),
+    /// or while the last reduction is an ECN response (ns-2).
+    pub(crate) fn keeps_ssthresh(self, rto_without_progress: bool, last_cut: LastCut) -> bool {
+        match self {
+            RtoRule::Rfc5681 => rto_without_progress,
+            RtoRule::Ns2 => last_cut == LastCut::Ecn,
+        }
+    }
+}
+
+/// The last reduction a Reno-like sender made, as ns-2 tracks it (`last_cwnd_action_`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum LastCut {
+pub(crate) enum LastCut {
     None,
     Ecn,
     Loss,
@@ -371,12 +382,11 @@ impl Controller for NewReno {
 
     fn on_rto(&mut self, _now: Time, bytes_in_flight: u64) {
         self.in_fast_recovery = false;
-        let keep = match self.rto_rule {
-            RtoRule::Rfc5681 => self.rto_without_progress,
-            // The ECN response's ssthresh stands, and the last action stays the ECN response.
-            RtoRule::Ns2 => self.last_cut == LastCut::Ecn,
-        };
-        let ssthresh = if keep {
+        // Under ns-2's rule a kept ECN ssthresh leaves the last action the ECN response.
+        let ssthresh = if self
+            .rto_rule
+            .keeps_ssthresh(self.rto_without_progress, self.last_cut)
+        {
             None
         } else {
             self.last_cut = LastCut::Timeout;

@@ -17,7 +17,7 @@
 
 use super::Escalation;
 use crate::cc::newreno::{
-    check_mss, reduction_base, CaIncrease, NewRenoConfig, ReduceFrom, RenoWindow,
+    check_mss, reduction_base, CaIncrease, LastCut, NewRenoConfig, ReduceFrom, RenoWindow, RtoRule,
 };
 use crate::cc::{AckEvent, Controller, Signal};
 use crate::time::Time;
@@ -43,6 +43,9 @@ pub struct MecnRenoConfig {
     /// A second, higher indication within a round: ignored, or lowers the window to its own
     /// target. Set the codec's `escalation` to the same value.
     pub escalation: Escalation,
+    /// How a timeout sets ssthresh (NewReno's parameter): RFC 5681's, or ns-2's, which keeps
+    /// the ssthresh of a level response (incipient or moderate) as of an ECN response.
+    pub rto_rule: RtoRule,
 }
 
 impl Default for MecnRenoConfig {
@@ -55,6 +58,7 @@ impl Default for MecnRenoConfig {
             max_window: None,
             ca_increase: CaIncrease::ByteCounting,
             escalation: Escalation::Ignore,
+            rto_rule: RtoRule::Rfc5681,
         }
     }
 }
@@ -105,6 +109,8 @@ pub struct MecnReno {
     in_fast_recovery: bool,
     /// The last event was a timeout and no new data has been acknowledged since.
     rto_without_progress: bool,
+    /// The last reduction's cause, for `rto_rule = ns2`.
+    last_cut: LastCut,
     /// The ACK being processed carried a signal that reduced the window.
     reduced_on_this_ack: bool,
     /// From the latest ACK, for reductions not triggered by an ACK (loss, timeout).
@@ -137,6 +143,7 @@ impl MecnReno {
             round: None,
             in_fast_recovery: false,
             rto_without_progress: false,
+            last_cut: LastCut::None,
             reduced_on_this_ack: false,
             last_prior_delivered: 0,
             last_delivered: 0,
@@ -218,6 +225,9 @@ impl Controller for MecnReno {
         };
         let base = self.base(ev.bytes_in_flight);
         self.reduced_on_this_ack = self.reduce(level, ev.prior_delivered, ev.delivered, base);
+        if self.reduced_on_this_ack {
+            self.last_cut = LastCut::Ecn;
+        }
     }
 
     fn on_loss(&mut self, _now: Time, bytes_in_flight: u64) {
@@ -227,6 +237,7 @@ impl Controller for MecnReno {
         self.in_fast_recovery = true;
         let base = self.base(bytes_in_flight);
         self.reduce(LOSS, self.last_prior_delivered, self.last_delivered, base);
+        self.last_cut = LastCut::Loss;
     }
 
     fn on_recovery_end(&mut self, _now: Time) {
@@ -241,9 +252,16 @@ impl Controller for MecnReno {
         self.timeouts += 1;
         self.in_fast_recovery = false;
         let base = self.base(bytes_in_flight);
-        // RFC 5681 §3.1: a timeout of an already retransmitted segment keeps ssthresh.
-        let ssthresh =
-            (!self.rto_without_progress).then_some((base as f64 * self.cfg.beta3) as u64);
+        // RFC 5681 §3.1: a timeout of an already retransmitted segment keeps ssthresh; ns-2
+        // keeps a level response's instead (NewReno's `rto_rule`).
+        let keep = self
+            .cfg
+            .rto_rule
+            .keeps_ssthresh(self.rto_without_progress, self.last_cut);
+        if !keep {
+            self.last_cut = LastCut::Timeout;
+        }
+        let ssthresh = (!keep).then_some((base as f64 * self.cfg.beta3) as u64);
         self.w.timeout(ssthresh);
         self.rto_without_progress = true;
         self.round = Some(Round {
@@ -303,6 +321,39 @@ mod tests {
             c.on_signal(&ev, Signal::Level(l));
         }
         c.on_ack(&ev);
+    }
+
+    /// ns-2's timeout rule: a timeout after an incipient response (20 → 16 segments) keeps
+    /// ssthresh 16, and so does the next; after a loss the timeout halves (β3).
+    #[test]
+    fn ns2_rto_rule_keeps_a_level_responses_ssthresh() {
+        let cfg = MecnRenoConfig {
+            rto_rule: RtoRule::Ns2,
+            ..Default::default()
+        };
+        let mut c = at(cfg, 20);
+        ack(&mut c, 100_000, 90_000, Some(1));
+        assert_eq!(c.ssthresh(), 16 * MSS);
+        c.on_rto(0, 16 * MSS);
+        assert_eq!((c.window(), c.ssthresh()), (MSS, 16 * MSS));
+        c.on_rto(0, MSS);
+        assert_eq!((c.window(), c.ssthresh()), (MSS, 16 * MSS));
+        let mut c = at(
+            MecnRenoConfig {
+                rto_rule: RtoRule::Ns2,
+                ..Default::default()
+            },
+            20,
+        );
+        c.on_loss(0, 20 * MSS);
+        c.on_recovery_end(0);
+        c.on_rto(0, 10 * MSS);
+        assert_eq!((c.window(), c.ssthresh()), (MSS, 5 * MSS));
+        // RFC 5681 halves the level response's window at the timeout.
+        let mut c = at(MecnRenoConfig::default(), 20);
+        ack(&mut c, 100_000, 90_000, Some(1));
+        c.on_rto(0, 16 * MSS);
+        assert_eq!(c.ssthresh(), 8 * MSS);
     }
 
     #[test]
