@@ -38,8 +38,10 @@
 //!   timer; Linux's tcp_enter_loss likewise).
 //! - `ns2`: ns-2.35's TcpAgent::timeout. A timeout while the last reduction was an ECN
 //!   response (no fast retransmit since) keeps ssthresh ("in recovery from a recent ECN, don't
-//!   cut down ssthresh_"), and so does every timeout after it until a fast retransmit; any
-//!   other timeout halves, a repeated one too (its window is 1 segment: ssthresh 2·SMSS).
+//!   cut down ssthresh_"), and so does every timeout after it until a fast retransmit — a loss
+//!   found in the connection's CWR round counts as one (`on_loss_in_cwr`: ns-2 has no such
+//!   round and retransmits fast there); any other timeout halves, a repeated one too (its
+//!   window is 1 segment: ssthresh 2·SMSS).
 
 use super::{AckEvent, Controller, Signal};
 use crate::time::Time;
@@ -380,6 +382,13 @@ impl Controller for NewReno {
         }
     }
 
+    fn on_loss_in_cwr(&mut self, _now: Time) {
+        // ns-2 has no CWR round: its fast retransmit here ends the ECN response for the
+        // timeout rule. Without this, a loss always found in the round leaves every later
+        // timeout keeping the ECN response's ssthresh.
+        self.last_cut = LastCut::Loss;
+    }
+
     fn on_rto(&mut self, _now: Time, bytes_in_flight: u64) {
         self.in_fast_recovery = false;
         // Under ns-2's rule a kept ECN ssthresh leaves the last action the ECN response.
@@ -631,6 +640,18 @@ mod tests {
         assert_eq!((cc.window(), cc.ssthresh()), (MSS, 5 * MSS));
         cc.on_rto(0, MSS);
         assert_eq!((cc.window(), cc.ssthresh()), (MSS, 2 * MSS));
+        // A loss found in the CWR round after an ECN response ends it for the rule, as ns-2's
+        // fast retransmit would: the next timeout halves.
+        let mut cwr = reno(NewRenoConfig {
+            initial_window: Some(40),
+            reduce_from: ReduceFrom::Cwnd,
+            rto_rule: RtoRule::Ns2,
+            ..Default::default()
+        });
+        cwr.on_signal(&ack(MSS, 40 * MSS), Signal::Ecn);
+        cwr.on_loss_in_cwr(0);
+        cwr.on_rto(0, 20 * MSS);
+        assert_eq!((cwr.window(), cwr.ssthresh()), (MSS, 10 * MSS));
         // RFC 5681 on the same events: the ECN response is halved again at the timeout, and
         // the repeat keeps its ssthresh.
         let mut rfc = reno(NewRenoConfig {

@@ -367,6 +367,9 @@ impl TcpConn {
             if !self.sack_ok {
                 self.tx_mut().recovery.prr = None;
             }
+            if let Some(cc) = self.cc.as_mut() {
+                cc.on_loss_in_cwr(now);
+            }
         } else {
             self.tx_mut().recovery.recover = self.snd_max_seq();
             self.tx_mut().recovery.recovery_point = self.tx().recovery.recover;
