@@ -29,7 +29,8 @@ judged them.
 A form too long for one sitting is run with `--by-experiment`: experiment by experiment, each
 recorded as a part when it finishes, its summary.json kept compressed in `parts/` beside the
 record (it outlives the runs' directory); `--resume` keeps the parts done on the same simulator
-build, whatever commit ran them, and the form is done when every experiment has a part. Its
+build with the same scenarios (a digest of every run's scenario), whatever commit ran them, and
+the form is done when every experiment has a part. Its
 tables are the parts' summaries combined (`ecnlab.experiments.combine_summaries`), as one
 process would have written them; the doc names each part's commit.
 
@@ -194,6 +195,23 @@ def part_dir(root: Path, paper: str, form: str, experiment: str) -> Path:
 # done once every experiment has a part from the same simulator build. Its verdicts are the
 # parts' summaries combined (ecnlab.experiments.combine_summaries): the same tables one
 # process would have written; the doc names each part's commit.
+
+
+def scenarios_digest(experiment: str, form: str) -> str:
+    """A digest of every scenario the experiment's part of ``form`` runs (each reading's runs,
+    named): a part is kept across commits only while its runs are the same."""
+    import hashlib
+
+    from ecnlab import experiments as ex
+    from ecnlab.experiments.base import Reading
+    from ecnlab.scenario import load_scenario
+
+    exp = ex.get(experiment)
+    h = hashlib.sha256()
+    for rd in Reading.choose(exp.axes, "all" if form == "all" else None):
+        for name, sc in sorted(exp.runs(False, exp.seeds(False), rd).items()):
+            h.update(json.dumps([rd.name, name, load_scenario(sc).to_dict()], sort_keys=True, default=str).encode())
+    return h.hexdigest()[:16]
 
 
 def part_file(paper: str, form: str, experiment: str) -> str:
@@ -709,13 +727,22 @@ def run_parts(paper: str, form: str, root: Path, args: argparse.Namespace, ecnla
         data = load(args.record)
         parts = dict((data["forms"].get(key) or {}).get("parts") or {})
         earlier = parts.get(exp)
-        if args.resume and earlier and earlier["status"] == "done" and earlier["source_hash"] == b["source_hash"] and (args.record.parent / earlier["summary"]).is_file():
-            print(f"{key} {exp}: done at {earlier['commit']} on this build, kept")
+        digest = scenarios_digest(exp, form)
+        if (
+            args.resume
+            and earlier
+            and earlier["status"] == "done"
+            and earlier["source_hash"] == b["source_hash"]
+            and earlier.get("scenarios") == digest
+            and (args.record.parent / earlier["summary"]).is_file()
+        ):
+            print(f"{key} {exp}: done at {earlier['commit']} on this build with the same scenarios, kept")
             continue
         if earlier and earlier["status"] == "done":
             earlier = None  # another build's: run again, its time not added
         print(f"{key} {exp}: {command(paper, form, exp)} → {part_dir(root, paper, form, exp)} …", flush=True)
         entry = run_form(paper, form, root, args.jobs, ecnlab, earlier, experiment=exp)
+        entry["scenarios"] = digest
         if entry["status"] == "done":
             entry["summary"] = keep_part(args.record.parent, paper, form, exp, part_dir(root, paper, form, exp))
         data = load(args.record)
@@ -746,7 +773,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rejudge", nargs="+", metavar="PAPER", choices=list(PAPERS), help="judge these papers' recorded forms again with today's analysis from their own runs, whatever build wrote them, running nothing (reproduce --reuse --reuse-any-build), recorded for --write-docs")
     ap.add_argument("--from", dest="from_dir", type=Path, help="with one --write-docs paper: the reproduction to take the tables from")
     ap.add_argument("--note", action="append", default=[], help="a line for 'Forms not finished' (replaces the earlier ones)")
-    ap.add_argument("--by-experiment", action="store_true", help="run the every-reading form one experiment at a time, each recorded as a part when it finishes (its summary kept in parts/ beside the record); with --resume a part done on this simulator build is kept, whatever commit ran it; the form is done when every experiment has a part")
+    ap.add_argument("--by-experiment", action="store_true", help="run the every-reading form one experiment at a time, each recorded as a part when it finishes (its summary kept in parts/ beside the record); with --resume a part done on this simulator build with the same scenarios is kept, whatever commit ran it; the form is done when every experiment has a part")
     ap.add_argument("--record", type=Path, default=RESULTS / "reproductions.json")
     args = ap.parse_args(argv)
     signal.signal(signal.SIGTERM, signal.default_int_handler)
