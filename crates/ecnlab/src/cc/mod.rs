@@ -178,7 +178,7 @@ pub trait Controller {
     }
     /// A loss found in the CWR round: fast recovery begins without `on_loss` (the round's
     /// reduction stands). For a controller that keeps what its last reduction answered
-    /// (NewReno's `rto_rule = ns2`: ns-2, which has no CWR round, would have
+    /// (NewReno's and MECN's `rto_rule = ns2`: ns-2, which has no CWR round, would have
     /// made a fast retransmit here).
     fn on_loss_in_cwr(&mut self, _now: Time) {}
     /// Extra values worth sampling over time (e.g. DCTCP's alpha, BBR's state).
