@@ -183,12 +183,12 @@ def newreno_params(rule: str) -> dict[str, Any]:
     return dict(_NEWRENO_RULES[rule])
 
 
-def newreno_sources(rule: str, *, window_binds: bool = False) -> list[Source]:
-    """The sources of :func:`newreno_params`' keys under ``rule``; ``window_binds``: the
-    receive window caps the sender's window in these runs (else it never binds, and ns-2's
-    min(cwnd_, window_) is its cwnd_)."""
+def newreno_sources(rule: str) -> list[Source]:
+    """The sources of :func:`newreno_params`' keys under ``rule``, for runs whose receive
+    window never binds (ns-2's min(cwnd_, window_) is then its cwnd_; MECN, whose window_ does,
+    declares its own)."""
     if rule == "ns2":
-        cap = "" if window_binds else "; window_ never binds in these runs"
+        cap = "; window_ never binds in these runs"
         return [
             default(
                 "flows.cc_params.reduce_from",
