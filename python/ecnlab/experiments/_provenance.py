@@ -201,8 +201,9 @@ def newreno_sources(rule: str) -> list[Source]:
             default(
                 "flows.cc_params.rto_rule",
                 "ns2",
-                f"{_NS2_TCP} TcpAgent::timeout: after an ECN response (last_cwnd_action_ ECN, until a fast retransmit) ssthresh is "
-                "kept, otherwise halved, a repeated timeout too (its window is 1 segment: ssthresh 2). Not modelled: after a timeout "
+                f"{_NS2_TCP} TcpAgent::timeout: the first timeout after an ECN response (last_cwnd_action_ ECN; a loss in the CWR round "
+                "ends it, as ns-2's fast retransmit there) keeps ssthresh; every timeout then becomes the last action, so any other "
+                "halves, a repeated one too (its window is 1 segment: ssthresh 2). Not modelled: after a timeout "
                 "ns-2 answers an ECN echo at once (ecn(): last action TIMEOUT), ecnlab not until the timeout's data is acknowledged "
                 "(the newreno axis: RFC 5681 §3.1)",
             ),

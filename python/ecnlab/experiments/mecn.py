@@ -810,8 +810,8 @@ def sources(rd: Readings, window: int = WINDOW_PKTS) -> list[Source]:
         default(
             "flows.cc_params.rto_rule",
             "ns2",
-            f"{_TCP} TcpAgent::timeout: after an ECN response (last_cwnd_action_ ECN, until a fast retransmit) ssthresh is kept, "
-            "otherwise halved, a repeated timeout too (ECN's NewReno). MECN's sender (its code is not published) is taken to answer "
+            f"{_TCP} TcpAgent::timeout: the first timeout after an ECN response (last_cwnd_action_ ECN) keeps ssthresh; every "
+            "timeout then becomes the last action, so any other halves, a repeated one too (ECN's NewReno). MECN's sender (its code is not published) is taken to answer "
             "its levels through the same path, as a modified ecn() would, so a timeout keeps a level response's ssthresh in both arms "
             "(ours). Not modelled: after a timeout ns-2 answers an ECN echo at once, ecnlab not until the timeout's data is acknowledged",
         ),

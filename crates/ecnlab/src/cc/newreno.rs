@@ -38,9 +38,9 @@
 //!   timer; Linux's tcp_enter_loss likewise).
 //! - `ns2`: ns-2.35's TcpAgent::timeout. A timeout while the last reduction was an ECN
 //!   response (no fast retransmit since) keeps ssthresh ("in recovery from a recent ECN, don't
-//!   cut down ssthresh_"), and so does every timeout after it until a fast retransmit — a loss
-//!   found in the connection's CWR round counts as one (`on_loss_in_cwr`: ns-2 has no such
-//!   round and retransmits fast there); any other timeout halves, a repeated one too (its
+//!   cut down ssthresh_"); a loss found in the connection's CWR round ends the ECN response as
+//!   ns-2's fast retransmit there would (`on_loss_in_cwr`: ns-2 has no such round). Every
+//!   timeout then becomes the last action, so any later timeout halves, a repeated one too (its
 //!   window is 1 segment: ssthresh 2·SMSS).
 
 use super::{AckEvent, Controller, Signal};
@@ -391,14 +391,15 @@ impl Controller for NewReno {
 
     fn on_rto(&mut self, _now: Time, bytes_in_flight: u64) {
         self.in_fast_recovery = false;
-        // Under ns-2's rule a kept ECN ssthresh leaves the last action the ECN response.
-        let ssthresh = if self
+        let keep = self
             .rto_rule
-            .keeps_ssthresh(self.rto_without_progress, self.last_cut)
-        {
+            .keeps_ssthresh(self.rto_without_progress, self.last_cut);
+        // ns-2 sets the last action to the timeout after each of its branches: only the first
+        // timeout after an ECN response keeps its ssthresh.
+        self.last_cut = LastCut::Timeout;
+        let ssthresh = if keep {
             None
         } else {
-            self.last_cut = LastCut::Timeout;
             let base = reduction_base(self.reduce_from, bytes_in_flight, self.w.cwnd);
             Some(self.w.halved(base))
         };
@@ -612,9 +613,9 @@ mod tests {
     }
 
     /// ns-2.35 TcpAgent::timeout by hand: a 40-segment window cut by ECN to 20, then three
-    /// timeouts: ssthresh stays 20 (the ECN response's; cwnd 1 each time); a fast retransmit
-    /// ends that (halved 20 → 10), and the next timeouts halve, the repeated one from a
-    /// 1-segment window to the 2-segment floor (RFC 5681 would keep 5).
+    /// timeouts: the first keeps ssthresh 20 (the ECN response's), the repeats halve the
+    /// 1-segment window to the 2-segment floor (the last action is the timeout); after a fast
+    /// retransmit (halved 20 → 10) timeouts halve too (RFC 5681 would keep 5 on the repeat).
     #[test]
     fn ns2_rto_rule_keeps_ssthresh_after_an_ecn_cut_and_halves_repeats() {
         let mut cc = reno(NewRenoConfig {
@@ -625,13 +626,12 @@ mod tests {
         });
         cc.on_signal(&ack(MSS, 40 * MSS), Signal::Ecn);
         assert_eq!((cc.window(), cc.ssthresh()), (20 * MSS, 20 * MSS));
-        for t in [1, 2, 3] {
-            cc.on_rto(t * 200 * MS, 20 * MSS);
-            assert_eq!((cc.window(), cc.ssthresh()), (MSS, 20 * MSS));
+        for (t, ssthresh) in [(1, 20), (2, 2), (3, 2)] {
+            cc.on_rto(t * 200 * MS, MSS);
+            assert_eq!((cc.window(), cc.ssthresh()), (MSS, ssthresh * MSS));
         }
-        for _ in 0..19 {
-            cc.on_ack(&ack(MSS, 0));
-        }
+        // Back to 20 segments (however it got there), then a fast retransmit.
+        cc.set_initial_window(20 * MSS);
         assert_eq!(cc.window(), 20 * MSS);
         cc.on_loss(0, 20 * MSS);
         cc.on_recovery_end(0);
@@ -652,6 +652,16 @@ mod tests {
         cwr.on_loss_in_cwr(0);
         cwr.on_rto(0, 20 * MSS);
         assert_eq!((cwr.window(), cwr.ssthresh()), (MSS, 10 * MSS));
+        // Without it the ECN response would stand: ssthresh 20.
+        let mut ecn = reno(NewRenoConfig {
+            initial_window: Some(40),
+            reduce_from: ReduceFrom::Cwnd,
+            rto_rule: RtoRule::Ns2,
+            ..Default::default()
+        });
+        ecn.on_signal(&ack(MSS, 40 * MSS), Signal::Ecn);
+        ecn.on_rto(0, 20 * MSS);
+        assert_eq!(ecn.ssthresh(), 20 * MSS);
         // RFC 5681 on the same events: the ECN response is halved again at the timeout, and
         // the repeat keeps its ssthresh.
         let mut rfc = reno(NewRenoConfig {

@@ -258,9 +258,8 @@ impl Controller for MecnReno {
             .cfg
             .rto_rule
             .keeps_ssthresh(self.rto_without_progress, self.last_cut);
-        if !keep {
-            self.last_cut = LastCut::Timeout;
-        }
+        // As NewReno's: the timeout is the last action now, whichever branch it took.
+        self.last_cut = LastCut::Timeout;
         let ssthresh = (!keep).then_some((base as f64 * self.cfg.beta3) as u64);
         self.w.timeout(ssthresh);
         self.rto_without_progress = true;
@@ -324,7 +323,8 @@ mod tests {
     }
 
     /// ns-2's timeout rule: a timeout after an incipient response (20 → 16 segments) keeps
-    /// ssthresh 16, and so does the next; after a loss the timeout halves (β3).
+    /// ssthresh 16, the next halves its 1-segment window to the floor of 2; after a loss the
+    /// timeout halves (β3).
     #[test]
     fn ns2_rto_rule_keeps_a_level_responses_ssthresh() {
         let cfg = MecnRenoConfig {
@@ -337,7 +337,7 @@ mod tests {
         c.on_rto(0, 16 * MSS);
         assert_eq!((c.window(), c.ssthresh()), (MSS, 16 * MSS));
         c.on_rto(0, MSS);
-        assert_eq!((c.window(), c.ssthresh()), (MSS, 16 * MSS));
+        assert_eq!((c.window(), c.ssthresh()), (MSS, 2 * MSS));
         let mut c = at(
             MecnRenoConfig {
                 rto_rule: RtoRule::Ns2,
