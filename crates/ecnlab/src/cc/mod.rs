@@ -178,8 +178,8 @@ pub trait Controller {
     }
     /// A loss found in the CWR round: fast recovery begins without `on_loss` (the round's
     /// reduction stands). For a controller that keeps what its last reduction answered
-    /// (NewReno's and MECN's `rto_rule = ns2`: ns-2, which has no CWR round, would have
-    /// made a fast retransmit here).
+    /// (NewReno's `rto_rule = ns2`: ns-2, which has no CWR round, would have made a fast
+    /// retransmit here; MECN's sender has no CWR round and sees such a loss as `on_loss`).
     fn on_loss_in_cwr(&mut self, _now: Time) {}
     /// Extra values worth sampling over time (e.g. DCTCP's alpha, BBR's state).
     fn sample(&self, _out: &mut crate::net::Samples) {}

@@ -132,6 +132,8 @@ pub enum Call {
     Loss(Time, u64),
     RecoveryEnd(Time),
     Rto(Time, u64),
+    /// A loss found in the CWR round (`Controller::on_loss_in_cwr`).
+    LossInCwr(Time),
     SpuriousTimeout(Time),
     Send(Time, u64, u64),
 }
@@ -181,6 +183,10 @@ impl<C: Controller> Controller for Probe<C> {
     fn on_rto(&mut self, now: Time, bytes_in_flight: u64) {
         self.log.borrow_mut().push(Call::Rto(now, bytes_in_flight));
         self.inner.on_rto(now, bytes_in_flight)
+    }
+    fn on_loss_in_cwr(&mut self, now: Time) {
+        self.log.borrow_mut().push(Call::LossInCwr(now));
+        self.inner.on_loss_in_cwr(now)
     }
     fn on_spurious_timeout(&mut self, now: Time) {
         self.log.borrow_mut().push(Call::SpuriousTimeout(now));
