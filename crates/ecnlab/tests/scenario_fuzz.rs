@@ -9,6 +9,11 @@
 //!
 //! `ECNLAB_FUZZ_SCENARIOS` sets the number of cases (default 2000; more on demand:
 //! `ECNLAB_FUZZ_SCENARIOS=100000 cargo test --release --test scenario_fuzz -- --nocapture`).
+//! The cases come from a fixed seed, so a failure in the test suite is the same on every
+//! machine; `ECNLAB_FUZZ_SEED` sets another (`random`: a new one, printed first, to explore).
+//! A case's run is stopped at `MAX_LIVE_PACKETS` live packets (about 175 MB of packets),
+//! well below the default bound, so that no case can exhaust a small test machine's memory;
+//! a stopped run is one of the accepted outcomes.
 
 use ecnlab::scenario::{self, parse_toml, resolved_toml, RunError, RunOptions, Topology};
 use proptest::prelude::*;
@@ -20,6 +25,32 @@ use std::time::Duration as WallTime;
 /// Wall time one case may take (parse, build, and a run of at most 50 simulated ms; a
 /// debug build under load): a case that takes longer hangs.
 const CASE_TIMEOUT: WallTime = WallTime::from_secs(120);
+
+/// The seed of the test suite's cases.
+const DEFAULT_SEED: u64 = 0x5eed_ec17_1ab0_0001;
+
+/// Packets alive at once beyond which a case's run stops (its error is an accepted outcome).
+const MAX_LIVE_PACKETS: u64 = 1_000_000;
+
+fn run_options() -> RunOptions<'static> {
+    RunOptions {
+        max_live_packets: Some(MAX_LIVE_PACKETS),
+        ..RunOptions::default()
+    }
+}
+
+/// `ECNLAB_FUZZ_SEED`: a number, or `random` for a new seed from the clock.
+fn seed() -> u64 {
+    match std::env::var("ECNLAB_FUZZ_SEED").ok().as_deref() {
+        None | Some("") => DEFAULT_SEED,
+        Some("random") => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(DEFAULT_SEED, |d| d.as_nanos() as u64),
+        Some(v) => v
+            .parse()
+            .unwrap_or_else(|_| panic!("ECNLAB_FUZZ_SEED: {v:?} is neither a number nor random")),
+    }
+}
 
 fn cases() -> u32 {
     std::env::var("ECNLAB_FUZZ_SCENARIOS")
@@ -398,7 +429,7 @@ fn check(text: &str) -> Result<&'static str, String> {
     check_built(&s, &built.sim)?;
     // A short run completes (the templates run 20 ms; a case may make it longer).
     if s.duration.0 <= 50 * ecnlab::time::MS {
-        match scenario::run(&s, RunOptions::default()) {
+        match scenario::run(&s, run_options()) {
             Ok(out) => {
                 let echoed = parse_toml(&out.scenario_toml)
                     .map_err(|e| format!("run.json's scenario is refused: {e}"))?;
@@ -434,7 +465,7 @@ fn refused_alike_when_only_read(text: &str, want: &scenario::ScenarioError) -> R
         }
     }
     scenario::check_before_run(&s, None).map_err(|e| format!("checked under its own seed: {e}"))?;
-    match scenario::run(&s, RunOptions::default()) {
+    match scenario::run(&s, run_options()) {
         Err(RunError::Invalid(e)) => same_error(&e, want, "the run"),
         Err(e) => Err(format!(
             "validation refused ({want}), the run failed otherwise: {e}"
@@ -497,9 +528,17 @@ fn check_built(s: &scenario::Scenario, sim: &ecnlab::Sim) -> Result<(), String> 
 #[test]
 fn every_scenario_is_refused_by_key_or_runs_as_written() {
     let n = cases();
+    let seed = seed();
+    // Written past the test harness's capture before any case, so that a run that is killed
+    // still names the seed that reproduces it.
+    let _ = writeln!(
+        std::io::stderr(),
+        "scenario_fuzz: seed {seed} (ECNLAB_FUZZ_SEED), {n} cases"
+    );
     let mut runner = TestRunner::new(Config {
         cases: n,
         failure_persistence: None,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(seed),
         ..Config::default()
     });
     let tally = std::sync::Arc::new(std::sync::Mutex::new(std::collections::BTreeMap::<
