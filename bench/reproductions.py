@@ -12,8 +12,10 @@ simulator build, the date and the verdict headline.
     .venv/bin/python bench/reproductions.py --status --out-root DIR  # progress of a form being run
     .venv/bin/python bench/reproductions.py --write-docs uno --out-root DIR
 
-The default forms are run first, then every reading, each cheapest first (by the plan's
-simulated seconds). `--readings all` is run
+The default forms are run first, then every reading, each cheapest first (by the expected
+wall time once the paper's default form is measured, else by the plan's simulated seconds;
+the parts of a form run experiment by experiment likewise, from the default form's wall time
+per run of each experiment). `--readings all` is run
 with `--reuse` of the paper's default form: the default reading's runs are the same scenarios
 on the same build, read instead of run again, so its time is what the other readings add, and
 the table shows the sum beside it. A form already recorded for this commit and build is
@@ -714,16 +716,40 @@ def write_doc(paper: str, summary: dict[str, Any], entry: dict[str, Any] | None,
 # ------------------------------------------------------------------------------ main
 
 
+def part_costs(root: Path, paper: str, form: str, plan_entry: dict[str, Any]) -> dict[str, tuple[bool, float]]:
+    """Each experiment's expected cost in a part of ``form``, to run the cheapest first: the
+    wall seconds per run its default form took under ``root`` times the runs the part adds
+    (the default reading's are read from the default form), where that form's summary.json
+    is there; else its simulated seconds (which rank a seven-link chain's runs, several times
+    dearer per simulated second than a dumbbell's, too early). Keys sort measured ones first."""
+    measured: dict[str, tuple[float, int]] = {}
+    summary = out_dir(root, paper, "default") / "summary.json"
+    if summary.is_file():
+        for sec in json.loads(summary.read_text(encoding="utf-8")).get("experiments", []):
+            if sec.get("runs") and sec.get("wall_s") is not None:
+                measured[sec["experiment"]] = (sec["wall_s"], len(sec["runs"]))
+    costs: dict[str, tuple[bool, float]] = {}
+    for e in plan_entry.get("experiments", []):
+        m = measured.get(e["experiment"])
+        if m:
+            wall, runs = m
+            new = e["runs"] - (e.get("runs_by_reading", {}).get("default", 0) if form == "all" else 0)
+            costs[e["experiment"]] = (False, wall / runs * new)
+        else:
+            costs[e["experiment"]] = (True, e["sim_s"])
+    return costs
+
+
 def run_parts(paper: str, form: str, root: Path, args: argparse.Namespace, ecnlab: str, b: dict[str, str]) -> int:
-    """The form experiment by experiment, cheapest first by the plan; each part recorded (and
-    its summary kept) as it finishes, and the form's record made again from its parts."""
+    """The form experiment by experiment, cheapest first (`part_costs`); each part recorded
+    (and its summary kept) as it finishes, and the form's record made again from its parts."""
     key = f"{paper}/{form}"
     data = load(args.record)
-    plan_of = {e["experiment"]: e["sim_s"] for e in data["plan"].get(key, {}).get("experiments", [])}
+    costs = part_costs(root, paper, form, data["plan"].get(key, {}))
     from ecnlab.experiments import select
 
     experiments = [e.name for e in select(PAPERS[paper][0])]
-    for exp in sorted(experiments, key=lambda e: plan_of.get(e, 0.0)):
+    for exp in sorted(experiments, key=lambda e: costs.get(e, (True, 0.0))):
         data = load(args.record)
         parts = dict((data["forms"].get(key) or {}).get("parts") or {})
         earlier = parts.get(exp)
