@@ -71,22 +71,14 @@ pub enum RtoRule {
 
 impl RtoRule {
     /// Whether a timeout keeps ssthresh: after a timeout without progress since (RFC 5681),
-    /// or while the last reduction is an ECN response (ns-2).
-    pub(crate) fn keeps_ssthresh(self, rto_without_progress: bool, last_cut: LastCut) -> bool {
+    /// or while the last reduction is an ECN response (ns-2, whose `last_cwnd_action_` the
+    /// rule reads only for that: `ecn_cut_last`).
+    pub(crate) fn keeps_ssthresh(self, rto_without_progress: bool, ecn_cut_last: bool) -> bool {
         match self {
             RtoRule::Rfc5681 => rto_without_progress,
-            RtoRule::Ns2 => last_cut == LastCut::Ecn,
+            RtoRule::Ns2 => ecn_cut_last,
         }
     }
-}
-
-/// The last reduction a Reno-like sender made, as ns-2 tracks it (`last_cwnd_action_`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum LastCut {
-    None,
-    Ecn,
-    Loss,
-    Timeout,
 }
 
 /// What a multiplicative reduction halves.
@@ -314,8 +306,8 @@ pub struct NewReno {
     in_fast_recovery: bool,
     /// The last event was a timeout and no new data has been acknowledged since.
     rto_without_progress: bool,
-    /// For `rto_rule = ns2`.
-    last_cut: LastCut,
+    /// The last reduction was an ECN response (for `rto_rule = ns2`).
+    ecn_cut_last: bool,
 }
 
 impl NewReno {
@@ -328,7 +320,7 @@ impl NewReno {
             rto_rule: cfg.rto_rule,
             in_fast_recovery: false,
             rto_without_progress: false,
-            last_cut: LastCut::None,
+            ecn_cut_last: false,
         })
     }
 
@@ -363,7 +355,7 @@ impl Controller for NewReno {
             return;
         }
         self.reduce(ev.bytes_in_flight);
-        self.last_cut = LastCut::Ecn;
+        self.ecn_cut_last = true;
     }
 
     fn on_loss(&mut self, _now: Time, bytes_in_flight: u64) {
@@ -372,7 +364,7 @@ impl Controller for NewReno {
         }
         self.in_fast_recovery = true;
         self.reduce(bytes_in_flight);
-        self.last_cut = LastCut::Loss;
+        self.ecn_cut_last = false;
     }
 
     fn on_recovery_end(&mut self, _now: Time) {
@@ -386,17 +378,17 @@ impl Controller for NewReno {
         // ns-2 has no CWR round: its fast retransmit here ends the ECN response for the
         // timeout rule. Without this, a loss always found in the round leaves every later
         // timeout keeping the ECN response's ssthresh.
-        self.last_cut = LastCut::Loss;
+        self.ecn_cut_last = false;
     }
 
     fn on_rto(&mut self, _now: Time, bytes_in_flight: u64) {
         self.in_fast_recovery = false;
         let keep = self
             .rto_rule
-            .keeps_ssthresh(self.rto_without_progress, self.last_cut);
+            .keeps_ssthresh(self.rto_without_progress, self.ecn_cut_last);
         // ns-2 sets the last action to the timeout after each of its branches: only the first
         // timeout after an ECN response keeps its ssthresh.
-        self.last_cut = LastCut::Timeout;
+        self.ecn_cut_last = false;
         let ssthresh = if keep {
             None
         } else {
@@ -431,6 +423,16 @@ mod tests {
     use crate::time::MS;
 
     const MSS: u64 = 1000;
+
+    /// A Reno of `segments` segments as ns-2 runs it: halving the window, ns-2's timeout rule.
+    fn ns2_reno(segments: u32) -> NewReno {
+        reno(NewRenoConfig {
+            initial_window: Some(segments),
+            reduce_from: ReduceFrom::Cwnd,
+            rto_rule: RtoRule::Ns2,
+            ..Default::default()
+        })
+    }
 
     fn reno(cfg: NewRenoConfig) -> NewReno {
         NewReno::new(MSS as u32, cfg).unwrap()
@@ -618,12 +620,7 @@ mod tests {
     /// retransmit (halved 20 → 10) timeouts halve too (RFC 5681 would keep 5 on the repeat).
     #[test]
     fn ns2_rto_rule_keeps_ssthresh_after_an_ecn_cut_and_halves_repeats() {
-        let mut cc = reno(NewRenoConfig {
-            initial_window: Some(40),
-            reduce_from: ReduceFrom::Cwnd,
-            rto_rule: RtoRule::Ns2,
-            ..Default::default()
-        });
+        let mut cc = ns2_reno(40);
         cc.on_signal(&ack(MSS, 40 * MSS), Signal::Ecn);
         assert_eq!((cc.window(), cc.ssthresh()), (20 * MSS, 20 * MSS));
         for (t, ssthresh) in [(1, 20), (2, 2), (3, 2)] {
@@ -642,23 +639,13 @@ mod tests {
         assert_eq!((cc.window(), cc.ssthresh()), (MSS, 2 * MSS));
         // A loss found in the CWR round after an ECN response ends it for the rule, as ns-2's
         // fast retransmit would: the next timeout halves.
-        let mut cwr = reno(NewRenoConfig {
-            initial_window: Some(40),
-            reduce_from: ReduceFrom::Cwnd,
-            rto_rule: RtoRule::Ns2,
-            ..Default::default()
-        });
+        let mut cwr = ns2_reno(40);
         cwr.on_signal(&ack(MSS, 40 * MSS), Signal::Ecn);
         cwr.on_loss_in_cwr(0);
         cwr.on_rto(0, 20 * MSS);
         assert_eq!((cwr.window(), cwr.ssthresh()), (MSS, 10 * MSS));
         // Without it the ECN response would stand: ssthresh 20.
-        let mut ecn = reno(NewRenoConfig {
-            initial_window: Some(40),
-            reduce_from: ReduceFrom::Cwnd,
-            rto_rule: RtoRule::Ns2,
-            ..Default::default()
-        });
+        let mut ecn = ns2_reno(40);
         ecn.on_signal(&ack(MSS, 40 * MSS), Signal::Ecn);
         ecn.on_rto(0, 20 * MSS);
         assert_eq!(ecn.ssthresh(), 20 * MSS);

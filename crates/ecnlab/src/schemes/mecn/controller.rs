@@ -17,7 +17,7 @@
 
 use super::Escalation;
 use crate::cc::newreno::{
-    check_mss, reduction_base, CaIncrease, LastCut, NewRenoConfig, ReduceFrom, RenoWindow, RtoRule,
+    check_mss, reduction_base, CaIncrease, NewRenoConfig, ReduceFrom, RenoWindow, RtoRule,
 };
 use crate::cc::{AckEvent, Controller, Signal};
 use crate::time::Time;
@@ -109,8 +109,8 @@ pub struct MecnReno {
     in_fast_recovery: bool,
     /// The last event was a timeout and no new data has been acknowledged since.
     rto_without_progress: bool,
-    /// The last reduction's cause, for `rto_rule = ns2`.
-    last_cut: LastCut,
+    /// The last reduction was a level response (for `rto_rule = ns2`).
+    ecn_cut_last: bool,
     /// The ACK being processed carried a signal that reduced the window.
     reduced_on_this_ack: bool,
     /// From the latest ACK, for reductions not triggered by an ACK (loss, timeout).
@@ -143,7 +143,7 @@ impl MecnReno {
             round: None,
             in_fast_recovery: false,
             rto_without_progress: false,
-            last_cut: LastCut::None,
+            ecn_cut_last: false,
             reduced_on_this_ack: false,
             last_prior_delivered: 0,
             last_delivered: 0,
@@ -226,7 +226,7 @@ impl Controller for MecnReno {
         let base = self.base(ev.bytes_in_flight);
         self.reduced_on_this_ack = self.reduce(level, ev.prior_delivered, ev.delivered, base);
         if self.reduced_on_this_ack {
-            self.last_cut = LastCut::Ecn;
+            self.ecn_cut_last = true;
         }
     }
 
@@ -237,7 +237,7 @@ impl Controller for MecnReno {
         self.in_fast_recovery = true;
         let base = self.base(bytes_in_flight);
         self.reduce(LOSS, self.last_prior_delivered, self.last_delivered, base);
-        self.last_cut = LastCut::Loss;
+        self.ecn_cut_last = false;
     }
 
     fn on_recovery_end(&mut self, _now: Time) {
@@ -257,9 +257,9 @@ impl Controller for MecnReno {
         let keep = self
             .cfg
             .rto_rule
-            .keeps_ssthresh(self.rto_without_progress, self.last_cut);
+            .keeps_ssthresh(self.rto_without_progress, self.ecn_cut_last);
         // As NewReno's: the timeout is the last action now, whichever branch it took.
-        self.last_cut = LastCut::Timeout;
+        self.ecn_cut_last = false;
         let ssthresh = (!keep).then_some((base as f64 * self.cfg.beta3) as u64);
         self.w.timeout(ssthresh);
         self.rto_without_progress = true;
