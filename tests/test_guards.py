@@ -482,6 +482,11 @@ def test_claims_whose_statement_is_ours_are_marked_and_counted_apart(tmp_path, m
     assert "statements ours (default)" in md and "statement ours" in (tmp_path / "out" / "report.html").read_text()
     with pytest.raises(ValueError, match="our_statement takes the reason"):
         claim("x", Claim("at_least", target=0.4), {1: 0.5}, our_statement=True)
+    # A claim whose source says the paper does not make it must say why it is ours, or it
+    # would count in the paper's headline (UNO's "UCP1 vs VCP" recovery in Fig. 7 did).
+    with pytest.raises(ValueError, match="not in the paper"):
+        claim("x", Claim("at_least", target=0.4), {1: 0.5}, paper="not in the paper (ours): a comparison we add")
+    claim("x", Claim("at_least", target=0.4), {1: 0.5}, paper="not in the paper (ours)", our_statement="a comparison we add")
 
 
 def test_a_family_must_be_counted_in_one_place(tmp_path, monkeypatch):

@@ -571,7 +571,7 @@ def claim(
     claim and is declared where it is chosen: a tolerance on a size the paper gives ("close
     to", "similar", each paper's tolerance constant), the threshold that defines an event the
     paper times (HFCC's ``fig1_level``), a window (a reading or a named constant)."""
-    _check_our_statement(metric, our_statement)
+    _check_our_statement(metric, our_statement, paper)
     if fixed is not None and not (isinstance(fixed, str) and fixed.strip()):
         raise ValueError(f"{metric}: fixed takes the reason the mechanism fixes the claim's outcome (a sentence), got {fixed!r}")
     if measures is not None:
@@ -593,9 +593,13 @@ def claim(
     return Comparison(metric, paper, ours, d, unit, text, note, kind=kind, a=a, b=b, rival=rival, family=family, about_stall=about_stall, stall_unchecked=tuple(unchecked), can_fail=fails, our_statement=our_statement)
 
 
-def _check_our_statement(metric: str, why: str | None) -> None:
+def _check_our_statement(metric: str, why: str | None, paper: Any = None) -> None:
     if why is not None and not (isinstance(why, str) and why.strip()):
         raise ValueError(f"{metric}: our_statement takes the reason the statement is ours, not the paper's (a sentence), got {why!r}")
+    # A claim whose source says the paper does not make it is ours: counted apart, never in
+    # the paper's headline.
+    if why is None and str(paper or "").strip().lower().startswith("not in the paper"):
+        raise ValueError(f"{metric}: its source says it is not in the paper ({paper!r}): say why with our_statement")
 
 
 def fix(d: Decision, why: str) -> Decision:
@@ -615,7 +619,7 @@ def fix(d: Decision, why: str) -> Decision:
 def incomparable(metric: str, reason: str, *, paper: float | str | None = None, kind: Claim | None = None, unit: str = "", text: str = "", ours: Stat | None = None, note: str = "", rival: str | None = None, our_statement: str | None = None) -> Comparison:
     """A claim that cannot be compared with the paper (a scheme missing from the build, a
     quantity measured over a different run length), with the reason."""
-    _check_our_statement(metric, our_statement)
+    _check_our_statement(metric, our_statement, paper)
     return Comparison(metric, paper, ours, not_comparable(kind, reason), unit, text, note, rival=rival, our_statement=our_statement)
 
 

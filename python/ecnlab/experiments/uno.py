@@ -932,6 +932,7 @@ class Udp(UnoExperiment):
             claim(
                 "recovery to 80 % after the UDP flow leaves: UCP1 vs VCP", Claim("less"), runs.per_seed("ucp1", self.recovery_s), runs.per_seed("vcp", self.recovery_s),
                 paper="not in the paper (ours): Fig. 7's text speaks of UCP1 alone", unit="s", text="UCP1 recovers faster than VCP (our comparison)", rival="vcp",
+                our_statement="Fig. 7's text speaks of UCP1's recovery alone; the comparison with VCP is ours",
                 ours=runs.stat("ucp1", self.recovery_s), note=f"VCP {runs.stat('vcp', self.recovery_s)}",
             ),
         ]
