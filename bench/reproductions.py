@@ -494,8 +494,15 @@ def markdown(data: dict[str, Any]) -> str:
         "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     forms = data["forms"]
+    stale = []
     for key in sorted(forms, key=lambda k: (list(PAPERS).index(forms[k]["paper"]), FORMS.index(forms[k]["form"]))):
         e = forms[key]
+        judged = e.get("rejudged")
+        if judged and "verdicts" in judged:
+            # Judged again from its own runs: the verdicts its doc shows are that judgement's.
+            e = {**e, **{k: judged.get(k) for k in ("verdicts", "verdicts_vs_reconstructed", "verdicts_by_reading")}, "status": f"{e['status']}, judged again at {landed(judged['commit'])}"}
+        elif judged:
+            stale.append(f"{key} (judged again at {landed(judged['commit'])}; its doc has that judgement's verdicts)")
         every = None
         if e.get("verdicts_by_reading") and e["form"] == "all":
             every = {k: sum(v.get(k, 0) for v in e["verdicts_by_reading"].values()) for k in VERDICTS}
@@ -507,6 +514,8 @@ def markdown(data: dict[str, Any]) -> str:
             f"{', '.join(map(str, e.get('seeds', []))) or '–'} | {commit} | {e['source_hash'][:12]} | {e['started'][:16]} | "
             f"{_counts(e.get('verdicts'))} | {_counts(e.get('verdicts_vs_reconstructed'))} | {_counts(every)} |"
         )
+    if stale:
+        out += ["", "The verdicts in these rows are their run's: the form was judged again from its runs before a judgement's verdicts were recorded, and its doc shows that judgement's: " + "; ".join(stale) + "."]
     totals = []
     for paper in PAPERS:
         d, a = forms.get(f"{paper}/default"), forms.get(f"{paper}/all")
@@ -661,9 +670,22 @@ def rejudge(paper: str, form: str, root: Path, jobs: int, ecnlab: str) -> dict[s
         code = subprocess.run(argv, stdout=f, stderr=subprocess.STDOUT, cwd=ROOT).returncode
     if code != 0:
         raise SystemExit(f"{paper}/{form}: judging again failed (exit {code}); see {root / f'{paper}-{form}-rejudged.log'}")
-    reuse = json.loads((out / "summary.json").read_text(encoding="utf-8"))["reuse"]
+    s = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    reuse = s["reuse"]
     # ``source_hash`` is the build that judged (it ran nothing); the runs' builds are apart.
-    return {**at, "out": str(out), "wall_s": time.monotonic() - t0, "reused": reuse["reused"], "run": reuse["run"], "not_taken": reuse["not_taken"], "run_builds": reuse.get("runs_from_builds", {})}
+    # The verdicts are this judgement's: the record's own are the run's, kept beside them.
+    return {
+        **at,
+        "out": str(out),
+        "wall_s": time.monotonic() - t0,
+        "reused": reuse["reused"],
+        "run": reuse["run"],
+        "not_taken": reuse["not_taken"],
+        "run_builds": reuse.get("runs_from_builds", {}),
+        "verdicts": s["verdicts"],
+        "verdicts_vs_reconstructed": s.get("verdicts_vs_reconstructed"),
+        "verdicts_by_reading": s.get("verdicts_by_reading"),
+    }
 
 
 def write_doc(paper: str, summary: dict[str, Any], entry: dict[str, Any] | None, judged: dict[str, Any] | None = None) -> Path:
