@@ -38,9 +38,10 @@ nothing of its runs' stalls).
 The experiments whose quick form is already run by their paper's tests share it
 (``quick_reproduction``); APCC's runs here with one seed per configuration (the claims are
 the same; the values are cycled to ten seeds). HFCC's quick form takes many minutes on two
-cores, so it runs here only with ``ECNLAB_SLOW_TESTS=1``; every reproduction still evaluates
-the same check on each of its claims and flags those that cannot fail in the report
-("cannot come out contradicted")."""
+cores, so it runs here only with ``ECNLAB_SLOW_TESTS=1``; in every run the same check is made
+on the claims of its recorded every-reading form (bench/results/parts/, ten seeds, every
+reading, nothing run), and every reproduction evaluates it on each of its claims and flags
+those that cannot fail in the report ("cannot come out contradicted")."""
 
 from __future__ import annotations
 
@@ -103,6 +104,42 @@ def test_every_claim_can_come_out_contradicted(paper, quick_reproduction):
             cannot.append(f"{c['experiment']}: {c['metric']} ({claim.text()}): {how}")
     assert checked, f"{paper}: no claim evaluated"
     assert not cannot, f"{len(cannot)} claim(s) of {paper} cannot come out contradicted:\n" + "\n".join(cannot)
+
+
+def _recorded_summaries():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "bench" / "results" / "parts"
+    return sorted(root.glob("*/*.summary.json.gz"))
+
+
+@pytest.mark.parametrize("path", [pytest.param(p, id=f"{p.parent.name}/{p.name.split('.summary')[0]}") for p in _recorded_summaries()])
+def test_every_recorded_claim_can_come_out_contradicted(path):
+    """The recorded full forms' summaries (bench/results/parts/: HFCC's every-reading form, the
+    paper whose quick form is too slow for the check above in every CI run) carry each claim's
+    kind and per-seed values under every reading: the same check on them, at ten seeds, with
+    nothing run. A recorded claim that cannot fail (or whose recorded ``can_fail`` the check no
+    longer gives) fails here."""
+    import gzip
+    import json
+
+    summary = json.loads(gzip.decompress(path.read_bytes()))
+    cannot, checked = [], 0
+    for section in summary["experiments"]:
+        for reading, comps in section["by_reading"].items():
+            for c in comps:
+                if not c.get("kind"):
+                    continue
+                ps = c["per_seed"]
+                a = {int(k): number(v) for k, v in ps["a"].items()}
+                b = None if ps["b"] is None else {int(k): number(v) for k, v in ps["b"].items()}
+                ok, how = can_fail(as_claim(c["kind"]), a, b)
+                assert ok == c["can_fail"]["ok"], (section["experiment"], reading, c["metric"])
+                checked += 1
+                if not ok and not c.get("fixed"):
+                    cannot.append(f"{section['experiment']} [{reading}]: {c['metric']}: {how}")
+    assert checked, f"{path.name}: no claim evaluated"
+    assert not cannot, f"{len(cannot)} recorded claim(s) cannot come out contradicted:\n" + "\n".join(cannot)
 
 
 # ------------------------------------------------------------------ every reading
