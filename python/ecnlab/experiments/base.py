@@ -566,11 +566,14 @@ def claim(
     ours"). Such a claim is decided like any other, marked in its row and counted apart in the
     headline (``verdicts_our_statements``). Not to be confused with ``ours``, the statistic
     the row shows. The line between the two: a claim is ours when we supply one side of the
-    comparison the paper does not name — a number where it gives none, a reference level, a
-    rival it does not compare with. How a stated comparison is measured stays the paper's
-    claim and is declared where it is chosen: a tolerance on a size the paper gives ("close
-    to", "similar", each paper's tolerance constant), the threshold that defines an event the
-    paper times (HFCC's ``fig1_level``), a window (a reading or a named constant)."""
+    comparison the paper does not name — a comparison it does not make, a rival it does not
+    compare with, a reference level or a second, stricter bound beside the one that tests its
+    statement. How a stated comparison is measured stays the paper's claim and is declared
+    where it is chosen: a tolerance on a size the paper gives ("close to", "similar", each
+    paper's tolerance constant), the threshold that defines an event the paper times (HFCC's
+    ``fig1_level``), the one bound, a named constant of its module, at which a qualitative
+    statement of the paper is tested ("a low queue": UNO's ``LOW_QUEUE``; the row says "the
+    bound ours"), a window (a reading or a named constant)."""
     _check_our_statement(metric, our_statement, paper)
     if fixed is not None and not (isinstance(fixed, str) and fixed.strip()):
         raise ValueError(f"{metric}: fixed takes the reason the mechanism fixes the claim's outcome (a sentence), got {fixed!r}")
