@@ -487,6 +487,8 @@ def test_claims_whose_statement_is_ours_are_marked_and_counted_apart(tmp_path, m
     with pytest.raises(ValueError, match="not in the paper"):
         claim("x", Claim("at_least", target=0.4), {1: 0.5}, paper="not in the paper (ours): a comparison we add")
     claim("x", Claim("at_least", target=0.4), {1: 0.5}, paper="not in the paper (ours)", our_statement="a comparison we add")
+    with pytest.raises(ValueError, match="not in the paper"):
+        claim("x", Claim("at_least", target=0.4), {1: 0.5}, paper="expected (not from the paper)")
 
 
 def test_a_family_must_be_counted_in_one_place(tmp_path, monkeypatch):

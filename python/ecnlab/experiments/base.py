@@ -43,6 +43,7 @@ comparison names as ``paper``.
 from __future__ import annotations
 
 import math
+import re
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -601,7 +602,7 @@ def _check_our_statement(metric: str, why: str | None, paper: Any = None) -> Non
         raise ValueError(f"{metric}: our_statement takes the reason the statement is ours, not the paper's (a sentence), got {why!r}")
     # A claim whose source says the paper does not make it is ours: counted apart, never in
     # the paper's headline.
-    if why is None and str(paper or "").strip().lower().startswith("not in the paper"):
+    if why is None and re.search(r"\bnot (in|from) the paper", str(paper or ""), re.IGNORECASE):
         raise ValueError(f"{metric}: its source says it is not in the paper ({paper!r}): say why with our_statement")
 
 

@@ -1202,17 +1202,20 @@ class UnoLegacy(Experiment):
         ecn_share = lambda r: aggregate_bps(r, 5.0, d, ["f2", "f3"]) / max(aggregate_bps(r, 5.0, d), 1.0)
         mixed_fair = lambda r: jain(shares(r, 5.0, d))
         exp = "expected (not from the paper)"
+        # No paper ran UNO beside legacy routers (§II-C leaves interoperation to future work):
+        # every claim here is our expectation, counted apart from any paper's headline.
+        ours = "UNO's paper leaves interoperation with legacy routers to future work (§II-C): the expectation is ours"
         comps = [
-            claim("UCP1 link use behind a legacy RED+ECN router", Claim("at_least", 0.8), runs.per_seed("legacy-ecn/ucp1", use), paper=exp, unit="fraction", text="CE read as overload keeps the link ≥ 80 % used", ours=runs.stat("legacy-ecn/ucp1", use)),
+            claim("UCP1 link use behind a legacy RED+ECN router", Claim("at_least", 0.8), runs.per_seed("legacy-ecn/ucp1", use), paper=exp, our_statement=ours, unit="fraction", text="CE read as overload keeps the link ≥ 80 % used", ours=runs.stat("legacy-ecn/ucp1", use)),
             claim(
                 "drops behind a legacy RED+ECN router: UCP1 vs NewReno+ECN", Claim("less"), runs.per_seed("legacy-ecn/ucp1", drops("legacy-ecn")), runs.per_seed("legacy-ecn/reference", drops("legacy-ecn")),
-                paper=exp, unit="packets", text="UCP1 loses fewer packets than classic ECN senders there", rival="newreno", ours=runs.stat("legacy-ecn/ucp1", drops("legacy-ecn")), note=f"NewReno+ECN {runs.stat('legacy-ecn/reference', drops('legacy-ecn'))}",
+                paper=exp, our_statement=ours, unit="packets", text="UCP1 loses fewer packets than classic ECN senders there", rival="newreno", ours=runs.stat("legacy-ecn/ucp1", drops("legacy-ecn")), note=f"NewReno+ECN {runs.stat('legacy-ecn/reference', drops('legacy-ecn'))}",
             ),
             claim(
                 "link use without ECN or UNO routers: UCP1 vs NewReno", Claim("approx", within=0.1), runs.per_seed("no-ecn/ucp1", use), runs.per_seed("no-ecn/reference", use),
-                paper=exp, unit="fraction", text="UCP1 behaves as AIMD (±10 % of NewReno's use)", rival="newreno", ours=runs.stat("no-ecn/ucp1", use), note=f"NewReno {runs.stat('no-ecn/reference', use)}",
+                paper=exp, our_statement=ours, unit="fraction", text="UCP1 behaves as AIMD (±10 % of NewReno's use)", rival="newreno", ours=runs.stat("no-ecn/ucp1", use), note=f"NewReno {runs.stat('no-ecn/reference', use)}",
             ),
-            claim("Jain's index, 2 UCP1 + 2 NewReno+ECN on one RED+ECN+UNO bottleneck", Claim("at_least", 0.8), runs.per_seed("shared/mixed", mixed_fair), paper=exp, text="UCP1 and classic ECN flows coexist (Jain ≥ 0.8)", ours=runs.stat("shared/mixed", mixed_fair), note=f"ECN flows' share of the goodput {runs.stat('shared/mixed', ecn_share)}"),
+            claim("Jain's index, 2 UCP1 + 2 NewReno+ECN on one RED+ECN+UNO bottleneck", Claim("at_least", 0.8), runs.per_seed("shared/mixed", mixed_fair), paper=exp, our_statement=ours, text="UCP1 and classic ECN flows coexist (Jain ≥ 0.8)", ours=runs.stat("shared/mixed", mixed_fair), note=f"ECN flows' share of the goodput {runs.stat('shared/mixed', ecn_share)}"),
         ]
         rows = []
         for k in runs.configs():
