@@ -283,6 +283,7 @@ def form_of_parts(records: Path, paper: str, form: str, parts: dict[str, dict[st
         readings=s["readings"],
         verdicts=s["verdicts"],
         verdicts_vs_reconstructed=s.get("verdicts_vs_reconstructed"),
+        verdicts_our_statements=s.get("verdicts_our_statements"),
         verdicts_by_reading=s.get("verdicts_by_reading"),
         depends_on_reading=len(s.get("depends_on_reading") or []),
         stalls=len(s.get("stalls") or []),
@@ -419,6 +420,7 @@ def measured(out: Path) -> dict[str, Any]:
         "readings": s["readings"],
         "verdicts": s["verdicts"],
         "verdicts_vs_reconstructed": s.get("verdicts_vs_reconstructed"),
+        "verdicts_our_statements": s.get("verdicts_our_statements"),
         "verdicts_by_reading": s.get("verdicts_by_reading"),
         "depends_on_reading": len(s.get("depends_on_reading") or []),
         "stalls": len(s.get("stalls") or []),
@@ -464,7 +466,8 @@ def markdown(data: dict[str, Any]) -> str:
         "`all` is run with `--reuse` of the default form (the default reading's runs are the same scenarios on the "
         "same build and are read, not run again): its own time is what the other readings add, and "
         "*every reading* is the sum of both. Verdicts: holds / contradicted / inconclusive / not comparable as the "
-        "headline counts them, claims against rivals we reconstructed without their paper apart.",
+        "headline counts them, claims against rivals we reconstructed without their paper apart, and of the rest the "
+        "statements that are ours, not the paper's, apart ('–' in a record written before they were recorded).",
         "",
         "## Plan (nothing run: counted from the experiments' registered scenarios)",
         "",
@@ -490,8 +493,8 @@ def markdown(data: dict[str, Any]) -> str:
         "Runs: the reproduction's run directories (a scenario two claims share has two names); run / read: the "
         "simulations run, and read from the default form; the simulated and loop times count each simulation once.",
         "",
-        "| paper | form | status | wall | CPU | runs (run / read) | simulated time | loop time | jobs / cores | nice | seeds | commit | build | date | verdicts, default reading | vs reconstructed rivals | verdicts, every reading (summed over readings) |",
-        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| paper | form | status | wall | CPU | runs (run / read) | simulated time | loop time | jobs / cores | nice | seeds | commit | build | date | verdicts, default reading | vs reconstructed rivals | statements ours | verdicts, every reading (summed over readings) |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     forms = data["forms"]
     stale = []
@@ -500,7 +503,7 @@ def markdown(data: dict[str, Any]) -> str:
         judged = e.get("rejudged")
         if judged and "verdicts" in judged:
             # Judged again from its own runs: the verdicts its doc shows are that judgement's.
-            e = {**e, **{k: judged.get(k) for k in ("verdicts", "verdicts_vs_reconstructed", "verdicts_by_reading")}, "status": f"{e['status']}, judged again at {landed(judged['commit'])}"}
+            e = {**e, **{k: judged.get(k) for k in ("verdicts", "verdicts_vs_reconstructed", "verdicts_our_statements", "verdicts_by_reading")}, "status": f"{e['status']}, judged again at {landed(judged['commit'])}"}
         elif judged:
             stale.append(f"{key} (judged again at {landed(judged['commit'])}; its doc has that judgement's verdicts)")
         every = None
@@ -512,7 +515,7 @@ def markdown(data: dict[str, Any]) -> str:
             f"| {e['paper']} | {e['form']} | {e['status']} | {_hms(e.get('wall_s'))} | {_hms(e.get('cpu_s'))} | {runs} | "
             f"{_hms(e.get('sim_s'))} | {_hms(e.get('run_loop_s'))} | {e['jobs']} / {e['cores']} | {e.get('nice', '')} | "
             f"{', '.join(map(str, e.get('seeds', []))) or '–'} | {commit} | {e['source_hash'][:12]} | {e['started'][:16]} | "
-            f"{_counts(e.get('verdicts'))} | {_counts(e.get('verdicts_vs_reconstructed'))} | {_counts(every)} |"
+            f"{_counts(e.get('verdicts'))} | {_counts(e.get('verdicts_vs_reconstructed'))} | {_counts(e.get('verdicts_our_statements'))} | {_counts(every)} |"
         )
     if stale:
         out += ["", "The verdicts in these rows are their run's: the form was judged again from its runs before a judgement's verdicts were recorded, and its doc shows that judgement's: " + "; ".join(stale) + "."]
@@ -684,6 +687,7 @@ def rejudge(paper: str, form: str, root: Path, jobs: int, ecnlab: str) -> dict[s
         "run_builds": reuse.get("runs_from_builds", {}),
         "verdicts": s["verdicts"],
         "verdicts_vs_reconstructed": s.get("verdicts_vs_reconstructed"),
+        "verdicts_our_statements": s.get("verdicts_our_statements"),
         "verdicts_by_reading": s.get("verdicts_by_reading"),
     }
 
