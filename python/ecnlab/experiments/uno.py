@@ -1132,7 +1132,7 @@ def mix_bottleneck(case: str) -> str:
 class UnoLegacy(Experiment):
     name = "mix.uno-legacy"
     title = "UNO across legacy routers and beside classic ECN flows"
-    source = "UNO paper (seed 001) §II-C (interoperability, left to future work there); no figure"
+    source = "UNO paper (seed 001) §II-C (interoperability with ECN routers, argued) and §VI (its evaluation left to future work); no figure"
     description = (
         "Two UCP1 flows (RTT 80 ms) through 45 Mb/s: (1) behind a classic RED+ECN router, a "
         "lightly loaded UNO router upstream; (2) on a path with neither ECN nor UNO routers (DropTail); "
@@ -1168,7 +1168,7 @@ class UnoLegacy(Experiment):
 
     def provenance(self, quick: bool, reading: Reading) -> list[Source]:
         v = _rd(reading)
-        ours = "ours: no paper experiment (§II-C leaves interoperation to future work)"
+        ours = "ours: no paper experiment (§II-C argues interoperability with ECN routers; §VI leaves its evaluation to future work)"
         own = [
             assumption("duration", f"{self.duration(quick):g}s", ours),
             assumption("topology.links.rate", "45 Mb/s bottleneck, 100 Mb/s and 1 Gb/s elsewhere", ours),
@@ -1202,9 +1202,9 @@ class UnoLegacy(Experiment):
         ecn_share = lambda r: aggregate_bps(r, 5.0, d, ["f2", "f3"]) / max(aggregate_bps(r, 5.0, d), 1.0)
         mixed_fair = lambda r: jain(shares(r, 5.0, d))
         exp = "expected (not from the paper)"
-        # No paper ran UNO beside legacy routers (§II-C leaves interoperation to future work):
+        # No paper ran UNO beside legacy routers (§II-C argues it works; §VI leaves it to future work):
         # every claim here is our expectation, counted apart from any paper's headline.
-        ours = "UNO's paper leaves interoperation with legacy routers to future work (§II-C): the expectation is ours"
+        ours = "UNO's paper argues interoperability with legacy ECN routers (§II-C) and leaves its evaluation to future work (§VI): the expectation is ours"
         comps = [
             claim("UCP1 link use behind a legacy RED+ECN router", Claim("at_least", 0.8), runs.per_seed("legacy-ecn/ucp1", use), paper=exp, our_statement=ours, unit="fraction", text="CE read as overload keeps the link ≥ 80 % used", ours=runs.stat("legacy-ecn/ucp1", use)),
             claim(
