@@ -233,6 +233,14 @@ def keep_part(records: Path, paper: str, form: str, experiment: str, out: Path) 
     return rel
 
 
+#: The counts a record keeps of a summary's verdicts (a run's, a judgement's again, a form's parts').
+RECORDED_VERDICTS = ("verdicts", "verdicts_vs_reconstructed", "verdicts_our_statements", "verdicts_by_reading")
+
+
+def recorded_verdicts(summary: dict[str, Any]) -> dict[str, Any]:
+    return {k: summary.get(k) for k in RECORDED_VERDICTS}
+
+
 def read_part(records: Path, entry: dict[str, Any]) -> dict[str, Any]:
     with gzip.open(records / entry["summary"], "rt", encoding="utf-8") as f:
         return json.load(f)
@@ -281,10 +289,7 @@ def form_of_parts(records: Path, paper: str, form: str, parts: dict[str, dict[st
         status="done",
         seeds=sorted({len(sec["seeds"]) for sec in s["experiments"]}),
         readings=s["readings"],
-        verdicts=s["verdicts"],
-        verdicts_vs_reconstructed=s.get("verdicts_vs_reconstructed"),
-        verdicts_our_statements=s.get("verdicts_our_statements"),
-        verdicts_by_reading=s.get("verdicts_by_reading"),
+        **recorded_verdicts(s),
         depends_on_reading=len(s.get("depends_on_reading") or []),
         stalls=len(s.get("stalls") or []),
     )
@@ -418,10 +423,7 @@ def measured(out: Path) -> dict[str, Any]:
         "run_loop_s": loop,
         "seeds": sorted({len(sec["seeds"]) for sec in s["experiments"]}),
         "readings": s["readings"],
-        "verdicts": s["verdicts"],
-        "verdicts_vs_reconstructed": s.get("verdicts_vs_reconstructed"),
-        "verdicts_our_statements": s.get("verdicts_our_statements"),
-        "verdicts_by_reading": s.get("verdicts_by_reading"),
+        **recorded_verdicts(s),
         "depends_on_reading": len(s.get("depends_on_reading") or []),
         "stalls": len(s.get("stalls") or []),
         "reproduce_wall_s": s.get("wall_s"),
@@ -503,7 +505,7 @@ def markdown(data: dict[str, Any]) -> str:
         judged = e.get("rejudged")
         if judged and "verdicts" in judged:
             # Judged again from its own runs: the verdicts its doc shows are that judgement's.
-            e = {**e, **{k: judged.get(k) for k in ("verdicts", "verdicts_vs_reconstructed", "verdicts_our_statements", "verdicts_by_reading")}, "status": f"{e['status']}, judged again at {landed(judged['commit'])}"}
+            e = {**e, **recorded_verdicts(judged), "status": f"{e['status']}, judged again at {landed(judged['commit'])}"}
         elif judged:
             stale.append(f"{key} (judged again at {landed(judged['commit'])}; its doc has that judgement's verdicts)")
         every = None
@@ -685,10 +687,7 @@ def rejudge(paper: str, form: str, root: Path, jobs: int, ecnlab: str) -> dict[s
         "run": reuse["run"],
         "not_taken": reuse["not_taken"],
         "run_builds": reuse.get("runs_from_builds", {}),
-        "verdicts": s["verdicts"],
-        "verdicts_vs_reconstructed": s.get("verdicts_vs_reconstructed"),
-        "verdicts_our_statements": s.get("verdicts_our_statements"),
-        "verdicts_by_reading": s.get("verdicts_by_reading"),
+        **recorded_verdicts(s),
     }
 
 

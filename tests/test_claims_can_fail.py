@@ -84,11 +84,14 @@ def marks(p: str):
     return pytest.param(p, marks=m)
 
 
-@pytest.mark.parametrize("paper", [marks(p) for p in PAPERS])
-def test_every_claim_can_come_out_contradicted(paper, quick_reproduction):
-    _, summary = quick_reproduction(paper, **PAPERS[paper])
+def recheck(comps, where: str) -> tuple[int, list[str]]:
+    """Decides each recorded claim again on values built against it (``can_fail`` on its
+    per-seed values): how many were checked, and those that cannot come out contradicted. A
+    claim passes because it can, or because its experiment declares that the mechanism fixes
+    its outcome (then it is counted apart, no finding). The recomputed answer must be the one
+    the summary recorded."""
     cannot, checked = [], 0
-    for c in summary["comparisons"]:
+    for c in comps:
         if not c.get("kind"):
             continue
         claim = as_claim(c["kind"])
@@ -96,12 +99,17 @@ def test_every_claim_can_come_out_contradicted(paper, quick_reproduction):
         a = {int(s): number(v) for s, v in ps["a"].items()}
         b = None if ps["b"] is None else {int(s): number(v) for s, v in ps["b"].items()}
         ok, how = can_fail(claim, a, b)
-        assert ok == c["can_fail"]["ok"], (c["experiment"], c["metric"])
+        assert ok == c["can_fail"]["ok"], (where, c.get("experiment"), c["metric"])
         checked += 1
-        # A claim passes because it can come out contradicted, or because its experiment
-        # declares that the mechanism fixes its outcome (then it is counted apart, no finding).
         if not ok and not c.get("fixed"):
-            cannot.append(f"{c['experiment']}: {c['metric']} ({claim.text()}): {how}")
+            cannot.append(f"{c.get('experiment', where)}: {c['metric']} ({claim.text()}): {how}")
+    return checked, cannot
+
+
+@pytest.mark.parametrize("paper", [marks(p) for p in PAPERS])
+def test_every_claim_can_come_out_contradicted(paper, quick_reproduction):
+    _, summary = quick_reproduction(paper, **PAPERS[paper])
+    checked, cannot = recheck(summary["comparisons"], paper)
     assert checked, f"{paper}: no claim evaluated"
     assert not cannot, f"{len(cannot)} claim(s) of {paper} cannot come out contradicted:\n" + "\n".join(cannot)
 
@@ -124,20 +132,12 @@ def test_every_recorded_claim_can_come_out_contradicted(path):
     import json
 
     summary = json.loads(gzip.decompress(path.read_bytes()))
-    cannot, checked = [], 0
+    checked, cannot = 0, []
     for section in summary["experiments"]:
         for reading, comps in section["by_reading"].items():
-            for c in comps:
-                if not c.get("kind"):
-                    continue
-                ps = c["per_seed"]
-                a = {int(k): number(v) for k, v in ps["a"].items()}
-                b = None if ps["b"] is None else {int(k): number(v) for k, v in ps["b"].items()}
-                ok, how = can_fail(as_claim(c["kind"]), a, b)
-                assert ok == c["can_fail"]["ok"], (section["experiment"], reading, c["metric"])
-                checked += 1
-                if not ok and not c.get("fixed"):
-                    cannot.append(f"{section['experiment']} [{reading}]: {c['metric']}: {how}")
+            n, bad = recheck(comps, f"{section['experiment']} [{reading}]")
+            checked += n
+            cannot += bad
     assert checked, f"{path.name}: no claim evaluated"
     assert not cannot, f"{len(cannot)} recorded claim(s) cannot come out contradicted:\n" + "\n".join(cannot)
 
