@@ -12,7 +12,7 @@ import pytest
 
 import ecnlab
 from ecnlab import experiments as ex
-from ecnlab.experiments.base import claim
+from ecnlab.experiments.base import claim, incomparable
 from ecnlab.experiments.verdict import Claim
 
 
@@ -487,8 +487,13 @@ def test_claims_whose_statement_is_ours_are_marked_and_counted_apart(tmp_path, m
     with pytest.raises(ValueError, match="not in the paper"):
         claim("x", Claim("at_least", target=0.4), {1: 0.5}, paper="not in the paper (ours): a comparison we add")
     claim("x", Claim("at_least", target=0.4), {1: 0.5}, paper="not in the paper (ours)", our_statement="a comparison we add")
-    with pytest.raises(ValueError, match="not in the paper"):
+    with pytest.raises(ValueError, match="its source says it is not the paper's"):
         claim("x", Claim("at_least", target=0.4), {1: 0.5}, paper="expected (not from the paper)")
+    # The claim's text says so as well as its source can.
+    with pytest.raises(ValueError, match="its text says it is not the paper's"):
+        claim("x", Claim("less"), {1: 0.5}, {1: 0.7}, paper="Fig. 7", text="UCP1 recovers faster than VCP (our comparison)")
+    with pytest.raises(ValueError, match="its text says"):
+        incomparable("x", "no runs", paper="§II-C", text="our expectation of a deployable scheme")
 
 
 def test_a_family_must_be_counted_in_one_place(tmp_path, monkeypatch):

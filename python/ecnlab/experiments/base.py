@@ -575,7 +575,7 @@ def claim(
     ``fig1_level``), the one bound, a named constant of its module, at which a qualitative
     statement of the paper is tested ("a low queue": UNO's ``LOW_QUEUE``; the row says "the
     bound ours"), a window (a reading or a named constant)."""
-    _check_our_statement(metric, our_statement, paper)
+    _check_our_statement(metric, our_statement, paper, text)
     if fixed is not None and not (isinstance(fixed, str) and fixed.strip()):
         raise ValueError(f"{metric}: fixed takes the reason the mechanism fixes the claim's outcome (a sentence), got {fixed!r}")
     if measures is not None:
@@ -597,13 +597,20 @@ def claim(
     return Comparison(metric, paper, ours, d, unit, text, note, kind=kind, a=a, b=b, rival=rival, family=family, about_stall=about_stall, stall_unchecked=tuple(unchecked), can_fail=fails, our_statement=our_statement)
 
 
-def _check_our_statement(metric: str, why: str | None, paper: Any = None) -> None:
+#: How a claim's source or text says the statement is not the paper's: "not in the paper",
+#: "not from the paper", "our comparison", "our expectation".
+_OURS_WORDING = re.compile(r"\bnot (in|from) the paper|\bour (comparison|expectation)", re.IGNORECASE)
+
+
+def _check_our_statement(metric: str, why: str | None, paper: Any = None, text: str = "") -> None:
     if why is not None and not (isinstance(why, str) and why.strip()):
         raise ValueError(f"{metric}: our_statement takes the reason the statement is ours, not the paper's (a sentence), got {why!r}")
-    # A claim whose source says the paper does not make it is ours: counted apart, never in
-    # the paper's headline.
-    if why is None and re.search(r"\bnot (in|from) the paper", str(paper or ""), re.IGNORECASE):
-        raise ValueError(f"{metric}: its source says it is not in the paper ({paper!r}): say why with our_statement")
+    # A claim whose source or text says the paper does not make it is ours: counted apart,
+    # never in the paper's headline.
+    if why is None:
+        for what, words in (("source", paper), ("text", text)):
+            if _OURS_WORDING.search(str(words or "")):
+                raise ValueError(f"{metric}: its {what} says it is not the paper's ({words!r}): say why with our_statement")
 
 
 def fix(d: Decision, why: str) -> Decision:
@@ -623,7 +630,7 @@ def fix(d: Decision, why: str) -> Decision:
 def incomparable(metric: str, reason: str, *, paper: float | str | None = None, kind: Claim | None = None, unit: str = "", text: str = "", ours: Stat | None = None, note: str = "", rival: str | None = None, our_statement: str | None = None) -> Comparison:
     """A claim that cannot be compared with the paper (a scheme missing from the build, a
     quantity measured over a different run length), with the reason."""
-    _check_our_statement(metric, our_statement, paper)
+    _check_our_statement(metric, our_statement, paper, text)
     return Comparison(metric, paper, ours, not_comparable(kind, reason), unit, text, note, rival=rival, our_statement=our_statement)
 
 

@@ -115,7 +115,7 @@ from .base import (
     paper,
     rate_text,
 )
-from .verdict import Claim, Excluded
+from .verdict import Claim
 
 PORT = "r1->r2"
 PACKET_BYTES = 1000
@@ -147,11 +147,15 @@ LOW_QUEUE = 0.1
 NEGLIGIBLE_LOSS = 0.001
 #: "High utilization" after a UDP flow leaves, and the recovery level (ours).
 HIGH_UTIL = 0.8
-#: "Rapidly" back to HIGH_UTIL after the UDP flow leaves (ours: 25 load intervals).
+#: "Rapidly" back to HIGH_UTIL after the UDP flow leaves, and "quickly" adjusting the window
+#: when it joins (ours: 25 load intervals, one reading of both words).
 RAPID_RECOVERY_S = 5.0
 #: The link stays used while the UDP flow runs (ours): the UDP flow alone fills 40/45 = 0.889
 #: of the wire; the bound asks the TCP flow for about half of what it leaves.
 UDP_LINK_USE = 0.95
+#: Link use while the UDP flow runs is measured from this long after it starts (ours): the
+#: adjustment itself (the queue the join builds, drained) is measured apart.
+UDP_SETTLE_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -876,8 +880,11 @@ class Udp(UnoExperiment):
         "congestion window\"; \"once the UDP flow is gone, the MI phase rapidly brings the UCP1 flow "
         "to high utilization, with a low queue size\". Link use while the UDP flow runs is in wire "
         "bits (TCP payload scaled to 1000-byte packets, plus the UDP flow's packets) over C; "
-        "recovery time: from the UDP flow's stop until the TCP flow's throughput (100 ms samples) "
-        "first reaches 80 % of the capacity; after it, the last 50 s."
+        "adjustment time: from the UDP flow's start until the bottleneck queue (100 ms samples), "
+        "having risen above 10 % of the buffer, is back at or below it (the window cut to what the "
+        "UDP flow leaves; ∞ if it stays above until the UDP flow stops); recovery time: from the "
+        "UDP flow's stop until the TCP flow's throughput (100 ms samples) first reaches 80 % of the "
+        "capacity (∞ if never); after it, the last 50 s."
     )
     has_udp = True
     DURATION_S = 100.0
@@ -894,20 +901,35 @@ class Udp(UnoExperiment):
             assumption("topology.links.rate", "45 Mb/s; access 450 Mb/s", "Fig. 7's capacity is not given: Figs. 5–6's 45 Mb/s (access 10× C)"),
             assumption("topology.links.delay", "RTT 80 ms; the UDP source 1 ms from r1", "Fig. 7's RTT is not given: VCP's 80 ms"),
             paper("flows.start", f"TCP U[0, {START_JITTER_S * 1e3:g} ms); UDP {UDP_START_S:g} s", "§IV-B: 'after 20 s from the beginning of the experiment, we introduced a UDP flow' (the TCP offset ours)"),
+            paper("flows.cc", "ucp1; vcp", "§IV-B: Fig. 7's text is about UCP1; the VCP run beside it is ours (the table and our recovery comparison)"),
         ]
 
     @staticmethod
-    def recovery_s(r: Results) -> Any:
+    def recovery_s(r: Results) -> float:
+        """Seconds from the UDP flow's stop to the TCP flow's first 100 ms sample at
+        HIGH_UTIL of the capacity; ∞ if none (the worst outcome counts against the claim)."""
         ts = r.series("delivery_bps", "f0").filter(pl.col("time_s") > UDP_STOP_S).sort("time_s")
         hit = ts.filter(pl.col("value") >= HIGH_UTIL * payload_capacity(DYN_CAPACITY))
-        if hit.height == 0:
-            return Excluded(f"never reached {HIGH_UTIL:.0%} after the UDP flow left")
-        return float(hit["time_s"][0]) - UDP_STOP_S
+        return float(hit["time_s"][0]) - UDP_STOP_S if hit.height else math.inf
+
+    @staticmethod
+    def adjust_s(r: Results) -> float:
+        """Seconds from the UDP flow's start until the bottleneck queue, once above LOW_QUEUE
+        of the buffer, is back at or below it (100 ms samples): the TCP window cut to what the
+        UDP flow leaves. 0 if the queue never rose above; ∞ if it stays above until the UDP
+        flow stops."""
+        low = LOW_QUEUE * buffer_pkts(DYN_CAPACITY, [80.0])
+        q = r.series("queue_pkts", PORT).filter((pl.col("time_s") > UDP_START_S) & (pl.col("time_s") <= UDP_STOP_S + 1e-9)).sort("time_s")
+        high = q.filter(pl.col("value") > low)
+        if high.height == 0:
+            return 0.0
+        back = q.filter((pl.col("time_s") > float(high["time_s"][0])) & (pl.col("value") <= low))
+        return float(back["time_s"][0]) - UDP_START_S if back.height else math.inf
 
     def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
         ctx.note(SETUP_NOTE)
         d, after = self.DURATION_S, self.DURATION_S - self.AFTER_S
-        during = lambda r: wire_use(r, UDP_START_S + 2, UDP_STOP_S, DYN_CAPACITY)
+        during = lambda r: wire_use(r, UDP_START_S + UDP_SETTLE_S, UDP_STOP_S, DYN_CAPACITY)
         util_after = lambda r: aggregate_bps(r, after, d) / payload_capacity(DYN_CAPACITY)
         buf = buffer_pkts(DYN_CAPACITY, [80.0])
         queue_after = lambda r: mean_queue_fraction(r, after, d, buf)
@@ -915,13 +937,21 @@ class Udp(UnoExperiment):
             claim(
                 "link use while the UDP flow runs (TCP + UDP, wire bits), UCP1", Claim("at_least", UDP_LINK_USE), runs.per_seed("ucp1", during),
                 paper=from_text("Fig. 7", "UCP1 performs well in the presence of UDP flows, and quickly adjusts its congestion window"), unit="fraction of C",
-                text=f"the link stays ≥ {UDP_LINK_USE:.0%} used (the UDP flow alone: {UDP_RATE / DYN_CAPACITY:.3f}; the bound ours)",
-                ours=runs.stat("ucp1", during), note=f"from 2 s after the UDP flow starts to its stop; VCP {runs.stat('vcp', during)}",
+                text=f"the link stays ≥ {UDP_LINK_USE:.0%} used from {UDP_SETTLE_S:g} s after the UDP flow starts to its stop "
+                f"(the UDP flow alone: {UDP_RATE / DYN_CAPACITY:.3f}; the bound and the {UDP_SETTLE_S:g} s ours)",
+                ours=runs.stat("ucp1", during), note=f"VCP {runs.stat('vcp', during)}",
+            ),
+            claim(
+                "adjustment to the UDP flow: the queue it builds drained, UCP1", Claim("at_most", RAPID_RECOVERY_S), runs.per_seed("ucp1", self.adjust_s),
+                paper=from_text("Fig. 7", "quickly adjusts its congestion window"), unit="s", ours=runs.stat("ucp1", self.adjust_s),
+                text=f"the bottleneck queue back at ≤ {LOW_QUEUE:.0%} of the buffer within {RAPID_RECOVERY_S:g} s of the UDP flow's start "
+                "(the window cut to what the UDP flow leaves; 'quickly': ours, 25 load intervals)",
+                note=f"VCP {runs.stat('vcp', self.adjust_s)}",
             ),
             claim(
                 "recovery to 80 % after the UDP flow leaves, UCP1", Claim("at_most", RAPID_RECOVERY_S), runs.per_seed("ucp1", self.recovery_s),
                 paper=from_text("Fig. 7", "the MI phase rapidly brings the UCP1 flow to high utilization"), unit="s", ours=runs.stat("ucp1", self.recovery_s),
-                text=f"back to {HIGH_UTIL:.0%} within {RAPID_RECOVERY_S:g} s ('rapidly': ours, 25 load intervals)",
+                text=f"back to {HIGH_UTIL:.0%} within {RAPID_RECOVERY_S:g} s ('rapidly': ours, 25 load intervals; a seed that never gets there: ∞)",
             ),
             claim(
                 "utilisation after the UDP flow left, UCP1", Claim("at_least", HIGH_UTIL), runs.per_seed("ucp1", util_after),
@@ -939,6 +969,7 @@ class Udp(UnoExperiment):
         rows = [
             {
                 "scheme": SCHEMES[k].label,
+                "adjustment (s)": str(runs.stat(k, self.adjust_s)),
                 "recovery (s)": str(runs.stat(k, self.recovery_s)),
                 "link use during UDP (wire)": str(runs.stat(k, during)),
                 f"utilisation, last {self.AFTER_S:g} s": str(runs.stat(k, util_after)),
@@ -1140,8 +1171,8 @@ class UnoLegacy(Experiment):
         "references are two NewReno+ECN flows (1, 3) and two NewReno flows without ECN (2). These are "
         "our expectations of a deployable scheme, not the paper's results: CE read as overload keeps "
         "UCP1 working behind a legacy router; with no UNO router UCP1 grows additively (α·rtt/t_ρ per "
-        "RTT) and decreases by β = 0.875 on a loss or CE — ours, the paper leaves the reaction to "
-        "future work (§VI); UCP1 and classic ECN flows coexist."
+        "RTT) and decreases by β = 0.875 on a loss or CE — ours: the paper states no reaction of UCP1 "
+        "to a loss or to CE from a legacy router; UCP1 and classic ECN flows coexist."
     )
     quick_seeds = 5
     full_seeds = 10
@@ -1170,7 +1201,7 @@ class UnoLegacy(Experiment):
         v = _rd(reading)
         ours = "ours: no paper experiment (§II-C argues interoperability with ECN routers; §VI leaves its evaluation to future work)"
         own = [
-            assumption("duration", f"{self.duration(quick):g}s", ours),
+            assumption("duration", f"{self.duration(quick):g}s", ours + "; shorter than §IV-A's 'at least 100 s' for steady state: the link use is read from 5 s, the ramp included"),
             assumption("topology.links.rate", "45 Mb/s bottleneck, 100 Mb/s and 1 Gb/s elsewhere", ours),
             assumption("topology.links.delay", "RTT 80 ms", ours),
             assumption("topology.nodes.*", "three routers, a host pair per flow", ours),
@@ -1187,12 +1218,15 @@ class UnoLegacy(Experiment):
             assumption("flows.cc", "ucp1, newreno", ours + ": UCP1 against NewReno with and without ECN"),
             assumption("flows.ecn", "uno (UCP1), ecn or none (NewReno)", ours),
             *newreno_sources(v["newreno"]),
-            default("flows.cc_params.*", "UCP1 as in uno.*; NewReno's ecnlab defaults", "UCP1: the uno.* sources; NewReno: RFC 5681/6582 as ecnlab implements them"),
+            assumption("flows.start", f"U[0, {START_JITTER_S * 1e3:g} ms)", "a per-seed offset over one load interval (no figure gives a start)"),
+            assumption("tcp.rcv_buf", "8 MiB", "a receive window that never limits (8 MiB ≫ the path's BDP, 450 kB)"),
             assumption("ports.*", "UNO's marker with its uno.* defaults at r1", ours),
             assumption("measure.*", "the bottleneck, 100 ms", "what the table reads"),
         ]
         have = {s.parameter for s in own}
-        return own + [s for s in common_sources(reading) if s.parameter not in have]
+        # UCP1's parameters keep the uno.* sources (§III); what they leave is NewReno's.
+        rest = default("flows.cc_params.*", "NewReno's ecnlab defaults", "RFC 5681/6582 as ecnlab implements them")
+        return own + [s for s in common_sources(reading) if s.parameter not in have] + [rest]
 
     def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
         d = self.duration(ctx.quick)
