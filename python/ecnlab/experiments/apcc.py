@@ -811,6 +811,8 @@ class _CapacityDrop(_AtTheAp):
     DURATION_S = 12.0
     DROP_AT_S = 4.0
     BACK_AT_S = 8.0
+    #: The drop's level Zhuge's RTT is held against after the return: its last second (ours).
+    LATE_DROP_S = 1.0
 
     def schedule(self) -> list[tuple[float, float]]:
         return drop_schedule(self.DROP_AT_S, self.BACK_AT_S)
@@ -850,7 +852,10 @@ class BandwidthDrop(_CapacityDrop):
         _note(ctx)
         recover = recovery_time(self.BACK_AT_S, 600e6)
         after = rtt_mean_between(self.BACK_AT_S, self.DURATION_S)
-        during = rtt_mean_between(self.DROP_AT_S, self.BACK_AT_S)
+        # "Elevated" is the level the drop leaves, not its spike: the last second before the
+        # capacity returns (the 4–8 s mean holds the drop's first second, Zhuge's RTT at twice it).
+        late_drop = (self.BACK_AT_S - self.LATE_DROP_S, self.BACK_AT_S)
+        during = rtt_mean_between(*late_drop)
         # The peak delays are the drop's (§4.2.2: "At the 4th second, the bandwidth
         # decreased … Under such extreme … conditions, the Cubic algorithm exhibits … 400 ms.
         # Compared to CUBIC, APCC achieves a 73% reduction in the peak delay"): measured from
@@ -895,13 +900,14 @@ class BandwidthDrop(_CapacityDrop):
                 for b in ("apcc", "psched")
             ),
             claim(
-                f"Zhuge's mean RTT after the capacity returns ({self.BACK_AT_S:.0f}–{self.DURATION_S:.0f} s) vs during the drop "
-                f"({self.DROP_AT_S:.0f}–{self.BACK_AT_S:.0f} s)", Claim("not_below"),
+                f"Zhuge's mean smoothed RTT after the capacity returns ({self.BACK_AT_S:.0f}–{self.DURATION_S:.0f} s) vs the drop's last "
+                f"second ({late_drop[0]:.0f}–{late_drop[1]:.0f} s)", Claim("not_below"),
                 runs.per_seed("zhuge", after), runs.per_seed("zhuge", during),
-                paper=from_text("Fig. 4, §4.2.2", "Zhuge's RTT does not decrease even after the bandwidth recovers"), unit="s",
-                text=f"not below its level during the drop: kept (at most {MIN_EFFECT:.0%} of the larger below it) or above holds, "
-                f"more than {MIN_EFFECT:.0%} below it is contradicted",
-                ours=runs.stat("zhuge", after), note=f"during the drop {runs.stat('zhuge', during)}",
+                paper=from_text("Fig. 4, §4.2.2", "Zhuge continues to result in elevated RTT, and the RTT does not decrease even after the bandwidth recovers"), unit="s",
+                text=f"not below its level at the end of the drop (the last {self.LATE_DROP_S:g} s before the capacity returns: ours): kept "
+                f"(at most {MIN_EFFECT:.0%} of the larger below it) or above holds, more than {MIN_EFFECT:.0%} below it is contradicted",
+                ours=runs.stat("zhuge", after), note=f"the drop's last second {runs.stat('zhuge', during)}; from the drop to the return "
+                f"{runs.stat('zhuge', rtt_mean_between(self.DROP_AT_S, self.BACK_AT_S))}",
             ),
             claim(
                 f"mean RTT after the capacity returns ({self.BACK_AT_S:.0f}–{self.DURATION_S:.0f} s): Zhuge vs APCC", Claim("greater"),
@@ -1372,7 +1378,7 @@ class Motivation(_CapacityDrop):
             ),
             claim(
                 "mean AP queue: CLEAN vs CUBIC", Claim("less"), runs.per_seed("clean", queue_mean), runs.per_seed("cubic", queue_mean),
-                paper=from_text("Fig. 2", "CLEAN keeps a short queue"), unit="pkts", text="CLEAN below CUBIC", ours=runs.stat("clean", queue_mean),
+                paper=from_text("Fig. 2, §4.2.2", "CLEAN maintains a low queue state while ensuring high throughput"), unit="pkts", text="CLEAN below CUBIC", ours=runs.stat("clean", queue_mean),
                 rival="clean", our_statement="§4.2.2 says CLEAN 'maintains a low queue state' without naming a reference: CUBIC's queue as that reference is ours",
             ),
             claim(

@@ -115,7 +115,7 @@ from .base import (
     paper,
     rate_text,
 )
-from .verdict import Claim
+from .verdict import Claim, Excluded
 
 PORT = "r1->r2"
 PACKET_BYTES = 1000
@@ -156,6 +156,18 @@ UDP_LINK_USE = 0.95
 #: Link use while the UDP flow runs is measured from this long after it starts (ours): the
 #: adjustment itself (the queue the join builds, drained) is measured apart.
 UDP_SETTLE_S = 2.0
+#: The queue counts as drained after the UDP flow's join when it stays at or below LOW_QUEUE of
+#: the buffer for this long (ours: five load intervals, so one empty sample between bursts is
+#: not a drain).
+DRAINED_FOR_S = 1.0
+#: Why the adjustment to the UDP flow is fixed by the mechanism, not by UCP1: 40 Mb/s joining a
+#: full 45 Mb/s link fills the 450-packet buffer in 450·8000 bit / 40 Mb/s = 90 ms, under one
+#: 200-ms load interval, so the losses cut every window before any load factor can.
+UDP_ADJUST_FIXED = (
+    "the UDP flow fills the 450-packet DropTail buffer in about 90 ms, less than one 200-ms load interval, so "
+    "the TCP flow's window is cut by the losses of the join (a halving, then a timeout) before UNO's or VCP's "
+    "load factor can act: any loss-responsive sender drains the queue in the same time"
+)
 
 
 @dataclass(frozen=True)
@@ -881,8 +893,8 @@ class Udp(UnoExperiment):
         "to high utilization, with a low queue size\". Link use while the UDP flow runs is in wire "
         "bits (TCP payload scaled to 1000-byte packets, plus the UDP flow's packets) over C; "
         "adjustment time: from the UDP flow's start until the bottleneck queue (100 ms samples), "
-        "having risen above 10 % of the buffer, is back at or below it (the window cut to what the "
-        "UDP flow leaves; ∞ if it stays above until the UDP flow stops); recovery time: from the "
+        "having risen above 10 % of the buffer, stays at or below it for 1 s (∞ if that never "
+        "happens before the UDP flow stops); recovery time: from the "
         "UDP flow's stop until the TCP flow's throughput (100 ms samples) first reaches 80 % of the "
         "capacity (∞ if never); after it, the last 50 s."
     )
@@ -901,7 +913,7 @@ class Udp(UnoExperiment):
             assumption("topology.links.rate", "45 Mb/s; access 450 Mb/s", "Fig. 7's capacity is not given: Figs. 5–6's 45 Mb/s (access 10× C)"),
             assumption("topology.links.delay", "RTT 80 ms; the UDP source 1 ms from r1", "Fig. 7's RTT is not given: VCP's 80 ms"),
             paper("flows.start", f"TCP U[0, {START_JITTER_S * 1e3:g} ms); UDP {UDP_START_S:g} s", "§IV-B: 'after 20 s from the beginning of the experiment, we introduced a UDP flow' (the TCP offset ours)"),
-            paper("flows.cc", "ucp1; vcp", "§IV-B: Fig. 7's text is about UCP1; the VCP run beside it is ours (the table and our recovery comparison)"),
+            assumption("flows.cc", "ucp1; vcp", "§IV-B: Fig. 7's text is about UCP1; the VCP run beside it is ours (the table and our recovery comparison)"),
         ]
 
     @staticmethod
@@ -913,18 +925,31 @@ class Udp(UnoExperiment):
         return float(hit["time_s"][0]) - UDP_STOP_S if hit.height else math.inf
 
     @staticmethod
-    def adjust_s(r: Results) -> float:
-        """Seconds from the UDP flow's start until the bottleneck queue, once above LOW_QUEUE
-        of the buffer, is back at or below it (100 ms samples): the TCP window cut to what the
-        UDP flow leaves. 0 if the queue never rose above; ∞ if it stays above until the UDP
-        flow stops."""
+    def adjust_s(r: Results) -> Any:
+        """Seconds from the UDP flow's start until the bottleneck queue, once risen above
+        LOW_QUEUE of the buffer, stays at or below it for DRAINED_FOR_S (100 ms samples): the
+        TCP window cut to make room for the UDP flow. ∞ if that does not happen before the
+        UDP flow stops; left out (with the reason) when the queue already stood above the
+        level at the join, or the join built none."""
         low = LOW_QUEUE * buffer_pkts(DYN_CAPACITY, [80.0])
-        q = r.series("queue_pkts", PORT).filter((pl.col("time_s") > UDP_START_S) & (pl.col("time_s") <= UDP_STOP_S + 1e-9)).sort("time_s")
-        high = q.filter(pl.col("value") > low)
-        if high.height == 0:
-            return 0.0
-        back = q.filter((pl.col("time_s") > float(high["time_s"][0])) & (pl.col("value") <= low))
-        return float(back["time_s"][0]) - UDP_START_S if back.height else math.inf
+        q = r.series("queue_pkts", PORT).sort("time_s")
+        before = q.filter(pl.col("time_s") <= UDP_START_S + 1e-9)
+        if before.height and float(before["value"][-1]) > low:
+            return Excluded(f"the queue stood above {LOW_QUEUE:.0%} of the buffer before the UDP flow joined")
+        during = q.filter((pl.col("time_s") > UDP_START_S + 1e-9) & (pl.col("time_s") <= UDP_STOP_S + 1e-9))
+        t, v = during["time_s"].to_list(), during["value"].to_list()
+        rose = next((i for i, x in enumerate(v) if x > low), None)
+        if rose is None:
+            return Excluded(f"the UDP flow's join built no queue above {LOW_QUEUE:.0%} of the buffer")
+        for i in range(rose + 1, len(v)):
+            if v[i] > low:
+                continue
+            j = i
+            while j < len(v) and v[j] <= low and t[j] - t[i] < DRAINED_FOR_S - 1e-9:
+                j += 1
+            if j < len(v) and v[j] <= low:
+                return t[i] - UDP_START_S
+        return math.inf
 
     def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
         ctx.note(SETUP_NOTE)
@@ -944,9 +969,9 @@ class Udp(UnoExperiment):
             claim(
                 "adjustment to the UDP flow: the queue it builds drained, UCP1", Claim("at_most", RAPID_RECOVERY_S), runs.per_seed("ucp1", self.adjust_s),
                 paper=from_text("Fig. 7", "quickly adjusts its congestion window"), unit="s", ours=runs.stat("ucp1", self.adjust_s),
-                text=f"the bottleneck queue back at ≤ {LOW_QUEUE:.0%} of the buffer within {RAPID_RECOVERY_S:g} s of the UDP flow's start "
-                "(the window cut to what the UDP flow leaves; 'quickly': ours, 25 load intervals)",
-                note=f"VCP {runs.stat('vcp', self.adjust_s)}",
+                text=f"the bottleneck queue back at ≤ {LOW_QUEUE:.0%} of the buffer, for {DRAINED_FOR_S:g} s, within {RAPID_RECOVERY_S:g} s "
+                "of the UDP flow's start ('quickly': ours, 25 load intervals)",
+                note=f"VCP {runs.stat('vcp', self.adjust_s)}", fixed=UDP_ADJUST_FIXED,
             ),
             claim(
                 "recovery to 80 % after the UDP flow leaves, UCP1", Claim("at_most", RAPID_RECOVERY_S), runs.per_seed("ucp1", self.recovery_s),
@@ -1171,8 +1196,9 @@ class UnoLegacy(Experiment):
         "references are two NewReno+ECN flows (1, 3) and two NewReno flows without ECN (2). These are "
         "our expectations of a deployable scheme, not the paper's results: CE read as overload keeps "
         "UCP1 working behind a legacy router; with no UNO router UCP1 grows additively (α·rtt/t_ρ per "
-        "RTT) and decreases by β = 0.875 on a loss or CE — ours: the paper states no reaction of UCP1 "
-        "to a loss or to CE from a legacy router; UCP1 and classic ECN flows coexist."
+        "RTT), decreases by β = 0.875 on CE and halves on a loss, as VCP's sender does — ours: the "
+        "paper states no reaction of UCP1 to a loss or to CE from a legacy router; UCP1 and classic "
+        "ECN flows coexist."
     )
     quick_seeds = 5
     full_seeds = 10
@@ -1225,7 +1251,7 @@ class UnoLegacy(Experiment):
         ]
         have = {s.parameter for s in own}
         # UCP1's parameters keep the uno.* sources (§III); what they leave is NewReno's.
-        rest = default("flows.cc_params.*", "NewReno's ecnlab defaults", "RFC 5681/6582 as ecnlab implements them")
+        rest = default("flows.cc_params.*", "NewReno's ecnlab defaults", "RFC 5681/6582 (byte counting: RFC 3465) as ecnlab implements them")
         return own + [s for s in common_sources(reading) if s.parameter not in have] + [rest]
 
     def analyze(self, runs: RunSet, ctx: Context) -> list[Comparison]:
