@@ -234,7 +234,7 @@ def keep_part(records: Path, paper: str, form: str, experiment: str, out: Path) 
 
 
 #: The counts a record keeps of a summary's verdicts (a run's, a judgement's again, a form's parts').
-RECORDED_VERDICTS = ("verdicts", "verdicts_vs_reconstructed", "verdicts_our_statements", "verdicts_by_reading")
+RECORDED_VERDICTS = ("verdicts", "verdicts_fixed_by_mechanism", "verdicts_vs_reconstructed", "verdicts_our_statements", "verdicts_by_reading")
 
 
 def recorded_verdicts(summary: dict[str, Any]) -> dict[str, Any]:
@@ -468,8 +468,9 @@ def markdown(data: dict[str, Any]) -> str:
         "`all` is run with `--reuse` of the default form (the default reading's runs are the same scenarios on the "
         "same build and are read, not run again): its own time is what the other readings add, and "
         "*every reading* is the sum of both. Verdicts: holds / contradicted / inconclusive / not comparable as the "
-        "headline counts them, claims against rivals we reconstructed without their paper apart, and of the rest the "
-        "statements that are ours, not the paper's, apart ('–' in a record written before they were recorded).",
+        "headline counts them; apart from them the claims whose outcome the mechanism fixes (what their runs say), "
+        "claims against rivals we reconstructed without their paper, and of the rest the statements that are ours, "
+        "not the paper's ('–' in a record written before they were recorded).",
         "",
         "## Plan (nothing run: counted from the experiments' registered scenarios)",
         "",
@@ -495,8 +496,8 @@ def markdown(data: dict[str, Any]) -> str:
         "Runs: the reproduction's run directories (a scenario two claims share has two names); run / read: the "
         "simulations run, and read from the default form; the simulated and loop times count each simulation once.",
         "",
-        "| paper | form | status | wall | CPU | runs (run / read) | simulated time | loop time | jobs / cores | nice | seeds | commit | build | date | verdicts, default reading | vs reconstructed rivals | statements ours | verdicts, every reading (summed over readings) |",
-        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| paper | form | status | wall | CPU | runs (run / read) | simulated time | loop time | jobs / cores | nice | seeds | commit | build | date | verdicts, default reading | fixed by the mechanism | vs reconstructed rivals | statements ours | verdicts, every reading (summed over readings) |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     forms = data["forms"]
     stale = []
@@ -517,7 +518,7 @@ def markdown(data: dict[str, Any]) -> str:
             f"| {e['paper']} | {e['form']} | {e['status']} | {_hms(e.get('wall_s'))} | {_hms(e.get('cpu_s'))} | {runs} | "
             f"{_hms(e.get('sim_s'))} | {_hms(e.get('run_loop_s'))} | {e['jobs']} / {e['cores']} | {e.get('nice', '')} | "
             f"{', '.join(map(str, e.get('seeds', []))) or '–'} | {commit} | {e['source_hash'][:12]} | {e['started'][:16]} | "
-            f"{_counts(e.get('verdicts'))} | {_counts(e.get('verdicts_vs_reconstructed'))} | {_counts(e.get('verdicts_our_statements'))} | {_counts(every)} |"
+            f"{_counts(e.get('verdicts'))} | {_counts(e.get('verdicts_fixed_by_mechanism'))} | {_counts(e.get('verdicts_vs_reconstructed'))} | {_counts(e.get('verdicts_our_statements'))} | {_counts(every)} |"
         )
     if stale:
         out += ["", "The verdicts in these rows are their run's: the form was judged again from its runs before a judgement's verdicts were recorded, and its doc shows that judgement's: " + "; ".join(stale) + "."]
