@@ -33,11 +33,14 @@ def test_every_parameter_of_every_run_has_a_source_under_every_reading():
 
 
 def test_every_reading_changes_the_runs_of_each_experiment_that_has_it():
+    """A reading of a run axis changes a run; one of an analysis axis (size_tol) changes none."""
     for name in NAMES:
         e = get(name)
         base = json.dumps(scenarios(name, Reading(e.axes)), sort_keys=True)
         for rd in Reading.choose(e.axes, "all")[1:]:
-            assert json.dumps(scenarios(name, rd), sort_keys=True) != base, (name, rd.name)
+            (axis,) = [a for a in e.axes if a.name in rd.changed]
+            changed = json.dumps(scenarios(name, rd), sort_keys=True) != base
+            assert changed == (axis.affects == "runs"), (name, rd.name)
 
 
 def test_the_p_scheduler_is_mac80211s_fq_codel_and_zhuge_runs_over_copa_by_default():
@@ -75,15 +78,15 @@ class _Runs:
 def test_a_stated_size_is_tested_as_a_size_beside_its_direction():
     """Before, "−70 %" was decided as plain a < b: APCC's queue at 0.7 % of Zhuge's held."""
     runs = _Runs({"apcc": {s: 1.0 for s in range(1, 6)}, "zhuge": {s: 140.0 + s for s in range(1, 6)}})
-    direction, size = apcc.reduction("p95 AP queue: APCC vs Zhuge", runs, "apcc", "zhuge", None, 0.30, "Fig. 5", "−70 %", "pkts")
+    direction, size = apcc.reduction("p95 AP queue: APCC vs Zhuge", runs, "apcc", "zhuge", None, 0.30, "Fig. 5", "−70 %", "pkts", tol=apcc.SIZE_TOL)
     assert (direction.tests, direction.verdict.value) == ("direction", "holds")
     assert (size.tests, size.verdict.value) == ("size", "contradicted")
     assert size.rival == "zhuge" and not size.rival_reconstructed
     # At the paper's size, both hold.
     runs.values["apcc"] = {s: 0.3 * (140.0 + s) for s in range(1, 6)}
-    assert [c.verdict.value for c in apcc.reduction("q", runs, "apcc", "zhuge", None, 0.30, "Fig. 5", "−70 %")] == ["holds", "holds"]
+    assert [c.verdict.value for c in apcc.reduction("q", runs, "apcc", "zhuge", None, 0.30, "Fig. 5", "−70 %", tol=apcc.SIZE_TOL)] == ["holds", "holds"]
     # −18 % at ±50 % is the band [0.41, 1.23], which holds 1: the size is not testable.
-    _, size = apcc.reduction("p95 RTT: APCC vs Zhuge", runs, "apcc", "zhuge", None, 0.82, "Fig. 5", "−18 %", "s")
+    _, size = apcc.reduction("p95 RTT: APCC vs Zhuge", runs, "apcc", "zhuge", None, 0.82, "Fig. 5", "−18 %", "s", tol=apcc.SIZE_TOL)
     assert size.verdict.value == "not comparable" and "not testable" in size.decision.reason
 
 
@@ -249,3 +252,18 @@ def test_figure_3s_queue_claims_are_measured_from_the_milder_drop_on():
         assert dict(c.a) == {1: pytest.approx(200.0)}, c.metric
     assert sorted(c.b[1] > 1000 for c in fig3 if c.b is not None) == [True, True]
     assert windows["bbr_mild"] == windows["cubic_mild"] == windows["newreno_mild"] == {(5.0, None)}
+
+
+def test_the_size_tolerance_is_a_reading():
+    """One tolerance for every size the paper states (±50 %), the ``size_tol`` reading's
+    default; at ±25 % the −22 % of Fig. 7 becomes testable (its band no longer holds 1) and a
+    ratio of 0.65 for the paper's 0.49 falls outside it."""
+    runs = _Runs({"apcc": {s: 0.65 for s in range(1, 6)}, "psched": {s: 1.0 for s in range(1, 6)}})
+    _, wide = apcc.reduction("q", runs, "apcc", "psched", None, 0.49, "Fig. 7", "−51 %", "pkts", tol=apcc.SIZE_TOL)
+    _, narrow = apcc.reduction("q", runs, "apcc", "psched", None, 0.49, "Fig. 7", "−51 %", "pkts", tol=0.25)
+    assert wide.verdict.value == "holds" and narrow.verdict.value == "contradicted"
+    _, size = apcc.reduction("q", runs, "apcc", "psched", None, 0.78, "Fig. 7", "−22 %", "s", tol=0.25)
+    assert "not testable" not in size.decision.reason
+    for exp in ("apcc.bwdrop", "apcc.cdf", "apcc.mobility"):
+        e = get(exp)
+        assert [a.name for a in e.axes if a.name == "size_tol"] == ["size_tol"] and e.axes[-1].affects == "analysis"

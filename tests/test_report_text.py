@@ -70,11 +70,11 @@ class _Runs:
 def test_a_stated_reduction_shows_ours_in_the_unit_of_the_statement():
     """Before, summary.md put "paper −73 %" beside "ours 0.0696" (APCC's peak delay in s)."""
     runs = _Runs({"apcc": {s: 0.0696 for s in range(1, 6)}, "cubic": {s: 0.26 for s in range(1, 6)}})
-    direction, _ = apcc.reduction("peak delay: APCC vs CUBIC", runs, "apcc", "cubic", None, 0.27, "Fig. 4", "−73 %", "s")
+    direction, _ = apcc.reduction("peak delay: APCC vs CUBIC", runs, "apcc", "cubic", None, 0.27, "Fig. 4", "−73 %", "s", tol=apcc.SIZE_TOL)
     assert str(direction.ours_stat()) == "-73.2" and direction.unit.startswith("% change")
     assert "APCC 0.0696 s" in direction.note and "CUBIC 0.26 s" in direction.note
     runs = _Runs({"apcc": {s: 10.0 for s in range(1, 6)}, "cubic": {s: 60.0 for s in range(1, 6)}})
-    direction, _ = apcc.reduction("q", runs, "apcc", "cubic", None, 1 / 6, "Fig. 5", "6× shorter", "pkts")
+    direction, _ = apcc.reduction("q", runs, "apcc", "cubic", None, 1 / 6, "Fig. 5", "6× shorter", "pkts", tol=apcc.SIZE_TOL)
     assert str(direction.ours_stat()) == "6" and direction.unit.startswith("×")
     summary = {"experiment": "apcc.bwdrop", "experiments": [], "comparisons": [dict(direction.to_json(), experiment="apcc.bwdrop")]}
     row = [line for line in summary_markdown(summary).splitlines() if line.startswith("| apcc.bwdrop | q |")][0]
