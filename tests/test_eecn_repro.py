@@ -435,3 +435,27 @@ def test_drops_against_new_reno_are_fixed_by_the_router_under_marker_owns(quick)
     assert not [m for m, c in default.items() if c.fixed]
     t3 = comparisons_of(out, summary, "eecn.table3", {"eecn_router": "marker_owns"})
     assert not [m for m, c in t3.items() if c.fixed]
+
+
+def test_the_ratio_tolerance_is_a_reading():
+    """§7's −19 % (a ratio of 0.81) cannot be told from no effect at the default ±25 % (the
+    band holds 1): reported not testable. Under ratio_tol = 0.1 it is tested, and a ratio of
+    0.95 in every seed contradicts it."""
+    from ecnlab.experiments.base import SeedValues, Stat
+
+    class _Runs:
+        def __init__(self, values):
+            self.values = values
+
+        def per_seed(self, config, f, window=None):
+            return SeedValues(self.values[config], config=config)
+
+        def stat(self, config, f):
+            return Stat.of(self.values[config].values())
+
+    runs = _Runs({"eecn": {s: 0.95 for s in range(1, 11)}, "ecn": {s: 1.0 for s in range(1, 11)}})
+    _, wide = eecn.ratio_claim(runs, "e2e", "eecn", "ecn", None, 0.81, "−19 %", tol=eecn.RATIO_TOLERANCE)
+    _, narrow = eecn.ratio_claim(runs, "e2e", "eecn", "ecn", None, 0.81, "−19 %", tol=0.1)
+    assert "not testable" in wide.decision.reason and narrow.verdict.value == "contradicted"
+    for name in EXPERIMENTS:
+        assert "ratio_tol" in [a.name for a in experiments.get(name).axes], name
