@@ -175,3 +175,22 @@ def test_reuse_any_build_asks_only_for_the_runs_a_reading_adds(tmp_path, monkeyp
     again = ex.reproduce("toyshared", tmp_path / "again", quick=True, readings="all", jobs=1, reuse=tmp_path / "first", reuse_any_build=True)
     assert (again["reuse"]["reused"], again["reuse"]["run"]) == (6, 0)
     assert again["verdicts_by_reading"] == first["verdicts_by_reading"]
+
+
+def test_a_judgement_started_again_counts_the_runs_an_interrupted_one_kept(tmp_path, toy, monkeypatch):
+    """An interrupted judgement keeps the runs it read in .<out>.resume/; started again it reads
+    them from there, and summary.json still counts them as read from the earlier reproduction
+    (it counted only the rest: a doc said 2730 of 5700 runs)."""
+    ex.reproduce("toyreuse", tmp_path / "first", quick=True, readings="all", jobs=1)
+
+    def interrupted(self, runs, ctx):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as m:
+        m.setattr(_Toy, "analyze", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            ex.reproduce("toyreuse", tmp_path / "again", quick=True, readings="all", jobs=1, reuse=tmp_path / "first", reuse_any_build=True)
+    assert any((tmp_path / ".again.resume").iterdir())
+    again = ex.reproduce("toyreuse", tmp_path / "again", quick=True, readings="all", jobs=1, reuse=tmp_path / "first", reuse_any_build=True)
+    r = again["reuse"]
+    assert (r["reused"], r["run"]) == (6, 0) and sum(r["runs_from_builds"].values()) == 6

@@ -196,6 +196,10 @@ def run_many(
     for key, names_ in by_key.items():
         if resume is not None and (resume / key / "run.json").is_file():
             read_from[key] = resume / key
+            if reuse is not None:
+                # Kept by an interrupted attempt: counted where it came from (read from the
+                # earlier reproduction, or run), as if this attempt had found it there.
+                reuse.take(names_[0], tomls[names_[0]])
         elif reuse is not None and (earlier := reuse.take(names_[0], tomls[names_[0]])) is not None:
             if resume is not None:
                 _link_tree(earlier, resume / key)
