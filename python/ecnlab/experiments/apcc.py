@@ -1394,6 +1394,12 @@ class Motivation(_CapacityDrop):
                 rival="clean", our_statement="§4.2.2 says CLEAN 'maintains a low queue state' without naming a reference: CUBIC's queue as that reference is ours",
             ),
             claim(
+                "mean AP queue: CLEAN", Claim("at_most", 2 * K_PKTS), runs.per_seed("clean", queue_mean),
+                paper=from_text("Fig. 2, §4.2.2", "CLEAN maintains a low queue state while ensuring high throughput"), unit="pkts",
+                text=f"≤ {2 * K_PKTS} packets (twice APCC's K, the bar of Fig. 3's 'non-negligible' queue: ours)", ours=runs.stat("clean", queue_mean),
+                rival="clean",
+            ),
+            claim(
                 "utilisation: CLEAN", Claim("at_least", 0.9), runs.per_seed("clean", utilization),
                 paper=from_text("Fig. 2", "CLEAN: high throughput"), text="≥ 90 %, the bar of \"nearly full\"", ours=runs.stat("clean", utilization),
                 note=f"held at 600 Mb/s, {self.STEADY_FROM_S:.0f}–{self.STEADY_S:.0f} s: "
