@@ -1,6 +1,7 @@
-//! Discrete-event core: a priority queue (radix heap) of 16-byte `Copy` events ordered by
-//! (time, insertion sequence), so simultaneous events run in the order they were scheduled, and re-armable
-//! timer slots that keep at most one live event per component.
+//! Discrete-event core: a priority queue (radix heap) of 24-byte `Copy` events ordered by
+//! (time, sequence), so simultaneous events run in the order they were scheduled (or in the
+//! place reserved for them), and re-armable timer slots that keep at most one live event per
+//! component.
 
 pub mod rng;
 
@@ -26,15 +27,16 @@ pub enum Ev {
     NodeRelease(u32),
 }
 
-/// 16 bytes: the time and the event (a 4-byte kind and a 4-byte component id). Ties need no
-/// insertion sequence: every bucket holds its events in insertion order (see [`EventQueue`]).
+/// 24 bytes: the time, the event's place in the sequence of events scheduled (its tie-break
+/// among events at the same time), and the event (a 4-byte kind and a 4-byte component id).
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     time: Time,
+    seq: u64,
     ev: Ev,
 }
 
-const _: () = assert!(std::mem::size_of::<Entry>() == 16);
+const _: () = assert!(std::mem::size_of::<Entry>() == 24);
 
 /// Bits of time per digit of the radix heap, and digits per level.
 const DIGIT_BITS: u32 = 8;
@@ -58,12 +60,19 @@ const BUCKETS: usize = LEVELS * DIGITS;
 /// picoseconds spans five), with sequential memory access, where a binary heap of thousands
 /// of events spends its time on cache misses.
 ///
-/// Order: every bucket holds its events in insertion order, so events pop in (time,
-/// insertion sequence) order exactly as a heap keyed on both would, without storing the
-/// sequence. A scheduled event is appended to its bucket. A redistribution empties the first
-/// non-empty bucket, in order, into buckets below it, which are all empty then (it was the
-/// first non-empty one, and the current-time bucket has been consumed): each receives a
-/// subsequence of an ordered list, and everything scheduled afterwards comes later.
+/// Order: events pop in (time, sequence) order, the sequence being the order in which they
+/// were scheduled. A component may also reserve a place in the sequence without scheduling
+/// anything ([`EventQueue::reserve`]) and schedule its event there later, if it turns out to
+/// be needed ([`EventQueue::schedule_reserved`]): the event then runs exactly where it
+/// would have run had it been scheduled at the reservation. Every bucket holds its events in
+/// insertion order, which is sequence order but for such late events. A scheduled event is
+/// appended to its bucket. A redistribution empties the first non-empty bucket, in order,
+/// into buckets below it, which are all empty then (it was the first non-empty one, and the
+/// current-time bucket has been consumed): each receives a subsequence of an ordered list,
+/// and everything scheduled afterwards comes later. Only events of equal time need their
+/// sequence compared, and those meet in the current-time bucket: a redistribution sorts
+/// what it moves there when a late event made it unsorted, and a late event at the current
+/// time is inserted in its place among those still to run.
 pub struct EventQueue {
     /// Events at time `last`, in insertion order from `head` on.
     now_bucket: Vec<Entry>,
@@ -78,6 +87,11 @@ pub struct EventQueue {
     last: Time,
     /// Events scheduled so far (those pending are the ones not yet popped).
     scheduled: u64,
+    /// Places in the sequence handed out so far (scheduled events and reservations).
+    next_seq: u64,
+    /// Sequence number of the event popped last; `u64::MAX` between runs (see
+    /// [`EventQueue::passed`]).
+    cur_seq: u64,
     now: Time,
     /// Events popped so far (the "events" of events/s).
     pub executed: u64,
@@ -93,6 +107,8 @@ impl Default for EventQueue {
             summary: 0,
             last: 0,
             scheduled: 0,
+            next_seq: 0,
+            cur_seq: u64::MAX,
             now: 0,
             executed: 0,
         }
@@ -124,11 +140,16 @@ impl EventQueue {
         if e.time == self.last {
             self.now_bucket.push(e);
         } else {
-            let b = self.bucket_of(e.time);
-            self.buckets[b].push(e);
-            self.occupied[b / 64] |= 1 << (b % 64);
-            self.summary |= 1 << (b / 64);
+            self.put_later(e);
         }
+    }
+
+    #[inline(always)]
+    fn put_later(&mut self, e: Entry) {
+        let b = self.bucket_of(e.time);
+        self.buckets[b].push(e);
+        self.occupied[b / 64] |= 1 << (b % 64);
+        self.summary |= 1 << (b / 64);
     }
 
     /// Schedules `ev` at absolute time `at` (not before now).
@@ -139,7 +160,45 @@ impl EventQueue {
         // release build given a past time fires it next instead of corrupting the order.
         let at = at.max(self.last);
         self.scheduled += 1;
-        self.put(Entry { time: at, ev });
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.put(Entry { time: at, seq, ev });
+    }
+
+    /// Reserves the next place in the sequence, as if an event were scheduled now, without
+    /// scheduling one: [`EventQueue::schedule_reserved`] may schedule it there later.
+    #[inline]
+    pub fn reserve(&mut self) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        seq
+    }
+
+    /// Schedules `ev` at `at` in the place `seq` reserved by [`EventQueue::reserve`]: it runs
+    /// after the events of time `at` scheduled before the reservation and before those
+    /// scheduled after it. The place must still be ahead: not [`EventQueue::passed`].
+    #[inline(never)]
+    pub fn schedule_reserved(&mut self, at: Time, seq: u64, ev: Ev) {
+        debug_assert!(!self.passed(at, seq), "reserved place already passed");
+        debug_assert!(at >= self.last);
+        self.scheduled += 1;
+        let e = Entry { time: at, seq, ev };
+        if at == self.last {
+            // Among the events still to run at this time, in sequence order.
+            let rest = &self.now_bucket[self.head..];
+            let i = self.head + rest.partition_point(|x| x.seq < seq);
+            self.now_bucket.insert(i, e);
+        } else {
+            self.put_later(e);
+        }
+    }
+
+    /// Has the run passed the place (`at`, `seq`) (time, then sequence): would an event
+    /// there have run already? Between runs ([`EventQueue::advance_to`]) every place at or
+    /// before the current time has passed.
+    #[inline(always)]
+    pub fn passed(&self, at: Time, seq: u64) -> bool {
+        at < self.now || (at == self.now && seq < self.cur_seq)
     }
 
     #[inline]
@@ -175,6 +234,7 @@ impl EventQueue {
             self.pop_from_buckets(until)?
         };
         self.now = e.time;
+        self.cur_seq = e.seq;
         self.executed += 1;
         Some((e.time, e.ev))
     }
@@ -215,6 +275,10 @@ impl EventQueue {
         }
         let moved = moving.len();
         moving.clear();
+        // A late event may sit behind events scheduled after its place.
+        if !self.now_bucket.is_sorted_by_key(|e| e.seq) {
+            self.now_bucket.sort_by_key(|e| e.seq);
+        }
         // Give the bucket its allocation back, so steady state allocates nothing.
         trim_bucket(&mut moving, moved);
         self.buckets[b] = moving;
@@ -223,10 +287,13 @@ impl EventQueue {
         Some(self.now_bucket[0])
     }
 
+    /// Moves the clock to `t` (not back) once the events up to `t` have run: every place at
+    /// or before `t` has then passed.
     pub fn advance_to(&mut self, t: Time) {
         if t > self.now {
             self.now = t;
         }
+        self.cur_seq = u64::MAX;
     }
 
     pub fn pending(&self) -> usize {
@@ -411,6 +478,88 @@ mod tests {
         }
         assert!(q.pop_until(NEVER).is_none());
         assert!(popped > 1000 && id > 5000, "{popped} {id}");
+    }
+
+    #[test]
+    fn reserved_places_run_where_they_were_reserved() {
+        // Events scheduled at once and places reserved for events scheduled later (or never),
+        // at few distinct times so that ties are common, popped in interleaved batches: each
+        // pop must be the pending event with the smallest (time, place in the sequence), as
+        // if every reserved event had been scheduled when its place was reserved.
+        let mut q = EventQueue::new();
+        let mut pending = std::collections::BTreeSet::new();
+        // Reserved places not yet scheduled: (time, seq, id).
+        let mut reserved: Vec<(Time, u64, u32)> = Vec::new();
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut seq = 0u64;
+        let mut id = 0u32;
+        let mut late = 0;
+        for _ in 0..400 {
+            for _ in 0..(next() % 30) {
+                let span = next() % 20;
+                let at = q.now() + ((next() % 4) << span);
+                if next() % 3 == 0 {
+                    assert_eq!(q.reserve(), seq);
+                    reserved.push((at, seq, id));
+                } else {
+                    q.schedule(at, Ev::Endpoint(id));
+                    pending.insert((at, seq, id));
+                }
+                seq += 1;
+                id += 1;
+            }
+            // Schedule some reserved events in their places, drop the passed ones.
+            let coin = next();
+            reserved.retain(|&(at, s, i)| {
+                if q.passed(at, s) {
+                    return false;
+                }
+                if (coin >> (s % 61)) & 1 == 0 {
+                    q.schedule_reserved(at, s, Ev::Endpoint(i));
+                    pending.insert((at, s, i));
+                    late += 1;
+                    return false;
+                }
+                true
+            });
+            for _ in 0..(next() % 30) {
+                let want = pending.pop_first().map(|(t, _, i)| (t, i));
+                let got = q.pop_until(NEVER).map(|(t, ev)| match ev {
+                    Ev::Endpoint(i) => (t, i),
+                    other => panic!("unexpected {other:?}"),
+                });
+                assert_eq!(got, want);
+            }
+        }
+        while let Some((t, _, i)) = pending.pop_first() {
+            assert_eq!(q.pop_until(NEVER), Some((t, Ev::Endpoint(i))));
+        }
+        assert!(q.pop_until(NEVER).is_none());
+        assert!(late > 500 && id > 4000, "{late} {id}");
+    }
+
+    #[test]
+    fn places_pass_in_time_then_sequence_order() {
+        let mut q = EventQueue::new();
+        q.schedule(10, Ev::Sample);
+        let r = q.reserve();
+        q.schedule(10, Ev::TxDone(1));
+        assert!(!q.passed(10, r));
+        assert_eq!(q.pop_until(NEVER), Some((10, Ev::Sample)));
+        assert!(!q.passed(10, r));
+        q.schedule_reserved(10, r, Ev::TxDone(0));
+        assert_eq!(q.pop_until(NEVER), Some((10, Ev::TxDone(0))));
+        assert_eq!(q.pop_until(NEVER), Some((10, Ev::TxDone(1))));
+        assert!(q.passed(10, r));
+        assert!(!q.passed(11, 0));
+        q.advance_to(20);
+        assert!(q.passed(20, u64::MAX - 1));
     }
 
     #[test]
