@@ -422,3 +422,113 @@ fn a_marker_timer_moved_by_a_packet_is_refused() {
     sim.add_flow("f", s, r);
     sim.run_until(SEC);
 }
+
+/// A transmission that ends with nothing queued behind it, on a link still carrying an earlier
+/// packet, costs no event: its packet enters the pipe when it starts (arriving when it would
+/// have). 50 packets spaced 100 µs on a 1 Gbps, 10 ms link: one timer and one delivery each,
+/// and one transmission end (the first, which finds the link empty).
+#[test]
+fn a_transmission_ending_with_nothing_queued_costs_no_event() {
+    let mut sim = Sim::new(1);
+    let h0 = sim.add_host("h0");
+    let h1 = sim.add_host("h1");
+    let (port, _) = sim.connect(
+        h0,
+        h1,
+        &LinkSpec::new(1_000_000_000, 10 * MS),
+        fifo(10),
+        fifo(10),
+    );
+    let log = Rc::new(RefCell::new(Vec::new()));
+    let (a0, a1) = (sim.nodes[h0 as usize].addr, sim.nodes[h1 as usize].addr);
+    let rec = sim.next_endpoint_id() + 1;
+    let times: Vec<Time> = (0..50).map(|i| i * 100 * US).collect();
+    let s = sim.add_endpoint(
+        h0,
+        Box::new(Burst {
+            times: times.clone(),
+            next: 0,
+            src: a0,
+            dst: a1,
+            dst_ep: rec,
+            size: 1000,
+        }),
+    );
+    let r = sim.add_endpoint(h1, Box::new(Recorder(log.clone())));
+    sim.add_flow("f", s, r);
+    sim.run_until(SEC);
+    let tx = tx_time(1000, 1_000_000_000);
+    let want: Vec<(Time, Time)> = times.iter().map(|&t| (t, t + tx + 10 * MS)).collect();
+    assert_eq!(*log.borrow(), want);
+    assert_eq!(sim.events.executed, 50 + 50 + 1);
+    let c = &sim.ports[port as usize].counters;
+    assert_eq!((c.transmissions, c.busy_time), (50, 50 * tx));
+    sim.conservation().unwrap();
+}
+
+/// Two hosts into a router whose port is transmitting packet A (its link still carrying an
+/// earlier packet, so A's end is no event unless something waits) when packet B arrives at
+/// the very picosecond A's transmission ends. Simultaneous events run in the order they were
+/// scheduled: B's arrival scheduled before A's transmission started (a long link from h1)
+/// finds the port busy and waits, with a sojourn of 0; scheduled after it (a short link) it
+/// finds the port idle. Either way B leaves when A ends. Run whole and in 1 µs slices.
+#[test]
+fn a_packet_arriving_as_a_transmission_ends_waits_as_the_event_order_says() {
+    let tx = tx_time(1000, 1_000_000_000);
+    // (h1's link delay, when h1 sends B, B waits behind A)
+    for (d1, sent, waits) in [(500 * US, 608 * US, true), (US, 1107 * US, false)] {
+        for sliced in [false, true] {
+            let mut sim = Sim::new(1);
+            let h0 = sim.add_host("h0");
+            let h1 = sim.add_host("h1");
+            let r = sim.add_router("r");
+            let h3 = sim.add_host("h3");
+            let g = 1_000_000_000;
+            sim.connect(h0, r, &LinkSpec::new(g, MS), fifo(10), fifo(10));
+            sim.connect(h1, r, &LinkSpec::new(g, d1), fifo(10), fifo(10));
+            let (out, _) = sim.connect(r, h3, &LinkSpec::new(g, MS), fifo(10), fifo(10));
+            let log = Rc::new(RefCell::new(Vec::new()));
+            let a3 = sim.nodes[h3 as usize].addr;
+            let rec = sim.next_endpoint_id() + 2;
+            // P at 0 (still on r→h3 when A's transmission ends), A at 100 µs.
+            for (h, times) in [(h0, vec![0, 100 * US]), (h1, vec![sent])] {
+                let src = sim.nodes[h as usize].addr;
+                let s = sim.add_endpoint(
+                    h,
+                    Box::new(Burst {
+                        times,
+                        next: 0,
+                        src,
+                        dst: a3,
+                        dst_ep: rec,
+                        size: 1000,
+                    }),
+                );
+                assert!(s < rec);
+            }
+            let rcv = sim.add_endpoint(h3, Box::new(Recorder(log.clone())));
+            assert_eq!(rcv, rec);
+            if sliced {
+                let mut t = 0;
+                while t < 3 * MS {
+                    t += US;
+                    sim.run_until(t);
+                    sim.conservation().unwrap();
+                }
+            }
+            sim.run_until(SEC);
+            // A reaches r at 100 µs + tx + 1 ms and ends there tx later, as B arrives.
+            let a_end = 100 * US + 2 * tx + MS;
+            assert_eq!(sent + tx + d1, a_end);
+            let arrivals: Vec<Time> = log.borrow().iter().map(|x| x.1).collect();
+            assert_eq!(arrivals, vec![2 * tx + 2 * MS, a_end + MS, a_end + tx + MS]);
+            let c = &sim.ports[out as usize].counters;
+            assert_eq!(c.max_backlog, waits as u32, "d1 {d1} sliced {sliced}");
+            assert_eq!(
+                (c.transmissions, c.busy_time, c.sojourn_max),
+                (3, 3 * tx, 0)
+            );
+            sim.conservation().unwrap();
+        }
+    }
+}

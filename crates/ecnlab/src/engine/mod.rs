@@ -11,7 +11,8 @@ use crate::time::{Time, NEVER};
 /// simulator dispatches with a `match`, no boxed closures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ev {
-    /// A port's transmitter finished serialising its current packet.
+    /// A port's transmitter finished serialising its current packet (scheduled only when
+    /// that end has something to do at its time, see `net::transmit_one`).
     TxDone(u32),
     /// The head packet of a link's propagation pipe reaches the far end.
     Deliver(u32),

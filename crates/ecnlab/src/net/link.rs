@@ -35,6 +35,12 @@ impl Pipe {
         self.len() == 0
     }
 
+    /// Arrival time of the last packet in flight, if any.
+    #[inline]
+    pub fn last_arrival(&self) -> Option<Time> {
+        (self.head < self.in_flight.len()).then(|| self.in_flight[self.in_flight.len() - 1].0)
+    }
+
     /// Puts a packet on the wire at `now`; returns the arrival time if the caller must schedule
     /// a delivery event (the pipe was empty).
     #[inline]

@@ -315,6 +315,10 @@ impl Sim {
             rate,
             framing: spec.framing,
             busy: None,
+            in_pipe: false,
+            tx_end: 0,
+            tx_seq: 0,
+            tx_scheduled: false,
             batch: spec.batch,
             batch_rest: Vec::with_capacity(spec.batch.map_or(0, |b| b.max_pkts as usize)),
             busy_since: 0,
@@ -504,6 +508,29 @@ impl Sim {
             }
         }
         self.events.advance_to(until);
+        // What the run reads between slices (counters, the transmitter's state) is as if
+        // every transmission due by now had ended in its event.
+        for p in 0..self.ports.len() {
+            self.settle(p as PortId);
+        }
+    }
+
+    /// Ends the transmission on port `p` if it was put in the pipe when it started and its
+    /// end's place in the event sequence has passed without an event (nothing was queued
+    /// behind it): what its [`Ev::TxDone`] would have done there, done now. Everything that
+    /// reads or changes a port's transmitter or discipline settles it first.
+    #[inline(always)]
+    fn settle(&mut self, p: PortId) {
+        let port = &self.ports[p as usize];
+        if port.in_pipe && !port.tx_scheduled && self.events.passed(port.tx_end, port.tx_seq) {
+            self.settle_at(p, port.tx_end);
+        }
+    }
+
+    #[inline(never)]
+    fn settle_at(&mut self, p: PortId, end: Time) {
+        self.finish_tx(p, end);
+        debug_assert!(self.ports[p as usize].busy.is_none());
     }
 
     #[inline]
@@ -619,10 +646,15 @@ impl Sim {
     /// [`Sim::forward`] at a node with an element, which sees the packet first.
     #[inline(never)]
     fn forward_through_element(&mut self, node: NodeId, port: PortId, id: PktId) {
-        let n = &mut self.nodes[node as usize];
-        let Some(el) = n.element.as_mut() else {
+        if self.nodes[node as usize].element.is_none() {
             return self.port_arrive(port, id);
-        };
+        }
+        // The element sees the node's ports as they are now.
+        for i in 0..self.nodes[node as usize].ports.len() {
+            self.settle(self.nodes[node as usize].ports[i]);
+        }
+        let n = &mut self.nodes[node as usize];
+        let el = n.element.as_mut().expect("checked above");
         let now = self.events.now();
         let idx = n.ports.iter().position(|&p| p == port).unwrap();
         self.views_scratch.clear();
@@ -688,6 +720,7 @@ impl Sim {
             &mut self.ports,
             TxEnv {
                 pool: &mut self.pool,
+                pipes: &mut self.pipes,
                 dropped_scratch: &mut self.dropped_scratch,
                 dropped: &mut self.dropped,
                 events: &mut self.events,
@@ -697,6 +730,7 @@ impl Sim {
 
     /// A packet arrives at an egress port.
     fn port_arrive(&mut self, p: PortId, id: PktId) {
+        self.settle(p);
         let now = self.now();
         let (ports, mut env) = self.tx_env();
         let port = &mut ports[p as usize];
@@ -729,6 +763,13 @@ impl Sim {
                     free_evicted(port, &mut env);
                 }
                 let port = if port.busy.is_some() {
+                    if port.in_pipe && !port.tx_scheduled {
+                        // The transmission's end now has a packet to start: its event, in
+                        // the place reserved for it when the transmission started.
+                        env.events
+                            .schedule_reserved(port.tx_end, port.tx_seq, Ev::TxDone(p));
+                        port.tx_scheduled = true;
+                    }
                     port
                 } else if port.batch.is_none() {
                     // The backlog was integrated up to `now` above.
@@ -827,20 +868,34 @@ impl Sim {
 
     fn tx_done(&mut self, p: PortId) {
         let now = self.now();
+        self.finish_tx(p, now);
+        self.debug_check_marker_timer(p);
+    }
+
+    /// The end, at `now`, of the transmission on port `p`: its packet (or batch) enters the
+    /// pipe, unless it did when it started, and the next transmission starts if anything is
+    /// queued.
+    #[inline(always)]
+    fn finish_tx(&mut self, p: PortId, now: Time) {
         let port = &mut self.ports[p as usize];
         let id = port.busy.take().expect("TxDone without a packet");
         port.counters.busy_time += now - port.busy_since;
         let link = port.link as usize;
-        if let Some(at) = self.pipes[link].push(now, id) {
-            self.events.schedule(at, Ev::Deliver(link as u32));
-        }
-        if !port.batch_rest.is_empty() {
-            // Every packet of a batch arrives with the batch's end; the pipe's one pending
-            // event is the head's.
-            for &rest in &port.batch_rest {
-                self.pipes[link].push(now, rest);
+        if port.in_pipe {
+            port.in_pipe = false;
+            port.tx_scheduled = false;
+        } else {
+            if let Some(at) = self.pipes[link].push(now, id) {
+                self.events.schedule(at, Ev::Deliver(link as u32));
             }
-            port.batch_rest.clear();
+            if !port.batch_rest.is_empty() {
+                // Every packet of a batch arrives with the batch's end; the pipe's one pending
+                // event is the head's.
+                for &rest in &port.batch_rest {
+                    self.pipes[link].push(now, rest);
+                }
+                port.batch_rest.clear();
+            }
         }
         // With nothing queued a discipline whose empty dequeue changes nothing has nothing
         // to do: the backlog stays 0 (its integral gains nothing until the next change,
@@ -854,7 +909,6 @@ impl Sim {
                 self.start_tx(p);
             }
         }
-        self.debug_check_marker_timer(p);
     }
 
     fn deliver(&mut self, l: u32) {
@@ -907,6 +961,7 @@ impl Sim {
     }
 
     fn marker_timer(&mut self, p: PortId) {
+        self.settle(p);
         let now = self.now();
         let port = &mut self.ports[p as usize];
         let v = port.view(now);
@@ -920,6 +975,7 @@ impl Sim {
     }
 
     fn rate_change(&mut self, p: PortId) {
+        self.settle(p);
         let now = self.now();
         let port = &mut self.ports[p as usize];
         let r = port.rate.rate_at(now);
@@ -930,6 +986,9 @@ impl Sim {
     }
 
     fn sample(&mut self) {
+        for i in 0..self.sampled_ports.len() {
+            self.settle(self.sampled_ports[i].0);
+        }
         let now = self.now();
         let k = &self.sample_kinds;
         for (pi, ent) in self.sampled_ports.iter_mut() {
@@ -994,7 +1053,10 @@ impl Sim {
     pub fn conservation(&self) -> Result<(), String> {
         let mut in_net: u64 = 0;
         for p in &self.ports {
-            in_net += p.qdisc.len() as u64 + p.busy.is_some() as u64 + p.batch_rest.len() as u64;
+            // A packet whose transmission put it in the pipe at its start is counted there.
+            in_net += p.qdisc.len() as u64
+                + (p.busy.is_some() && !p.in_pipe) as u64
+                + p.batch_rest.len() as u64;
         }
         for l in &self.pipes {
             in_net += l.len() as u64;
@@ -1173,6 +1235,7 @@ impl Sim {
 /// What a port's transmitter touches besides the port (see [`Sim::tx_env`]).
 struct TxEnv<'a> {
     pool: &'a mut PacketPool,
+    pipes: &'a mut Vec<Pipe>,
     dropped_scratch: &'a mut Vec<(PktId, DropReason)>,
     dropped: &'a mut u64,
     events: &'a mut EventQueue,
@@ -1190,7 +1253,24 @@ fn transmit_one(port: &mut Port, p: PortId, now: Time, env: &mut TxEnv) {
     port.busy = Some(id);
     port.busy_since = now;
     port.counters.transmissions += 1;
-    if done != NEVER {
+    if done == NEVER {
+        return;
+    }
+    // With nothing queued behind it, and the link still carrying a packet that arrives after
+    // this one's end, the packet enters the pipe now, as its end would put it: it follows
+    // that packet, whose delivery schedules its own (the pipe is not empty at its end), so
+    // nothing about the delivery changes. Its end is then an event only if a packet arrives
+    // to wait behind it (see `Sim::port_arrive`), in the place in the event sequence its
+    // event would have had, and is settled without one otherwise (`Sim::settle`).
+    let pipe = &mut env.pipes[port.link as usize];
+    if port.queued == 0 && pipe.last_arrival().is_some_and(|a| a > done) {
+        let direct = pipe.push(done, id);
+        debug_assert!(direct.is_none());
+        port.in_pipe = true;
+        port.tx_end = done;
+        port.tx_seq = env.events.reserve();
+        port.tx_scheduled = false;
+    } else {
         env.events.schedule(done, Ev::TxDone(p));
     }
 }

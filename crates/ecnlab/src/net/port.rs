@@ -275,6 +275,17 @@ pub struct Port {
     pub framing: u32,
     /// Packet on the wire, if any (the first of a batch).
     pub busy: Option<PktId>,
+    /// The packet on the wire is already in the link's pipe, with its arrival time: put
+    /// there when its transmission started, as it would have been when it ends (see
+    /// `transmit_one`). Its end ([`Port::tx_end`]) is then an event only if something
+    /// waits for it ([`Port::tx_scheduled`]).
+    pub in_pipe: bool,
+    /// When the transmission of a packet [`Port::in_pipe`] ends.
+    pub tx_end: Time,
+    /// Its end's place in the event sequence, reserved when it started.
+    pub tx_seq: u64,
+    /// Its end is scheduled as an event (a packet waits behind it).
+    pub tx_scheduled: bool,
     pub batch: Option<Batch>,
     /// The rest of the batch on the wire, in order (capacity kept between batches).
     pub batch_rest: Vec<PktId>,
