@@ -3,7 +3,7 @@
 //! conservation.
 
 use ecnlab::aqm::{DropTail, Limit};
-use ecnlab::net::{Ctx, Endpoint, LinkSpec, Sim};
+use ecnlab::net::{Ctx, Endpoint, LinkSpec, NodeId, Sim};
 use ecnlab::packet::Packet;
 use ecnlab::scenario;
 use ecnlab::stats::FlowRecord;
@@ -292,13 +292,27 @@ fn burst_through_batches(batch: ecnlab::net::Batch) -> (Sim, Vec<Time>) {
         ..LinkSpec::new(100_000_000, MS)
     };
     sim.connect(h0, h1, &spec, fifo(100), fifo(100));
+    let log = burst_to_recorder(&mut sim, h0, h1, vec![0; 6]);
+    sim.run_until(SEC);
+    let at = log.borrow().iter().map(|x| x.1).collect();
+    (sim, at)
+}
+
+/// 1000-byte packets sent from h0 at `times` to a recorder on h1, as one flow: the
+/// recorder's log of (sent, arrived).
+fn burst_to_recorder(
+    sim: &mut Sim,
+    h0: NodeId,
+    h1: NodeId,
+    times: Vec<Time>,
+) -> Rc<RefCell<Vec<(Time, Time)>>> {
     let log = Rc::new(RefCell::new(Vec::new()));
     let (a0, a1) = (sim.nodes[h0 as usize].addr, sim.nodes[h1 as usize].addr);
     let rec = sim.next_endpoint_id() + 1;
     let s = sim.add_endpoint(
         h0,
         Box::new(Burst {
-            times: vec![0; 6],
+            times,
             next: 0,
             src: a0,
             dst: a1,
@@ -308,9 +322,7 @@ fn burst_through_batches(batch: ecnlab::net::Batch) -> (Sim, Vec<Time>) {
     );
     let r = sim.add_endpoint(h1, Box::new(Recorder(log.clone())));
     sim.add_flow("f", s, r);
-    sim.run_until(SEC);
-    let at = log.borrow().iter().map(|x| x.1).collect();
-    (sim, at)
+    log
 }
 
 /// Batched service (802.11 aggregation): a packet that finds the link idle goes alone after
@@ -439,23 +451,8 @@ fn a_transmission_ending_with_nothing_queued_costs_no_event() {
         fifo(10),
         fifo(10),
     );
-    let log = Rc::new(RefCell::new(Vec::new()));
-    let (a0, a1) = (sim.nodes[h0 as usize].addr, sim.nodes[h1 as usize].addr);
-    let rec = sim.next_endpoint_id() + 1;
     let times: Vec<Time> = (0..50).map(|i| i * 100 * US).collect();
-    let s = sim.add_endpoint(
-        h0,
-        Box::new(Burst {
-            times: times.clone(),
-            next: 0,
-            src: a0,
-            dst: a1,
-            dst_ep: rec,
-            size: 1000,
-        }),
-    );
-    let r = sim.add_endpoint(h1, Box::new(Recorder(log.clone())));
-    sim.add_flow("f", s, r);
+    let log = burst_to_recorder(&mut sim, h0, h1, times.clone());
     sim.run_until(SEC);
     let tx = tx_time(1000, 1_000_000_000);
     let want: Vec<(Time, Time)> = times.iter().map(|&t| (t, t + tx + 10 * MS)).collect();
