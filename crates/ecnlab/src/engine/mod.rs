@@ -374,6 +374,16 @@ impl TimerSlot {
 mod tests {
     use super::*;
 
+    /// Marsaglia's xorshift64 from `x`: the tests' stream of pseudo-random numbers.
+    fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
+        move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        }
+    }
+
     #[test]
     fn ties_keep_insertion_order() {
         let mut q = EventQueue::new();
@@ -446,13 +456,7 @@ mod tests {
         // (time, insertion id), as a heap keyed on both gives.
         let mut q = EventQueue::new();
         let mut pending = std::collections::BTreeSet::new();
-        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = xorshift(0x2545_F491_4F6C_DD1D);
         let mut id = 0u32;
         let mut popped = 0;
         for _ in 0..300 {
@@ -491,13 +495,7 @@ mod tests {
         let mut pending = std::collections::BTreeSet::new();
         // Reserved places not yet scheduled: (time, seq, id).
         let mut reserved: Vec<(Time, u64, u32)> = Vec::new();
-        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = xorshift(0x9E37_79B9_7F4A_7C15);
         let mut seq = 0u64;
         let mut id = 0u32;
         let mut late = 0;
