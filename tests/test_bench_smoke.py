@@ -114,3 +114,56 @@ def test_the_scenario_files_are_what_their_generator_writes() -> None:
     assert sorted(n.removesuffix(".toml") for n in files) == sorted(SCENARIOS + ["dt1g-1m"])
     for name, text in files.items():
         assert (REPO / "bench" / "scenarios" / name).read_text() == text, name
+
+
+def test_before_and_after_runs_two_builds_side_by_side(tmp_path: Path) -> None:
+    """``--before`` times an earlier build alternately with this one and says whether the two
+    simulated the same thing: the same binary twice gives the same results and events; a build
+    whose results differ is named as such, key by key."""
+    b = _load_bench()
+    exe = b.build_ecnlab(REPO, lambda s: None)
+    # A "build" that reports one more bottleneck drop than the real one.
+    other = tmp_path / "other-build"
+    other.write_text(
+        "#!" + sys.executable + "\n"
+        "import json, subprocess, sys\n"
+        f"out = subprocess.run([{str(exe)!r}] + sys.argv[1:], capture_output=True, text=True, check=True).stdout\n"
+        "doc = json.loads(out)\n"
+        "for p in doc['ports']:\n"
+        "    if p['port'] == 'rl->rr':\n"
+        "        p['dropped_pkts'] += 1\n"
+        "print(json.dumps(doc))\n"
+    )
+    other.chmod(0o755)
+    for before, same in ((exe, True), (other, False)):
+        out = tmp_path / f"results-{before.name}"
+        proc = subprocess.run(
+            [sys.executable, str(REPO / "bench" / "run.py"), "--smoke", "--only", "red100-ecn0",
+             "--repeat", "2", "--ecnlab-bin", str(exe), "--before", str(before),
+             "--results-dir", str(out), "--quiet"],
+            capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
+        )
+        assert proc.returncode == 0, proc.stderr
+        doc = json.loads(next(out.glob("*-smoke.json")).read_text())
+        assert doc["before"]["binary"] == str(before.resolve())
+        [s] = doc["scenarios"]
+        assert s["before"]["runs"] == s["ecnlab"]["runs"] == 2
+        ba = s["before_after"]
+        assert ba["events_before"] == ba["events_after"] > 0
+        assert len(ba["pairwise"]) == 2 and ba["after_over_before"] > 0
+        assert ba["same_results"] is same
+        assert ba["differing_results"] == ([] if same else ["bottleneck_drops"])
+        md = (out / "latest-smoke.md").read_text()
+        assert "## Before and after" in md
+        assert ("| yes |" if same else "| no: bottleneck_drops |") in md
+
+
+def test_before_must_name_a_build(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "bench" / "run.py"), "--smoke", "--before", "no-such-revision",
+         "--results-dir", str(tmp_path), "--quiet"],
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 2
+    assert "--before" in proc.stderr and "no-such-revision" in proc.stderr
+    assert not list(tmp_path.iterdir())

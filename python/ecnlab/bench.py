@@ -185,25 +185,80 @@ def _load_ns3_module():
     return mod
 
 
-def build_ecnlab(repo: Path, log: Callable[[str], None]) -> Path:
-    """``cargo build --release --bin ecnlab-run``; returns the binary's path."""
-    log("building ecnlab-run (cargo build --release --bin ecnlab-run)")
+def build_ecnlab(repo: Path, log: Callable[[str], None], target: Path | None = None) -> Path:
+    """``cargo build --release --bin ecnlab-run`` in the checkout `repo` (into `target` when
+    given, else cargo's own target directory); returns the binary's path."""
+    log(f"building ecnlab-run in {repo} (cargo build --release --bin ecnlab-run)")
+    env = dict(os.environ)
+    if target is not None:
+        env["CARGO_TARGET_DIR"] = str(target)
     proc = subprocess.run(
         ["cargo", "build", "--release", "--locked", "--bin", "ecnlab-run"],
         cwd=repo,
         capture_output=True,
         text=True,
+        env=env,
     )
     if proc.returncode != 0:
         tail = "\n".join(proc.stderr.strip().splitlines()[-30:])
         raise BenchError(f"cargo build of ecnlab-run failed (exit {proc.returncode}):\n{tail}")
-    target = Path(os.environ.get("CARGO_TARGET_DIR", repo / "target"))
+    target = Path(env.get("CARGO_TARGET_DIR", repo / "target"))
     if not target.is_absolute():
         target = repo / target
     exe = target / "release" / "ecnlab-run"
     if not exe.is_file():
         raise BenchError(f"cargo build succeeded but {exe} is missing")
     return exe
+
+
+def resolve_before(repo: Path, spec: str) -> tuple[str, Path | None]:
+    """What ``--before`` names: an ``ecnlab-run`` binary (its path) or a git revision of the
+    checkout (its full commit hash, built later by `build_before`). Raises ValueError saying
+    why neither."""
+    path = Path(spec)
+    if path.is_file():
+        if not os.access(path, os.X_OK):
+            raise ValueError(f"{spec} is a file but not executable")
+        return str(path.resolve()), path.resolve()
+    proc = subprocess.run(
+        ["git", "rev-parse", "--verify", "--quiet", f"{spec}^{{commit}}"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
+    if proc.returncode != 0 or not proc.stdout.strip():
+        raise ValueError(f"{spec!r} is neither an executable file nor a git revision of {repo}")
+    return proc.stdout.strip(), None
+
+
+def build_before(repo: Path, commit: str, log: Callable[[str], None]) -> Path:
+    """Builds ``ecnlab-run`` of `commit` from a temporary worktree of the checkout, into
+    ``target/bench-before`` (kept, so building the same or a near revision again is quick);
+    returns a copy of the binary that outlives the next such build."""
+    target = repo / "target" / "bench-before"
+    target.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="ecnlab-before-") as tmp:
+        src = Path(tmp) / "src"
+        add = subprocess.run(
+            ["git", "worktree", "add", "--detach", "--quiet", str(src), commit],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+        )
+        if add.returncode != 0:
+            raise BenchError(f"git worktree add of {commit} failed: {add.stderr.strip()}")
+        try:
+            exe = build_ecnlab(src, log, target)
+        finally:
+            subprocess.run(
+                ["git", "worktree", "remove", "--force", str(src)],
+                cwd=repo,
+                capture_output=True,
+            )
+    kept = target / f"ecnlab-run-{commit[:12]}"
+    kept.write_bytes(exe.read_bytes())
+    kept.chmod(0o755)
+    return kept
 
 
 # --------------------------------------------------------------------------- one measured child
@@ -425,7 +480,9 @@ def with_duration(toml_text: str, duration: str) -> str:
     return new
 
 
-def run_ecnlab(exe: Path, scenario_file: Path, timeout: float | None, flow_rows: bool = True) -> Measured:
+def run_ecnlab(
+    exe: Path, scenario_file: Path, timeout: float | None, flow_rows: bool = True, sim: str = "ecnlab"
+) -> Measured:
     c = run_child([str(exe), str(scenario_file)] + ([] if flow_rows else ["--flow-totals"]), timeout)
     if c.returncode != 0:
         raise BenchError(f"ecnlab-run {scenario_file.name} failed (exit {c.returncode}): {c.stderr.strip()}")
@@ -435,7 +492,7 @@ def run_ecnlab(exe: Path, scenario_file: Path, timeout: float | None, flow_rows:
         raise BenchError(f"ecnlab-run {scenario_file.name} printed no JSON: {e}") from e
     res = ecnlab_results(doc)
     return Measured(
-        sim="ecnlab",
+        sim=sim,
         run_wall_s=doc["wall_s"],
         run_cpu_s=doc.get("cpu_s"),
         proc_wall_s=c.wall_s,
@@ -576,6 +633,32 @@ class ScenarioResult:
                     "outside_band": bool(checked and d is not None and abs(d) > AGREEMENT_BAND),
                 }
             out["comparison"] = cmp
+        b = out.get("before")
+        if e and b:
+            tb = b["run_cpu_s"] if clock == "cpu" and b["run_cpu_s"] is not None else b["run_wall_s"]
+            ta = e["run_cpu_s"] if clock == "cpu" and e["run_cpu_s"] is not None else e["run_wall_s"]
+            out["before_after"] = {
+                "before_s": tb,
+                "after_s": ta,
+                # Below 1: the build under test is faster.
+                "after_over_before": ta / tb if tb > 0 else None,
+                # Pair by pair (the two builds ran one after the other in each round): the
+                # spread says how far the machine's noise reaches.
+                "pairwise": sorted(
+                    x.time_s(clock) / y.time_s(clock)
+                    for x, y in zip(self.runs["ecnlab"], self.runs["before"])
+                    if y.time_s(clock) > 0
+                ),
+                "events_before": b["events"],
+                "events_after": e["events"],
+                "peak_rss_kb_before": b["peak_rss_kb"],
+                "peak_rss_kb_after": e["peak_rss_kb"],
+                # The key results (goodput, drops, marks, queue, flows) of both builds.
+                "same_results": b["results"] == e["results"],
+                "differing_results": sorted(
+                    k for k in set(b["results"]) | set(e["results"]) if b["results"].get(k) != e["results"].get(k)
+                ),
+            }
         out["notes"] = list(self.notes)
         return out
 
@@ -651,6 +734,33 @@ def render_markdown(doc: dict[str, Any]) -> str:
             f"{_fmt(e and e['bottleneck_pkts_per_s'] / 1e3, '.0f')} | {_fmt(n and n['bottleneck_pkts_per_s'] / 1e3, '.1f')} | "
             f"{'yes' if e and e['repeatable'] else ('no' if e else '–')} / {'yes' if n and n['repeatable'] else ('no' if n else '–')} |"
         )
+    if any(s.get("before_after") for s in doc["scenarios"]):
+        bf = doc["before"]
+        lines += [
+            "",
+            f"## Before and after: {bf['label']} → {doc['ecnlab']['commit']}",
+            "",
+            f"The two builds ran one after the other in every round (the order swapped each round), "
+            f"on the same machine as everything above; {clock} time of the loop. 'pair by pair' is "
+            "the range of after/before over the rounds. 'Same results': every key result of the "
+            "report (goodput, per-flow throughput, drops, marks, queue, finished flows) equal.",
+            "",
+            "| scenario | before s | after s | after / before | pair by pair | events before → after | peak RSS MB before → after | same results |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        ]
+        for s in doc["scenarios"]:
+            ba = s.get("before_after")
+            if not ba:
+                continue
+            pw = ba["pairwise"]
+            same = "yes" if ba["same_results"] else "no: " + ", ".join(ba["differing_results"])
+            lines.append(
+                f"| {s['scenario']} | {ba['before_s']:.3f} | {ba['after_s']:.3f} | "
+                f"{_fmt(ba['after_over_before'], '.3f')} | "
+                + (f"{pw[0]:.3f}–{pw[-1]:.3f}" if pw else "–")
+                + f" | {ba['events_before']} → {ba['events_after']} | "
+                f"{ba['peak_rss_kb_before'] / 1024:.1f} → {ba['peak_rss_kb_after'] / 1024:.1f} | {same} |"
+            )
     if doc.get("bytes_per_flow"):
         bpf = doc["bytes_per_flow"]
         lines += [
@@ -746,6 +856,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--results-dir", type=Path, default=None, help="where to write results (default bench/results)")
     p.add_argument("--no-write", action="store_true", help="print the table only")
     p.add_argument("--ecnlab-bin", type=Path, default=None, help="use this ecnlab-run instead of building it")
+    p.add_argument(
+        "--before",
+        metavar="REV|BIN",
+        default=None,
+        help="also time an earlier build, alternately with this one: a git revision of the checkout "
+        "(built from a temporary worktree into target/bench-before) or an ecnlab-run binary; "
+        "the report gets a before/after table",
+    )
     p.add_argument("--timeout", type=float, default=3600.0, help="seconds before a run is killed (default 3600)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
 
@@ -766,6 +884,13 @@ def run_from_args(args: argparse.Namespace) -> int:
     if args.smoke and args.vs_ns3:
         print("error: --smoke runs ecnlab only; drop --vs-ns3", file=sys.stderr)
         return 2
+    before_label, before_exe = None, None
+    if args.before is not None:
+        try:
+            before_label, before_exe = resolve_before(repo_root(), args.before)
+        except (ValueError, BenchError) as e:
+            print(f"error: --before: {e}", file=sys.stderr)
+            return 2
     try:
         repo = repo_root()
         ns3 = _load_ns3_module()
@@ -788,6 +913,8 @@ def run_from_args(args: argparse.Namespace) -> int:
                 ns3_status = "not installed: ecnlab benchmarked alone (pip install -r bench/ns3/requirements.txt)"
                 log("ns-3 is not installed: benchmarking ecnlab alone")
         exe = args.ecnlab_bin if args.ecnlab_bin else build_ecnlab(repo, log)
+        if before_label is not None and before_exe is None:
+            before_exe = build_before(repo, before_label, log)
         started = _dt.datetime.now()
         load0 = _loadavg()
         results: list[ScenarioResult] = []
@@ -799,6 +926,8 @@ def run_from_args(args: argparse.Namespace) -> int:
                     short.write_text(with_duration(path.read_text(), sc.smoke_duration))
                     path = short
                 sr = ScenarioResult(sc, sc.smoke_duration if args.smoke else None, {"ecnlab": []})
+                if before_exe is not None:
+                    sr.runs["before"] = []
                 if sc.note and not args.smoke:
                     sr.notes.append(sc.note)
                 n_ns3 = 0
@@ -814,11 +943,18 @@ def run_from_args(args: argparse.Namespace) -> int:
                 # at the mercy of whatever else the machine does in that instant, so short
                 # runs are repeated until a round takes about MIN_ROUND_CPU_S.
                 batch = 1
+                # The earlier build (--before) runs beside this one, the two swapping order
+                # each round too.
                 for i in range(max(args.repeat, n_ns3)):
-                    order = ["ecnlab", "ns3"] if i % 2 == 0 else ["ns3", "ecnlab"]
+                    order = ["ecnlab", "before", "ns3"] if i % 2 == 0 else ["ns3", "before", "ecnlab"]
                     for sim in order:
                         n_ecnlab = min(args.repeat, sc.ecnlab_max_repeat or args.repeat)
-                        if sim == "ecnlab" and i < n_ecnlab:
+                        if sim == "before" and before_exe is not None and i < n_ecnlab:
+                            ms = [
+                                run_ecnlab(before_exe, path, args.timeout, sc.flow_rows, sim="before")
+                                for _ in range(batch)
+                            ]
+                        elif sim == "ecnlab" and i < n_ecnlab:
                             ms = []
                             while len(ms) < batch:
                                 ms.append(run_ecnlab(exe, path, args.timeout, sc.flow_rows))
@@ -838,7 +974,7 @@ def run_from_args(args: argparse.Namespace) -> int:
                             f"{m.events} events" + (f" ({len(ms)} runs)" if len(ms) > 1 else "")
                         )
                 results.append(sr)
-        doc = make_document(args, repo, exe, ns3, ns3_status, started, load0, results)
+        doc = make_document(args, repo, exe, ns3, ns3_status, started, load0, results, before_exe)
     except BenchError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
@@ -854,7 +990,18 @@ def run_from_args(args: argparse.Namespace) -> int:
     return 0
 
 
-def make_document(args, repo, exe, ns3, ns3_status, started, load0, results) -> dict[str, Any]:
+def _before_label(repo: Path, spec: str) -> str:
+    """How the report names the --before build: the revision as given and its short hash, or
+    the binary's path."""
+    if Path(spec).is_file():
+        return str(Path(spec).resolve())
+    short = subprocess.run(
+        ["git", "rev-parse", "--short=7", f"{spec}^{{commit}}"], cwd=repo, capture_output=True, text=True
+    ).stdout.strip()
+    return spec if short.startswith(spec) else f"{spec} ({short})"
+
+
+def make_document(args, repo, exe, ns3, ns3_status, started, load0, results, before_exe=None) -> dict[str, Any]:
     summaries = []
     for r in results:
         s = r.summary(args.clock)
@@ -907,6 +1054,7 @@ def make_document(args, repo, exe, ns3, ns3_status, started, load0, results) -> 
             "loadavg_end": _loadavg(),
         },
         "ecnlab": {"commit": _git_commit(repo), "binary": str(exe)},
+        "before": None if args.before is None else {"label": _before_label(repo, args.before), "binary": str(before_exe)},
         "ns3": {"status": ns3_status, "version": ns3_version},
         "bytes_per_flow": bpf,
         "million_flows": million,
