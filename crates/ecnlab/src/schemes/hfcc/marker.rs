@@ -903,7 +903,7 @@ mod tests {
                 t_p_resolution_ms: resolution,
                 ..Default::default()
             });
-            let mut at = |m: &mut HfccMarker, k: u64, rtt_us: u32| {
+            let at = |m: &mut HfccMarker, k: u64, rtt_us: u32| {
                 let mut p = data(0, Ecn::ECT1);
                 p.meta.rtt_hint_us = rtt_us;
                 m.on_arrival(&view(k * 10 * MS + 5 * MS, 0), &mut p);
