@@ -17,9 +17,16 @@ $(BIN)/.deps: requirements.lock
 	$(BIN)/python -m pip install --disable-pip-version-check -q -r requirements.lock
 	touch $@
 
-# Builds the simulator in release mode and installs the ecnlab package into .venv.
+# Builds the simulator in release mode, profile-guided when the compiler's llvm-profdata is
+# there (tools/pgo.py: 7-15 % less CPU, the same results; ECNLAB_PGO=0 builds without), into
+# its own target directory so that builds with and without the profile do not evict each
+# other, and installs the ecnlab package into .venv.
 # PIP_QUIET: maturin has pip check the dependencies the lock installed; one line each is noise.
 build: $(BIN)/.deps
+	flags="$$($(PYTHON) tools/pgo.py rustflags)" || exit 1; \
+	if [ -n "$$flags" ]; then \
+		export RUSTFLAGS="$${RUSTFLAGS:+$$RUSTFLAGS }$$flags" CARGO_TARGET_DIR="$${CARGO_TARGET_DIR:-$(abspath target)}/pgo-use"; \
+	fi; \
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH PIP_QUIET=1 \
 		$(BIN)/maturin develop --release --locked --quiet
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -167,3 +168,36 @@ def test_before_must_name_a_build(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "--before" in proc.stderr and "no-such-revision" in proc.stderr
     assert not list(tmp_path.iterdir())
+
+
+def _load_pgo():
+    path = REPO / "tools" / "pgo.py"
+    spec = importlib.util.spec_from_file_location("_pgo_under_test", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_profile_trains_on_files_that_exist_and_can_be_turned_off() -> None:
+    pgo = _load_pgo()
+    missing = [t for t in pgo.TRAINING if not (REPO / t).is_file()]
+    assert not missing
+    # The key moves with the training set, so a profile is made again when it changes.
+    k = pgo.key()
+    assert len(k) == 16 and k == pgo.key()
+    off = subprocess.run(
+        [sys.executable, str(REPO / "tools" / "pgo.py"), "rustflags"],
+        capture_output=True, text=True, timeout=60, env={**os.environ, "ECNLAB_PGO": "0"},
+    )
+    assert off.returncode == 0 and off.stdout == ""
+    bad = subprocess.run([sys.executable, str(REPO / "tools" / "pgo.py"), "nonsense"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "usage" in bad.stderr
+
+
+def test_the_report_says_how_each_build_was_made() -> None:
+    b = _load_bench()
+    assert "profile-guided" in b.build_kind(Path("/r/target/pgo-use/release/ecnlab-run"))
+    assert b.build_kind(Path("/r/target/release/ecnlab-run")) == "release"
+    assert b.build_kind(Path("/r/target/bench-before/ecnlab-run-0123456789ab")) == "release"
+    assert "profile-guided" in b.build_kind(Path("/r/target/bench-before/ecnlab-run-0123456789ab-pgo"))
+    assert "unknown" in b.build_kind(Path("/opt/ecnlab-run"))

@@ -187,11 +187,27 @@ def _load_ns3_module():
 
 def build_ecnlab(repo: Path, log: Callable[[str], None], target: Path | None = None) -> Path:
     """``cargo build --release --bin ecnlab-run`` in the checkout `repo` (into `target` when
-    given, else cargo's own target directory); returns the binary's path."""
-    log(f"building ecnlab-run in {repo} (cargo build --release --bin ecnlab-run)")
+    given, else cargo's own target directory), profile-guided as ``make build`` builds the
+    package when the checkout has ``tools/pgo.py`` and it finds a profile (into the
+    ``pgo-use`` folder of that directory); returns the binary's path."""
     env = dict(os.environ)
     if target is not None:
         env["CARGO_TARGET_DIR"] = str(target)
+    flags = ""
+    pgo = repo / "tools" / "pgo.py"
+    if pgo.is_file():
+        p = subprocess.run([sys.executable, str(pgo), "rustflags"], cwd=repo, capture_output=True, text=True, env=env)
+        if p.returncode != 0:
+            raise BenchError(f"tools/pgo.py failed (exit {p.returncode}):\n{p.stderr.strip()}")
+        flags = p.stdout.strip()
+    if flags:
+        env["RUSTFLAGS"] = (env.get("RUSTFLAGS", "") + " " + flags).strip()
+        base = Path(env.get("CARGO_TARGET_DIR", repo / "target"))
+        env["CARGO_TARGET_DIR"] = str((base if base.is_absolute() else repo / base) / "pgo-use")
+    log(
+        f"building ecnlab-run in {repo} (cargo build --release --bin ecnlab-run"
+        + (", profile-guided)" if flags else ")")
+    )
     proc = subprocess.run(
         ["cargo", "build", "--release", "--locked", "--bin", "ecnlab-run"],
         cwd=repo,
@@ -209,6 +225,16 @@ def build_ecnlab(repo: Path, log: Callable[[str], None], target: Path | None = N
     if not exe.is_file():
         raise BenchError(f"cargo build succeeded but {exe} is missing")
     return exe
+
+
+def build_kind(exe: Path) -> str:
+    """How `exe` was built, as far as its place says: `build_ecnlab` puts a profile-guided
+    build in a ``pgo-use`` folder, a --before revision's in ``bench-before``."""
+    if "pgo-use" in exe.parts or (exe.name.startswith("ecnlab-run-") and exe.name.endswith("-pgo")):
+        return "release, profile-guided (tools/pgo.py)"
+    if "release" in exe.parts or "bench-before" in exe.parts:
+        return "release"
+    return "given (--ecnlab-bin / --before): unknown"
 
 
 def resolve_before(repo: Path, spec: str) -> tuple[str, Path | None]:
@@ -255,7 +281,7 @@ def build_before(repo: Path, commit: str, log: Callable[[str], None]) -> Path:
                 cwd=repo,
                 capture_output=True,
             )
-    kept = target / f"ecnlab-run-{commit[:12]}"
+    kept = target / (f"ecnlab-run-{commit[:12]}" + ("-pgo" if "pgo-use" in exe.parts else ""))
     kept.write_bytes(exe.read_bytes())
     kept.chmod(0o755)
     return kept
@@ -689,7 +715,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
         f"# ecnlab vs ns-3 — {doc['date']} on {m['host']}",
         "",
         f"{m['cpu']}, {m['cores']} cores; load average {m['loadavg_start']} at start, "
-        f"{m['loadavg_end']} at end. ecnlab {doc['ecnlab']['commit']}; "
+        f"{m['loadavg_end']} at end. ecnlab {doc['ecnlab']['commit']} ({doc['ecnlab'].get('build', 'release')}); "
         + (f"ns-3 {doc['ns3']['version']}." if doc["ns3"].get("version") else f"ns-3: {doc['ns3']['status']}."),
         "",
         f"Times are medians of the simulation loop only (setup excluded on both sides) over "
@@ -738,7 +764,8 @@ def render_markdown(doc: dict[str, Any]) -> str:
         bf = doc["before"]
         lines += [
             "",
-            f"## Before and after: {bf['label']} → {doc['ecnlab']['commit']}",
+            f"## Before and after: {bf['label']} ({bf['build']}) → {doc['ecnlab']['commit']} "
+            f"({doc['ecnlab'].get('build', 'release')})",
             "",
             f"The two builds ran one after the other in every round (the order swapped each round), "
             f"on the same machine as everything above; {clock} time of the loop. 'pair by pair' is "
@@ -1053,8 +1080,10 @@ def make_document(args, repo, exe, ns3, ns3_status, started, load0, results, bef
             "loadavg_start": load0,
             "loadavg_end": _loadavg(),
         },
-        "ecnlab": {"commit": _git_commit(repo), "binary": str(exe)},
-        "before": None if args.before is None else {"label": _before_label(repo, args.before), "binary": str(before_exe)},
+        "ecnlab": {"commit": _git_commit(repo), "binary": str(exe), "build": build_kind(exe)},
+        "before": None
+        if args.before is None
+        else {"label": _before_label(repo, args.before), "binary": str(before_exe), "build": build_kind(before_exe)},
         "ns3": {"status": ns3_status, "version": ns3_version},
         "bytes_per_flow": bpf,
         "million_flows": million,
