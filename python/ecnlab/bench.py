@@ -231,7 +231,7 @@ def build_kind(exe: Path) -> str:
     """How `exe` was built, as far as its place says: `build_ecnlab` puts a profile-guided
     build in a ``pgo-use`` folder, a --before revision's in ``bench-before``."""
     if "pgo-use" in exe.parts or (exe.name.startswith("ecnlab-run-") and exe.name.endswith("-pgo")):
-        return "release, profile-guided (tools/pgo.py)"
+        return "release, profile-guided by tools/pgo.py"
     if "release" in exe.parts or "bench-before" in exe.parts:
         return "release"
     return "given (--ecnlab-bin / --before): unknown"
