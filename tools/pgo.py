@@ -108,7 +108,7 @@ def profile() -> Path | None:
     raw.mkdir(parents=True)
     env = dict(os.environ, CARGO_TARGET_DIR=str(TARGET / "pgo-gen"))
     env["RUSTFLAGS"] = (env.get("RUSTFLAGS", "") + f" -Cprofile-generate={raw}").strip()
-    log("building an instrumented ecnlab-run (target/pgo-gen)")
+    log(f"building an instrumented ecnlab-run ({TARGET / 'pgo-gen'})")
     subprocess.run(
         ["cargo", "build", "--release", "--locked", "--quiet", "--bin", "ecnlab-run"], cwd=REPO, env=env, check=True
     )
@@ -116,8 +116,13 @@ def profile() -> Path | None:
     log(f"training on {len(TRAINING)} scenarios")
     for t in TRAINING:
         # From the scenario's folder, where its relative paths (traces) point.
+        # The instrumented build's warnings (value-profile counters running out on indirect
+        # calls) are about the profile's detail, not the run: shown only if the run fails.
         path = REPO / t
-        subprocess.run([str(exe), path.name], cwd=path.parent, stdout=subprocess.DEVNULL, check=True)
+        run = subprocess.run([str(exe), path.name], cwd=path.parent, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if run.returncode != 0:
+            sys.stderr.write(run.stderr)
+            raise SystemExit(f"pgo: training on {t} failed (exit {run.returncode})")
     for old in (TARGET / "pgo").glob("*.profdata"):
         old.unlink()
     subprocess.run([str(tool), "merge", "-o", str(out), *map(str, sorted(raw.glob("*.profraw")))], check=True)
