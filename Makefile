@@ -18,7 +18,7 @@ $(BIN)/.deps: requirements.lock
 	touch $@
 
 # Builds the simulator in release mode, profile-guided when the compiler's llvm-profdata is
-# there (tools/pgo.py: 7-15 % less CPU, the same results; ECNLAB_PGO=0 builds without), into
+# there (tools/pgo.py: 6-17 % less CPU on the runs measured, the same results; ECNLAB_PGO=0 builds without), into
 # its own target directory so that builds with and without the profile do not evict each
 # other, and installs the ecnlab package into .venv.
 # PIP_QUIET: maturin has pip check the dependencies the lock installed; one line each is noise.

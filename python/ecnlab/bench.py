@@ -196,9 +196,10 @@ def build_ecnlab(repo: Path, log: Callable[[str], None], target: Path | None = N
     flags = ""
     pgo = repo / "tools" / "pgo.py"
     if pgo.is_file():
-        p = subprocess.run([sys.executable, str(pgo), "rustflags"], cwd=repo, capture_output=True, text=True, env=env)
+        # Its progress (training a profile takes minutes) goes straight to stderr.
+        p = subprocess.run([sys.executable, str(pgo), "rustflags"], cwd=repo, stdout=subprocess.PIPE, text=True, env=env)
         if p.returncode != 0:
-            raise BenchError(f"tools/pgo.py failed (exit {p.returncode}):\n{p.stderr.strip()}")
+            raise BenchError(f"tools/pgo.py failed (exit {p.returncode})")
         flags = p.stdout.strip()
     if flags:
         env["RUSTFLAGS"] = (env.get("RUSTFLAGS", "") + " " + flags).strip()
@@ -224,17 +225,18 @@ def build_ecnlab(repo: Path, log: Callable[[str], None], target: Path | None = N
     exe = target / "release" / "ecnlab-run"
     if not exe.is_file():
         raise BenchError(f"cargo build succeeded but {exe} is missing")
+    _BUILT[exe.resolve()] = "release, profile-guided by tools/pgo.py" if flags else "release"
     return exe
 
 
+#: How each binary this process built was made (`build_kind` reads it).
+_BUILT: dict[Path, str] = {}
+
+
 def build_kind(exe: Path) -> str:
-    """How `exe` was built, as far as its place says: `build_ecnlab` puts a profile-guided
-    build in a ``pgo-use`` folder, a --before revision's in ``bench-before``."""
-    if "pgo-use" in exe.parts or (exe.name.startswith("ecnlab-run-") and exe.name.endswith("-pgo")):
-        return "release, profile-guided by tools/pgo.py"
-    if "release" in exe.parts or "bench-before" in exe.parts:
-        return "release"
-    return "given (--ecnlab-bin / --before): unknown"
+    """How `exe` was made: as `build_ecnlab` built it in this process, else unknown (a binary
+    given with --ecnlab-bin or --before)."""
+    return _BUILT.get(Path(exe).resolve(), "given, build unknown")
 
 
 def resolve_before(repo: Path, spec: str) -> tuple[str, Path | None]:
@@ -242,18 +244,20 @@ def resolve_before(repo: Path, spec: str) -> tuple[str, Path | None]:
     checkout (its full commit hash, built later by `build_before`). Raises ValueError saying
     why neither."""
     path = Path(spec)
-    if path.is_file():
-        if not os.access(path, os.X_OK):
-            raise ValueError(f"{spec} is a file but not executable")
+    if path.is_file() and os.access(path, os.X_OK):
         return str(path.resolve()), path.resolve()
-    proc = subprocess.run(
-        ["git", "rev-parse", "--verify", "--quiet", f"{spec}^{{commit}}"],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-    )
+    try:
+        proc = subprocess.run(
+            ["git", "rev-parse", "--verify", "--quiet", f"{spec}^{{commit}}"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+        )
+    except OSError as e:
+        raise ValueError(f"{spec!r} is not an executable file, and git cannot be run to read it as a revision ({e})") from e
     if proc.returncode != 0 or not proc.stdout.strip():
-        raise ValueError(f"{spec!r} is neither an executable file nor a git revision of {repo}")
+        what = "a file but not executable, nor" if path.is_file() else "neither an executable file nor"
+        raise ValueError(f"{spec!r} is {what} a git revision of {repo}")
     return proc.stdout.strip(), None
 
 
@@ -263,6 +267,8 @@ def build_before(repo: Path, commit: str, log: Callable[[str], None]) -> Path:
     returns a copy of the binary that outlives the next such build."""
     target = repo / "target" / "bench-before"
     target.mkdir(parents=True, exist_ok=True)
+    # Worktrees an earlier, killed run left behind are forgotten first.
+    subprocess.run(["git", "worktree", "prune"], cwd=repo, capture_output=True)
     with tempfile.TemporaryDirectory(prefix="ecnlab-before-") as tmp:
         src = Path(tmp) / "src"
         add = subprocess.run(
@@ -276,14 +282,12 @@ def build_before(repo: Path, commit: str, log: Callable[[str], None]) -> Path:
         try:
             exe = build_ecnlab(src, log, target)
         finally:
-            subprocess.run(
-                ["git", "worktree", "remove", "--force", str(src)],
-                cwd=repo,
-                capture_output=True,
-            )
-    kept = target / (f"ecnlab-run-{commit[:12]}" + ("-pgo" if "pgo-use" in exe.parts else ""))
+            subprocess.run(["git", "worktree", "remove", "--force", str(src)], cwd=repo, capture_output=True)
+            subprocess.run(["git", "worktree", "prune"], cwd=repo, capture_output=True)
+    kept = target / f"ecnlab-run-{commit[:12]}-{os.getpid()}"
     kept.write_bytes(exe.read_bytes())
     kept.chmod(0o755)
+    _BUILT[kept.resolve()] = build_kind(exe)
     return kept
 
 
@@ -333,7 +337,10 @@ def run_child(cmd: list[str], timeout: float | None) -> Child:
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         parent_peak = _own_peak_rss_kb()
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        try:
+            proc = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        except OSError as e:
+            raise BenchError(f"cannot run {cmd[0]}: {e}") from e
         timer = None
         timed_out = threading.Event()
         done = threading.Event()
@@ -606,6 +613,8 @@ class ScenarioResult:
     duration: str | None
     runs: dict[str, list[Measured]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: The same runs, round by round (a round runs a short scenario several times).
+    rounds: dict[str, list[list[Measured]]] = field(default_factory=dict)
 
     def median(self, sim: str, what: Callable[[Measured], float]) -> float | None:
         rs = self.runs.get(sim) or []
@@ -661,26 +670,31 @@ class ScenarioResult:
             out["comparison"] = cmp
         b = out.get("before")
         if e and b:
-            tb = b["run_cpu_s"] if clock == "cpu" and b["run_cpu_s"] is not None else b["run_wall_s"]
-            ta = e["run_cpu_s"] if clock == "cpu" and e["run_cpu_s"] is not None else e["run_wall_s"]
+            # One clock for both: CPU time unless a build does not report it (older ones).
+            clk = "cpu" if clock == "cpu" and e["run_cpu_s"] is not None and b["run_cpu_s"] is not None else "wall"
+            tb, ta = b[f"run_{clk}_s"], e[f"run_{clk}_s"]
+            # Round by round (the two builds ran one after the other in each): the spread
+            # says how far the machine's noise reaches.
+            pairwise = sorted(
+                _median([x.time_s(clk) for x in ra]) / _median([y.time_s(clk) for y in rb])
+                for ra, rb in zip(self.rounds.get("ecnlab", []), self.rounds.get("before", []))
+                if ra and rb
+            )
             out["before_after"] = {
+                "clock": clk,
                 "before_s": tb,
                 "after_s": ta,
                 # Below 1: the build under test is faster.
                 "after_over_before": ta / tb if tb > 0 else None,
-                # Pair by pair (the two builds ran one after the other in each round): the
-                # spread says how far the machine's noise reaches.
-                "pairwise": sorted(
-                    x.time_s(clock) / y.time_s(clock)
-                    for x, y in zip(self.runs["ecnlab"], self.runs["before"])
-                    if y.time_s(clock) > 0
-                ),
+                "pairwise": pairwise,
                 "events_before": b["events"],
                 "events_after": e["events"],
                 "peak_rss_kb_before": b["peak_rss_kb"],
                 "peak_rss_kb_after": e["peak_rss_kb"],
-                # The key results (goodput, drops, marks, queue, flows) of both builds.
-                "same_results": b["results"] == e["results"],
+                # The key results (goodput, drops, marks, queue, flows) of both builds, each
+                # the same in every repetition.
+                "repeatable": bool(b["repeatable"] and e["repeatable"]),
+                "same_results": bool(b["results"] == e["results"] and b["repeatable"] and e["repeatable"]),
                 "differing_results": sorted(
                     k for k in set(b["results"]) | set(e["results"]) if b["results"].get(k) != e["results"].get(k)
                 ),
@@ -768,11 +782,13 @@ def render_markdown(doc: dict[str, Any]) -> str:
             f"({doc['ecnlab'].get('build', 'release')})",
             "",
             f"The two builds ran one after the other in every round (the order swapped each round), "
-            f"on the same machine as everything above; {clock} time of the loop. 'pair by pair' is "
-            "the range of after/before over the rounds. 'Same results': every key result of the "
-            "report (goodput, per-flow throughput, drops, marks, queue, finished flows) equal.",
+            f"on the same machine as everything above; {clock} time of the loop unless a row says "
+            "otherwise. 'Round by round' is the range of after/before over the rounds (each the "
+            "medians of that round's runs). 'Same results': every key result of the report "
+            "(goodput, per-flow throughput, drops, marks, queue, finished flows) equal, and the same "
+            "in every repetition of each build.",
             "",
-            "| scenario | before s | after s | after / before | pair by pair | events before → after | peak RSS MB before → after | same results |",
+            "| scenario | before s | after s | after / before | round by round | events before → after | peak RSS MB before → after | same results |",
             "| --- | --- | --- | --- | --- | --- | --- | --- |",
         ]
         for s in doc["scenarios"]:
@@ -780,9 +796,15 @@ def render_markdown(doc: dict[str, Any]) -> str:
             if not ba:
                 continue
             pw = ba["pairwise"]
-            same = "yes" if ba["same_results"] else "no: " + ", ".join(ba["differing_results"])
+            if ba["same_results"]:
+                same = "yes"
+            elif ba["differing_results"]:
+                same = "no: " + ", ".join(ba["differing_results"])
+            else:
+                same = "no: a build's repetitions differ"
+            wall = " (wall time)" if ba["clock"] != clock else ""
             lines.append(
-                f"| {s['scenario']} | {ba['before_s']:.3f} | {ba['after_s']:.3f} | "
+                f"| {s['scenario']}{wall} | {ba['before_s']:.3f} | {ba['after_s']:.3f} | "
                 f"{_fmt(ba['after_over_before'], '.3f')} | "
                 + (f"{pw[0]:.3f}–{pw[-1]:.3f}" if pw else "–")
                 + f" | {ba['events_before']} → {ba['events_after']} | "
@@ -887,9 +909,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--before",
         metavar="REV|BIN",
         default=None,
-        help="also time an earlier build, alternately with this one: a git revision of the checkout "
-        "(built from a temporary worktree into target/bench-before) or an ecnlab-run binary; "
-        "the report gets a before/after table",
+        help="also time an earlier build, alternately with this one: an ecnlab-run binary (an executable "
+        "file of that name wins) or a git revision of the checkout (built from a temporary worktree into "
+        "target/bench-before); the report gets a before/after table",
     )
     p.add_argument("--timeout", type=float, default=3600.0, help="seconds before a run is killed (default 3600)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -911,13 +933,23 @@ def run_from_args(args: argparse.Namespace) -> int:
     if args.smoke and args.vs_ns3:
         print("error: --smoke runs ecnlab only; drop --vs-ns3", file=sys.stderr)
         return 2
-    before_label, before_exe = None, None
+    if args.ecnlab_bin is not None and not (args.ecnlab_bin.is_file() and os.access(args.ecnlab_bin, os.X_OK)):
+        print(f"error: --ecnlab-bin: {args.ecnlab_bin} is not an executable file", file=sys.stderr)
+        return 2
+    before_label, before_exe, before_name = None, None, None
     if args.before is not None:
         try:
             before_label, before_exe = resolve_before(repo_root(), args.before)
         except (ValueError, BenchError) as e:
             print(f"error: --before: {e}", file=sys.stderr)
             return 2
+        # Named by what was resolved now, not by what the name means when the run ends.
+        if before_exe is not None:
+            before_name = str(before_exe)
+        elif before_label.startswith(args.before):
+            before_name = before_label[:7]
+        else:
+            before_name = f"{args.before} ({before_label[:7]})"
     try:
         repo = repo_root()
         ns3 = _load_ns3_module()
@@ -946,6 +978,16 @@ def run_from_args(args: argparse.Namespace) -> int:
         load0 = _loadavg()
         results: list[ScenarioResult] = []
         with tempfile.TemporaryDirectory(prefix="ecnlab-bench-") as tmp:
+            if before_exe is not None:
+                # The earlier build must read today's scenario files: found out in seconds, on
+                # their short forms, before anything is timed.
+                for sc in chosen:
+                    short = Path(tmp) / f"preflight-{sc.toml}"
+                    short.write_text(with_duration((repo / "bench" / "scenarios" / sc.toml).read_text(), sc.smoke_duration))
+                    try:
+                        run_ecnlab(before_exe, short, args.timeout, sc.flow_rows, sim="before")
+                    except BenchError as e:
+                        raise BenchError(f"the --before build cannot run {sc.name}: {e}") from e
             for sc in chosen:
                 path = repo / "bench" / "scenarios" / sc.toml
                 if args.smoke:
@@ -994,6 +1036,7 @@ def run_from_args(args: argparse.Namespace) -> int:
                         else:
                             continue
                         sr.runs[sim].extend(ms)
+                        sr.rounds.setdefault(sim, []).append(ms)
                         m = ms[len(ms) // 2]
                         log(
                             f"{sc.name:12s} {sim:6s} round {i + 1}: loop {m.run_wall_s:8.3f} s wall, "
@@ -1001,7 +1044,7 @@ def run_from_args(args: argparse.Namespace) -> int:
                             f"{m.events} events" + (f" ({len(ms)} runs)" if len(ms) > 1 else "")
                         )
                 results.append(sr)
-        doc = make_document(args, repo, exe, ns3, ns3_status, started, load0, results, before_exe)
+        doc = make_document(args, repo, exe, ns3, ns3_status, started, load0, results, before_exe, before_name)
     except BenchError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
@@ -1017,18 +1060,9 @@ def run_from_args(args: argparse.Namespace) -> int:
     return 0
 
 
-def _before_label(repo: Path, spec: str) -> str:
-    """How the report names the --before build: the revision as given and its short hash, or
-    the binary's path."""
-    if Path(spec).is_file():
-        return str(Path(spec).resolve())
-    short = subprocess.run(
-        ["git", "rev-parse", "--short=7", f"{spec}^{{commit}}"], cwd=repo, capture_output=True, text=True
-    ).stdout.strip()
-    return spec if short.startswith(spec) else f"{spec} ({short})"
-
-
-def make_document(args, repo, exe, ns3, ns3_status, started, load0, results, before_exe=None) -> dict[str, Any]:
+def make_document(
+    args, repo, exe, ns3, ns3_status, started, load0, results, before_exe=None, before_name=None
+) -> dict[str, Any]:
     summaries = []
     for r in results:
         s = r.summary(args.clock)
@@ -1083,7 +1117,7 @@ def make_document(args, repo, exe, ns3, ns3_status, started, load0, results, bef
         "ecnlab": {"commit": _git_commit(repo), "binary": str(exe), "build": build_kind(exe)},
         "before": None
         if args.before is None
-        else {"label": _before_label(repo, args.before), "binary": str(before_exe), "build": build_kind(before_exe)},
+        else {"label": before_name, "binary": str(before_exe), "build": build_kind(before_exe)},
         "ns3": {"status": ns3_status, "version": ns3_version},
         "bytes_per_flow": bpf,
         "million_flows": million,
