@@ -61,6 +61,16 @@ const BUCKETS: usize = LEVELS * DIGITS;
 /// picoseconds spans five), with sequential memory access, where a binary heap of thousands
 /// of events spends its time on cache misses.
 ///
+/// A bucket of a few events (at most `NEAR_MAX`) is not redistributed but sorted whole by
+/// (time, sequence) into the near list, which is popped from the front; until it is
+/// consumed, every event scheduled within that bucket's range is inserted there in its
+/// place. Everything else is later than the range, and the last popped time stays within
+/// it, so the buckets of those events do not change. With the tens of events a typical run
+/// has pending, most events pass through this short list, which stays in the cache, instead
+/// of through a bucket at each level below the one they were scheduled in. A list that
+/// grows past `NEAR_CAP` (a busy range) is put back into the buckets, and with more than
+/// `NEAR_PENDING` events pending (thousands of flows) the queue is a radix heap alone.
+///
 /// Order: events pop in (time, sequence) order, the sequence being the order in which they
 /// were scheduled. A component may also reserve a place in the sequence without scheduling
 /// anything ([`EventQueue::reserve`]) and schedule its event there later, if it turns out to
@@ -71,13 +81,18 @@ const BUCKETS: usize = LEVELS * DIGITS;
 /// into buckets below it, which are all empty then (it was the first non-empty one, and the
 /// current-time bucket has been consumed): each receives a subsequence of an ordered list,
 /// and everything scheduled afterwards comes later. Only events of equal time need their
-/// sequence compared, and those meet in the current-time bucket: a redistribution sorts
-/// what it moves there when a late event made it unsorted, and a late event at the current
-/// time is inserted in its place among those still to run.
+/// sequence compared, and those meet in the current-time bucket or in the near list, which
+/// is sorted on both: a redistribution sorts what it moves to the current-time bucket when
+/// a late event made it unsorted, and a late event at the current time is inserted in its
+/// place among those still to run.
 pub struct EventQueue {
-    /// Events at time `last`, in insertion order from `head` on.
+    /// Events at time `last`, in insertion order from `head` on; or, while `near_end` is not
+    /// 0, the near list: the events of a small bucket taken whole and every event since
+    /// scheduled before `near_end` (the end of that bucket's range), sorted by (time,
+    /// sequence) from `head` on.
     now_bucket: Vec<Entry>,
     head: usize,
+    near_end: Time,
     /// A fixed-size array, so that an index built below `BUCKETS` needs no bounds check.
     buckets: Box<[Vec<Entry>; BUCKETS]>,
     /// Bit `b % 64` of word `b / 64` set when bucket `b` is non-empty; bit `w` of `summary`
@@ -103,6 +118,7 @@ impl Default for EventQueue {
         EventQueue {
             now_bucket: Vec::new(),
             head: 0,
+            near_end: 0,
             buckets: Box::new(std::array::from_fn(|_| Vec::new())),
             occupied: [0; BUCKETS / 64],
             summary: 0,
@@ -138,11 +154,55 @@ impl EventQueue {
 
     #[inline(always)]
     fn put(&mut self, e: Entry) {
-        if e.time == self.last {
+        if e.time < self.near_end {
+            self.put_near(e);
+        } else if e.time == self.last {
             self.now_bucket.push(e);
         } else {
             self.put_later(e);
         }
+    }
+
+    /// Inserts `e` in its place in the near list.
+    #[inline(always)]
+    fn put_near(&mut self, e: Entry) {
+        if self.head >= NEAR_CAP {
+            // Drop the events already run, so that a list long in use stays short.
+            self.now_bucket.copy_within(self.head.., 0);
+            self.now_bucket.truncate(self.now_bucket.len() - self.head);
+            self.head = 0;
+        }
+        // Insertion sort's step: later events move up by one, from the end.
+        self.now_bucket.push(e);
+        let near = &mut self.now_bucket[self.head..];
+        let mut i = near.len() - 1;
+        while i > 0 && {
+            let x = &near[i - 1];
+            (x.time, x.seq) > (e.time, e.seq)
+        } {
+            near[i] = near[i - 1];
+            i -= 1;
+        }
+        near[i] = e;
+        if near.len() > NEAR_CAP {
+            self.spill_near();
+        }
+    }
+
+    /// Puts the near list's events back into the buckets (those at the current time into the
+    /// current-time bucket, in order) when the range turns out to be a busy one: inserting
+    /// into a long sorted list would cost more than the buckets.
+    #[cold]
+    #[inline(never)]
+    fn spill_near(&mut self) {
+        self.near_end = 0;
+        // Those at the current time come first, in sequence order: they stay.
+        let now = self.head + self.now_bucket[self.head..].partition_point(|e| e.time == self.last);
+        let mut later = self.now_bucket.split_off(now);
+        for &e in &later {
+            self.put_later(e);
+        }
+        later.clear();
     }
 
     #[inline(always)]
@@ -184,7 +244,9 @@ impl EventQueue {
         debug_assert!(at >= self.last);
         self.scheduled += 1;
         let e = Entry { time: at, seq, ev };
-        if at == self.last {
+        if at < self.near_end {
+            self.put_near(e);
+        } else if at == self.last {
             // Among the events still to run at this time, in sequence order.
             let rest = &self.now_bucket[self.head..];
             let i = self.head + rest.partition_point(|x| x.seq < seq);
@@ -225,11 +287,16 @@ impl EventQueue {
     #[inline]
     pub fn pop_until(&mut self, until: Time) -> Option<(Time, Ev)> {
         let e = if self.head < self.now_bucket.len() {
-            if self.last > until {
+            let e = self.now_bucket[self.head];
+            if e.time > until {
                 return None;
             }
-            let e = self.now_bucket[self.head];
             self.head += 1;
+            if self.head == self.now_bucket.len() {
+                // The near list, if it was one, is consumed.
+                self.near_end = 0;
+            }
+            self.last = e.time;
             e
         } else {
             self.pop_from_buckets(until)?
@@ -268,6 +335,24 @@ impl EventQueue {
             // something may still be scheduled.
             return None;
         }
+        let level = b / DIGITS;
+        let near_hi = min | ((1u64 << (level as u32 * DIGIT_BITS)) - 1);
+        // The bucket's range ends at `near_hi`: its digits below the bucket's level are free.
+        if bucket.len() <= NEAR_MAX
+            && near_hi < NEVER
+            && self.scheduled - self.executed <= NEAR_PENDING
+        {
+            let held = bucket.len();
+            self.now_bucket.extend_from_slice(bucket);
+            bucket.clear();
+            trim_bucket(bucket, held);
+            self.clear_occupied(b);
+            self.now_bucket.sort_unstable_by_key(|e| (e.time, e.seq));
+            self.near_end = near_hi + 1;
+            self.head = 1;
+            self.last = min;
+            return Some(self.now_bucket[0]);
+        }
         self.last = min;
         self.clear_occupied(b);
         let mut moving = std::mem::take(&mut self.buckets[b]);
@@ -303,12 +388,20 @@ impl EventQueue {
 
     pub fn peek_time(&self) -> Option<Time> {
         if self.head < self.now_bucket.len() {
-            return Some(self.last);
+            return Some(self.now_bucket[self.head].time);
         }
         let b = self.first_bucket()?;
         self.buckets[b].iter().map(|e| e.time).min()
     }
 }
+
+/// Most events in a bucket that is sorted whole into the near list rather than redistributed.
+const NEAR_MAX: usize = 16;
+/// Most events the near list holds before it is put back into the buckets.
+const NEAR_CAP: usize = 32;
+/// Most events pending for a bucket to be sorted into the near list: with more (thousands of
+/// flows), its range would fill it with events scheduled later, each inserted by a search.
+const NEAR_PENDING: u64 = 1024;
 
 /// Capacity below which a bucket's allocation is never cut.
 const TRIM_MIN: usize = 32;
@@ -541,6 +634,67 @@ mod tests {
         }
         assert!(q.pop_until(NEVER).is_none());
         assert!(late > 500 && id > 4000, "{late} {id}");
+    }
+
+    #[test]
+    fn near_list_keeps_the_order_and_spills() {
+        // Small buckets go whole into the near list, which then takes every event scheduled
+        // within their range, some in reserved places, until it overflows into the buckets
+        // again: each pop must still be the pending event with the smallest (time, place).
+        let mut q = EventQueue::new();
+        let mut pending = std::collections::BTreeSet::new();
+        let mut reserved: Vec<(Time, u64, u32)> = Vec::new();
+        let mut next = xorshift(0xD1B5_4A32_D192_ED03);
+        let (mut seq, mut id) = (0u64, 0u32);
+        let (mut used, mut spills) = (0, 0);
+        for round in 0..3000 {
+            // Bursts into a narrow window ahead, now and then a far one.
+            let width = if round % 7 == 0 {
+                1 << 30
+            } else {
+                1 << (next() % 20)
+            };
+            for _ in 0..(next() % 48) {
+                let at = q.now() + next() % width;
+                let full = q.near_end != 0 && q.now_bucket.len() - q.head == NEAR_CAP;
+                if next() % 4 == 0 {
+                    assert_eq!(q.reserve(), seq);
+                    reserved.push((at, seq, id));
+                } else {
+                    q.schedule(at, Ev::Endpoint(id));
+                    pending.insert((at, seq, id));
+                    spills += (full && q.near_end == 0) as u32;
+                }
+                seq += 1;
+                id += 1;
+            }
+            let coin = next();
+            reserved.retain(|&(at, s, i)| {
+                if q.passed(at, s) {
+                    return false;
+                }
+                if (coin >> (s % 61)) & 1 == 0 {
+                    q.schedule_reserved(at, s, Ev::Endpoint(i));
+                    pending.insert((at, s, i));
+                    return false;
+                }
+                true
+            });
+            for _ in 0..(next() % 52) {
+                let want = pending.pop_first().map(|(t, _, i)| (t, i));
+                let got = q.pop_until(NEVER).map(|(t, ev)| match ev {
+                    Ev::Endpoint(i) => (t, i),
+                    other => panic!("unexpected {other:?}"),
+                });
+                assert_eq!(got, want);
+                used += (q.near_end != 0) as u32;
+            }
+        }
+        while let Some((t, _, i)) = pending.pop_first() {
+            assert_eq!(q.pop_until(NEVER), Some((t, Ev::Endpoint(i))));
+        }
+        assert!(q.pop_until(NEVER).is_none());
+        assert!(used > 10_000 && spills > 50, "{used} {spills}");
     }
 
     #[test]
