@@ -578,6 +578,40 @@ mod tests {
         assert!(popped > 1000 && id > 5000, "{popped} {id}");
     }
 
+    /// Schedules some of the `reserved` places (those whose bit of `coin` is clear) and drops
+    /// the passed ones; returns how many were scheduled.
+    fn schedule_some_reserved(
+        q: &mut EventQueue,
+        reserved: &mut Vec<(Time, u64, u32)>,
+        pending: &mut std::collections::BTreeSet<(Time, u64, u32)>,
+        coin: u64,
+    ) -> u32 {
+        let mut scheduled = 0;
+        reserved.retain(|&(at, s, i)| {
+            if q.passed(at, s) {
+                return false;
+            }
+            if (coin >> (s % 61)) & 1 == 0 {
+                q.schedule_reserved(at, s, Ev::Endpoint(i));
+                pending.insert((at, s, i));
+                scheduled += 1;
+                return false;
+            }
+            true
+        });
+        scheduled
+    }
+
+    /// Pops one event and checks it is the pending one with the smallest (time, place).
+    fn pop_checked(q: &mut EventQueue, pending: &mut std::collections::BTreeSet<(Time, u64, u32)>) {
+        let want = pending.pop_first().map(|(t, _, i)| (t, i));
+        let got = q.pop_until(NEVER).map(|(t, ev)| match ev {
+            Ev::Endpoint(i) => (t, i),
+            other => panic!("unexpected {other:?}"),
+        });
+        assert_eq!(got, want);
+    }
+
     #[test]
     fn reserved_places_run_where_they_were_reserved() {
         // Events scheduled at once and places reserved for events scheduled later (or never),
@@ -608,25 +642,9 @@ mod tests {
             }
             // Schedule some reserved events in their places, drop the passed ones.
             let coin = next();
-            reserved.retain(|&(at, s, i)| {
-                if q.passed(at, s) {
-                    return false;
-                }
-                if (coin >> (s % 61)) & 1 == 0 {
-                    q.schedule_reserved(at, s, Ev::Endpoint(i));
-                    pending.insert((at, s, i));
-                    late += 1;
-                    return false;
-                }
-                true
-            });
+            late += schedule_some_reserved(&mut q, &mut reserved, &mut pending, coin);
             for _ in 0..(next() % 30) {
-                let want = pending.pop_first().map(|(t, _, i)| (t, i));
-                let got = q.pop_until(NEVER).map(|(t, ev)| match ev {
-                    Ev::Endpoint(i) => (t, i),
-                    other => panic!("unexpected {other:?}"),
-                });
-                assert_eq!(got, want);
+                pop_checked(&mut q, &mut pending);
             }
         }
         while let Some((t, _, i)) = pending.pop_first() {
@@ -669,24 +687,9 @@ mod tests {
                 id += 1;
             }
             let coin = next();
-            reserved.retain(|&(at, s, i)| {
-                if q.passed(at, s) {
-                    return false;
-                }
-                if (coin >> (s % 61)) & 1 == 0 {
-                    q.schedule_reserved(at, s, Ev::Endpoint(i));
-                    pending.insert((at, s, i));
-                    return false;
-                }
-                true
-            });
+            schedule_some_reserved(&mut q, &mut reserved, &mut pending, coin);
             for _ in 0..(next() % 52) {
-                let want = pending.pop_first().map(|(t, _, i)| (t, i));
-                let got = q.pop_until(NEVER).map(|(t, ev)| match ev {
-                    Ev::Endpoint(i) => (t, i),
-                    other => panic!("unexpected {other:?}"),
-                });
-                assert_eq!(got, want);
+                pop_checked(&mut q, &mut pending);
                 used += (q.near_end != 0) as u32;
             }
         }
