@@ -284,9 +284,13 @@ def build_before(repo: Path, commit: str, log: Callable[[str], None]) -> Path:
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(src)], cwd=repo, capture_output=True)
             subprocess.run(["git", "worktree", "prune"], cwd=repo, capture_output=True)
-    kept = target / f"ecnlab-run-{commit[:12]}-{os.getpid()}"
-    kept.write_bytes(exe.read_bytes())
-    kept.chmod(0o755)
+    # One copy per revision, replaced whole (a run still using the old file keeps it): a
+    # copy per process would pile up, one for every benchmark run.
+    kept = target / f"ecnlab-run-{commit[:12]}"
+    part = kept.with_name(f"{kept.name}.part-{os.getpid()}")
+    part.write_bytes(exe.read_bytes())
+    part.chmod(0o755)
+    os.replace(part, kept)
     _BUILT[kept.resolve()] = build_kind(exe)
     return kept
 
