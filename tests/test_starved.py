@@ -343,6 +343,30 @@ def test_an_experiment_without_a_bottleneck_has_its_flows_checked():
     assert v.starved == {1: ["f0"]}
 
 
+def test_a_run_shared_by_two_readings_is_checked_once(monkeypatch):
+    """Each reading of a paper judges its runs in a RunSet of its own, and most of them are
+    the default reading's runs: the checks' findings are kept on the run, so a second RunSet
+    over the same run finds the same without checking again."""
+    from ecnlab.experiments import base
+    from ecnlab.experiments.base import Experiment, RunSet
+
+    class NoBottleneck(Experiment):
+        name = "toy.nobottleneck"
+        no_bottleneck = "flows on several links"
+
+    calls = []
+    real = base.starved_flows
+    monkeypatch.setattr(base, "starved_flows", lambda r: calls.append(r) or real(r))
+    r = _two_flow_runs()
+    first = RunSet({"x-s1": r}, NoBottleneck()).per_seed("x", lambda r: 1.0)
+    second = RunSet({"x-s1": r}, NoBottleneck()).per_seed("x", lambda r: 2.0)
+    assert first.starved == second.starved == {1: ["f0"]}
+    assert len(calls) == 1
+    # Another run of the same scenario is checked on its own.
+    RunSet({"x-s1": _two_flow_runs()}, NoBottleneck()).per_seed("x", lambda r: 1.0)
+    assert len(calls) == 2
+
+
 def test_a_recorded_scenario_that_does_not_build_leaves_starvation_unchecked_not_the_rejudge_stopped():
     """A recorded scenario the build can no longer read (judged again with
     --reuse-any-build) flags the claims "starvation not checked: …" instead of stopping the

@@ -160,6 +160,11 @@ class Results:
         self.scenario_toml = scenario_toml
         self._paths: dict[str, list[str]] | None = None
         self._links: dict[str, tuple[list[tuple[float, int]], int]] | None = None
+        #: What the reproductions' run checks (stall, outages, starvation) found in this run,
+        #: by check and port: a run shared by several readings of a paper is judged once, not
+        #: once per reading (the checks read its time series, which may have to be read back
+        #: from disk each time). Results are not changed once made, so the findings hold.
+        self.judged: dict[tuple[str, ...], Any] = {}
 
     @property
     def timeseries(self) -> pl.DataFrame:

@@ -799,6 +799,15 @@ def _run_key(r: Results) -> str | None:
     return hashlib.sha1(text.encode()).hexdigest()
 
 
+def _judged(r: Results, check: tuple[str, ...], find: Callable[[], Any]) -> Any:
+    """What ``find`` finds in run ``r`` for ``check``, found once per run (:attr:`Results.judged`):
+    the readings of a paper share most of their runs, and each reading's RunSet would judge
+    them all again."""
+    if check not in r.judged:
+        r.judged[check] = find()
+    return r.judged[check]
+
+
 class RunSet(Mapping[str, Results]):
     """The results of an experiment's runs, by run name, with helpers that gather them."""
 
@@ -848,7 +857,7 @@ class RunSet(Mapping[str, Results]):
             if self._exp is not None and not self.stall_check():
                 r = self._r[run_name]
                 for port in self._judged_ports(run_name):
-                    found = stall(r, port)
+                    found = _judged(r, ("stall", port), lambda: stall(r, port))
                     if found is not None:
                         break
             self._stalls[run_name] = found
@@ -864,7 +873,7 @@ class RunSet(Mapping[str, Results]):
             if self._exp is not None and not self.stall_check():
                 r = self._r[run_name]
                 for port in self._judged_ports(run_name):
-                    got, why = checked_outages(r, port)
+                    got, why = _judged(r, ("outages", port), lambda: checked_outages(r, port))
                     found += got
                     if why:
                         blind.append(why)
@@ -892,7 +901,7 @@ class RunSet(Mapping[str, Results]):
                 self._starvation_unchecked[run_name] = "the run records no scenario to rebuild its paths from"
             else:
                 try:
-                    out = starved_flows(r)
+                    out = _judged(r, ("starved",), lambda: starved_flows(r))
                 except ScenarioError as e:
                     self._starvation_unchecked[run_name] = f"its recorded scenario does not build here: {e}"
                 except ValueError as e:
@@ -1314,7 +1323,9 @@ def _segment_format(r: Results, names: Sequence[str]) -> dict[str, tuple[int, in
 
     from .. import _core
 
-    t = tomllib.loads(_core.validate(r.scenario_toml))
+    # The scenario with its defaults filled in is read once per run: the stall, outage and
+    # starvation checks each ask.
+    t = _judged(r, ("scenario",), lambda: tomllib.loads(_core.validate(r.scenario_toml)))
     common = t.get("tcp", {})
     specs = {f.get("name"): f for f in t.get("flows", [])}
     out = {}
