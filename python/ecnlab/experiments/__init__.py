@@ -319,6 +319,55 @@ def _link_tree(src: Path, dst: Path) -> None:
     shutil.copytree(src, dst, copy_function=link)
 
 
+class _Pipeline:
+    """Runs the steps of a reproduction (each a :func:`run_many` call: one experiment's runs
+    under one reading) one after another in a thread of its own, in the order submitted,
+    while the caller judges the steps already run: on two cores the workers would otherwise
+    wait while each experiment is judged. Each step's future gives (its results, what it
+    added to the tally's counts, its seconds). Leaving on an exception (a failed run, a
+    judging error, Ctrl-C) drops the steps not started and stops the one running, before the
+    caller's temporary output is removed under it."""
+
+    def __init__(self, executor: Any) -> None:
+        self._executor = executor
+        self._pool: Any = None
+
+    def __enter__(self) -> "_Pipeline":
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ecnlab-runs")
+        return self
+
+    def submit(self, label: str, head: str, todo: Mapping[str, Any], run: Any, tally: IdenticalRuns, log: TextIO | None) -> Any:
+        """Queues ``run()`` (which runs ``todo``), said in ``log`` as ``label: head`` when it
+        starts and with its counts when it ends."""
+
+        def step() -> tuple[dict[str, Results], dict[str, int], float]:
+            t0 = time.time()
+            if log:
+                print(f"{label}: {head}", file=log, flush=True)
+            # Only this thread changes the tally while steps run: the difference is this step's.
+            before = tally.counts()
+            new = run() if todo else {}
+            now = tally.counts()
+            counted = {k: now[k] - before[k] for k in now}
+            if log and todo:
+                read = f", {counted['read']} read from kept runs" if counted["read"] else ""
+                print(f"{label}: {len(todo)} runs, {counted['simulated']} simulated, {counted['proven_identical']} proven identical{read}", file=log, flush=True)
+            return new, counted, time.time() - t0
+
+        return self._pool.submit(step)
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if exc_type is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._executor.interrupt.set()
+        try:
+            self._pool.shutdown(wait=True)
+        finally:
+            self._executor.interrupt.clear()
+
+
 # -------------------------------------------------------------------- reproduce
 
 VERDICT_CLASSES = ("holds", "contradicted", "inconclusive", "not comparable")
@@ -977,7 +1026,20 @@ def reproduce(
     all_readings: list[str] = []
     # One process at a time writes an output: the finished runs kept beside it are read back
     # while judging, and removed once the output holds them.
-    with sole_writer(out_path, remove_after=resume), closing(executor), atomic_dir(out) as tmp:
+    with sole_writer(out_path, remove_after=resume), closing(executor), atomic_dir(out) as tmp, _Pipeline(executor) as pipeline:
+        # Every experiment's runs, reading by reading, are handed to the workers at once: the
+        # next ones run while the ones before are judged here (judging takes one core).
+        steps = []
+        for exp, sd, per_reading, per_keys in plans:
+            seen: set[str] = set()
+            for (rd, runs), keys in zip(per_reading, per_keys):
+                # Two readings share a run when their scenarios differ at most in the name.
+                todo = {k: v for k, v in runs.items() if keys[k] not in seen}
+                seen.update(keys[k] for k in todo)
+                sub = "runs" if rd.name == "default" else f"runs/{_slug(rd.name)}"
+                head = f"{len(runs)} runs ({len(sd)} seeds), {len(todo)} new …"
+                steps.append(pipeline.submit(f"{exp.name} [{rd.name}]", head, todo, lambda todo=todo, sub=sub: run_many(todo, tmp / sub, progress=progress, executor=executor, resume_dir=resume, reuse=earlier, tally=tally), tally, log))
+        steps.reverse()
         doc = Html(f"ecnlab reproduce {name}" + (" (quick)" if quick else ""), fig_dir=tmp / "figures")
         doc.p(rule_text(ALPHA), "note")
         sections: list[dict[str, Any]] = []
@@ -985,8 +1047,9 @@ def reproduce(
         depends_at = overview_at + 1
         all_depends: list[dict[str, Any]] = []
         for exp, sd, per_reading, per_keys in plans:
-            t0 = time.time()
-            tally_at = tally.counts()
+            judging = 0.0  # seconds spent here judging the experiment's runs
+            running = 0.0  # and running them
+            identical_runs = dict.fromkeys(tally.counts(), 0)
             done: dict[str, tuple[str, Results]] = {}  # scenario key → (run dir, results)
             by_reading: dict[str, list[dict[str, Any]]] = {}
             run_dirs: dict[str, dict[str, str]] = {}
@@ -1003,18 +1066,11 @@ def reproduce(
             for (rd, runs), keys in zip(per_reading, per_keys):
                 if rd.name not in all_readings:
                     all_readings.append(rd.name)
-                # Two readings share a run when their scenarios differ at most in the name.
-                todo = {k: v for k, v in runs.items() if keys[k] not in done}
                 sub = "runs" if rd.name == "default" else f"runs/{_slug(rd.name)}"
-                if log:
-                    print(f"{exp.name} [{rd.name}]: {len(runs)} runs ({len(sd)} seeds), {len(todo)} new …", file=log, flush=True)
-                before = tally.counts()
-                new = run_many(todo, tmp / sub, progress=progress, executor=executor, resume_dir=resume, reuse=earlier, tally=tally) if todo else {}
-                if log and todo:
-                    now = tally.counts()
-                    step = {k: now[k] - before[k] for k in now}
-                    read = f", {step['read']} read from kept runs" if step["read"] else ""
-                    print(f"{exp.name} [{rd.name}]: {len(todo)} runs, {step['simulated']} simulated, {step['proven_identical']} proven identical{read}", file=log, flush=True)
+                new, counted, ran_s = steps.pop().result()
+                t_judge = time.time()
+                running += ran_s
+                identical_runs = {k: identical_runs[k] + counted[k] for k in identical_runs}
                 for k, r in new.items():
                     done[keys[k]] = (f"{sub}/{k}", r)
                 results = {k: done[keys[k]][1] for k in runs}
@@ -1061,11 +1117,15 @@ def reproduce(
                 by_reading[rd.name] = mark_duplicates([c.to_json() for c in comps])
                 if log:
                     print(f"{exp.name} [{rd.name}]: {_counts_text(count_verdicts(by_reading[rd.name]))}", file=log, flush=True)
+                judging += time.time() - t_judge
+            t_judge = time.time()
             check_readings_change_analysis(exp, by_reading, readings_by_name)
             check_claims_unique(exp, by_reading)
             check_claims_pair_across_readings(exp, by_reading)
             effects = reading_effects(exp, per_reading, per_keys, results_of)
-            wall = time.time() - t0
+            # What the experiment would take alone: its runs' time and its judging's (the next
+            # experiment's runs start while this one is judged).
+            wall = running + judging + (time.time() - t_judge)
             depends: list[dict[str, Any]] = []
             if len(by_reading) > 1:
                 doc.h(3, f"{exp.name}: verdicts under each reading")
@@ -1101,8 +1161,6 @@ def reproduce(
                 )
             _provenance_section(doc, exp, provenance, provenance_missing)
             n_runs = len({d for dirs in run_dirs.values() for d in dirs.values()})
-            tally_now = tally.counts()
-            identical_runs = {k: tally_now[k] - tally_at[k] for k in tally_now}
             skipped = (
                 f" ({identical_runs['simulated']} simulated, {identical_runs['proven_identical']} proven identical to a run "
                 "of the same scenario under other queue limits that never reached nor read them, and written from it: "

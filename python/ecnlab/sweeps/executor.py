@@ -59,6 +59,10 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+class Interrupted(Exception):
+    """A :meth:`Executor.map` stopped through :attr:`Executor.interrupt`."""
+
+
 class Executor:
     """A Dask client: ``Executor()`` starts a local cluster of ``workers`` processes (one per
     core) with one thread each, ``Executor(threads=True)`` one process with ``workers``
@@ -72,6 +76,9 @@ class Executor:
         self.client: Any = None
         self.cluster: Any = None
         self.scratch: str | None = None
+        #: Set from another thread to stop a :meth:`map` going on in one (its caller failed):
+        #: the map cancels its runs and raises :class:`Interrupted` at its next look.
+        self.interrupt = threading.Event()
 
     def __enter__(self) -> "Executor":
         return self.start()
@@ -168,6 +175,8 @@ class Executor:
         ac = as_completed(futures)
         try:
             while not ac.is_empty():
+                if self.interrupt.is_set():
+                    raise Interrupted("the runs were stopped: their caller failed")
                 batch = ac.next_batch(block=False)
                 if not batch:
                     if progress is not None:
