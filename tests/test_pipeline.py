@@ -4,6 +4,8 @@ A judging that fails stops the runs still going and leaves no output behind."""
 
 from __future__ import annotations
 
+import json
+import signal
 import threading
 import time
 
@@ -82,7 +84,7 @@ def test_a_failed_judging_stops_the_runs_going_and_leaves_no_output(tmp_path, mo
         if any(k.startswith("toypipe.b-") for k in todo):
             # toypipe.b's runs go on while toypipe.a's judging fails.
             failing.wait(60)
-            time.sleep(0.2)
+            kw["executor"].interrupt.wait(60)
             try:
                 return real(todo, *args, **kw)
             except BaseException as e:
@@ -104,3 +106,98 @@ def test_a_failed_judging_stops_the_runs_going_and_leaves_no_output(tmp_path, mo
     assert not any(t.name.startswith("ecnlab-runs") for t in threading.enumerate())
     # What is left beside the output: the runs kept for a second attempt, nothing half-written.
     assert [p.name for p in tmp_path.iterdir()] in ([], [".out.resume"])
+
+
+def test_ctrl_c_while_a_step_runs_stops_it_at_once(tmp_path, monkeypatch):
+    """Ctrl-C reaches the judging thread, which waits for toypipe.b's runs: it stops them
+    at once, not when they end (a plain wait on the step would not be interrupted)."""
+    ended = []
+    real = ex.run_many
+
+    def run_many(todo, *args, **kw):
+        if any(k.startswith("toypipe.b-") for k in todo):
+            # Runs that would take a minute, unless stopped.
+            kw["executor"].interrupt.wait(60)
+            try:
+                return real(todo, *args, **kw)
+            except BaseException as e:
+                ended.append(type(e))
+                raise
+        return real(todo, *args, **kw)
+
+    monkeypatch.setattr(ex, "run_many", run_many)
+    monkeypatch.setitem(ex._REGISTRY, "toypipe.a", _Toy("toypipe.a", "5Mbps", lambda: threading.Timer(0.5, signal.raise_signal, (signal.SIGINT,)).start()))
+    monkeypatch.setitem(ex._REGISTRY, "toypipe.b", _Toy("toypipe.b", "5.5Mbps", lambda: None))
+    t0 = time.time()
+    with pytest.raises(KeyboardInterrupt):
+        ex.reproduce("toypipe", tmp_path / "out", quick=True, jobs=1)
+    assert time.time() - t0 < 30
+    assert ended == [Interrupted]
+    assert not (tmp_path / "out").exists()
+    assert not any(t.name.startswith("ecnlab-runs") for t in threading.enumerate())
+
+
+def test_a_failed_run_stops_the_reproduction_before_later_experiments_run(tmp_path, monkeypatch):
+    called = []
+    real = ex.run_many
+
+    def run_many(todo, *args, **kw):
+        exp = next(iter(todo)).split("-")[0]
+        called.append(exp)
+        if exp == "toypipe.b":
+            raise ecnlab.InternalError("toypipe.b-half-s1: the run failed")
+        return real(todo, *args, **kw)
+
+    monkeypatch.setattr(ex, "run_many", run_many)
+    for e, rate in (("a", "5Mbps"), ("b", "5.5Mbps"), ("c", "6Mbps")):
+        monkeypatch.setitem(ex._REGISTRY, f"toypipe.{e}", _Toy(f"toypipe.{e}", rate, lambda: None))
+    with pytest.raises(ecnlab.InternalError, match="the run failed"):
+        ex.reproduce("toypipe", tmp_path / "out", quick=True, jobs=1)
+    # toypipe.c's runs were never handed over: at most one experiment runs ahead of the judging.
+    assert called == ["toypipe.a", "toypipe.b"]
+    assert not (tmp_path / "out").exists()
+
+
+class _Read(_Toy):
+    axes = (ex.ReadingAxis("rate", ("5Mbps", "6Mbps"), "the stated load"), ex.ReadingAxis("tolerance", (0.1, 0.5), "a tight check", affects="analysis"))
+
+    def runs(self, quick, seeds, reading):
+        return ex.for_seeds({"half": udp(reading.rate)}, seeds)
+
+    def analyze(self, runs, ctx):
+        util = runs.per_seed("half", lambda r: r.port("rl->rr")["utilization"])
+        return [ex.base.claim("utilisation", Claim("matches", target=0.5, within=ctx.reading.tolerance), util, paper=0.5, text="ρ = 0.5")]
+
+
+def _without_times(x):
+    if isinstance(x, dict):
+        return {k: _without_times(v) for k, v in x.items() if k not in ("wall_s", "runs_s", "judging_s")}
+    if isinstance(x, list):
+        return [_without_times(v) for v in x]
+    return x
+
+
+def test_the_same_output_as_one_step_after_another(tmp_path, monkeypatch):
+    """Run one step at a time (each awaited before the next is handed over), a reproduction
+    under every reading writes the same summary and runs, but for its times."""
+    monkeypatch.setitem(ex._REGISTRY, "toypipe.a", _Read("toypipe.a", "", lambda: None))
+    monkeypatch.setitem(ex._REGISTRY, "toypipe.b", _Read("toypipe.b", "", lambda: None))
+    overlapped = ex.reproduce("toypipe", tmp_path / "overlapped", quick=True, jobs=1, readings="all")
+    submit = ex._Pipeline.submit
+
+    def one_at_a_time(self, *args, **kw):
+        step = submit(self, *args, **kw)
+        step.result()
+        return step
+
+    monkeypatch.setattr(ex._Pipeline, "submit", one_at_a_time)
+    alone = ex.reproduce("toypipe", tmp_path / "alone", quick=True, jobs=1, readings="all")
+    assert _without_times(overlapped) == _without_times(alone)
+    # toypipe.b's scenarios are toypipe.a's: run once, read back for the second experiment.
+    assert (overlapped["identical_runs"]["simulated"], overlapped["identical_runs"]["read"]) == (4, 4)
+    for out in ("overlapped", "alone"):
+        assert sorted(p.parent.relative_to(tmp_path / out).as_posix() for p in (tmp_path / out / "runs").rglob("run.json")) == sorted(
+            f"runs/{sub}toypipe.{e}-half-s{k}" for e in "ab" for k in (1, 2) for sub in ("", "reading-rate-6Mbps/")
+        )
+    for sec in overlapped["experiments"]:
+        assert sec["wall_s"] == pytest.approx(sec["runs_s"] + sec["judging_s"])

@@ -354,17 +354,39 @@ def test_a_run_shared_by_two_readings_is_checked_once(monkeypatch):
         name = "toy.nobottleneck"
         no_bottleneck = "flows on several links"
 
+    class Dumbbell(Experiment):
+        name = "toy.dumbbell"
+
+        def bottleneck(self, run_name):
+            return "rl->rr"
+
     calls = []
-    real = base.starved_flows
-    monkeypatch.setattr(base, "starved_flows", lambda r: calls.append(r) or real(r))
+
+    def counted(name, f):
+        monkeypatch.setattr(base, name, lambda r, *a: calls.append(name) or f(r, *a))
+
+    for name in ("starved_flows", "stall", "checked_outages"):
+        counted(name, getattr(base, name))
+    validate = ecnlab._core.validate
+    monkeypatch.setattr(ecnlab._core, "validate", lambda *a: calls.append("scenario") or validate(*a))
     r = _two_flow_runs()
-    first = RunSet({"x-s1": r}, NoBottleneck()).per_seed("x", lambda r: 1.0)
-    second = RunSet({"x-s1": r}, NoBottleneck()).per_seed("x", lambda r: 2.0)
-    assert first.starved == second.starved == {1: ["f0"]}
-    assert len(calls) == 1
+    for exp in (NoBottleneck(), Dumbbell()):
+        calls.clear()
+        first = RunSet({"x-s1": r}, exp).per_seed("x", lambda r: 1.0)
+        second = RunSet({"x-s1": r}, exp).per_seed("x", lambda r: 2.0)
+        assert first.starved == second.starved == {1: ["f0"]}
+        assert (first.stalled, first.outages) == (second.stalled, second.outages)
+        # Each check once, and the scenario read once for all of them: the starvation check
+        # (and the scenario) with the first experiment, the stall and outages with the second.
+        assert sorted(calls) == (["scenario", "starved_flows"] if isinstance(exp, NoBottleneck) else ["checked_outages", "stall"]), calls
+    # What one reading does with a finding stays its own.
+    RunSet({"x-s1": r}, exp).starved_of("x-s1")[0]["flow"] = "changed"
+    assert RunSet({"x-s1": r}, exp).starved_of("x-s1")[0]["flow"] == "f0"
     # Another run of the same scenario is checked on its own.
-    RunSet({"x-s1": _two_flow_runs()}, NoBottleneck()).per_seed("x", lambda r: 1.0)
-    assert len(calls) == 2
+    other = _two_flow_runs()
+    calls.clear()
+    RunSet({"x-s1": other}, NoBottleneck()).per_seed("x", lambda r: 1.0)
+    assert sorted(calls) == ["scenario", "starved_flows"]
 
 
 def test_a_recorded_scenario_that_does_not_build_leaves_starvation_unchecked_not_the_rejudge_stopped():

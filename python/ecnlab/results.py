@@ -180,6 +180,7 @@ class Results:
     @timeseries.setter
     def timeseries(self, frame: pl.DataFrame) -> None:
         _LOADED.assign(self, frame)
+        self.judged.clear()
 
     @classmethod
     def _from_core(cls, out: dict) -> "Results":

@@ -279,6 +279,10 @@ def run_many(
                 ex.close()
     if out_dir is not None:
         for name, _ in items:
+            if executor is not None and executor.interrupt.is_set():
+                from ..sweeps.executor import Interrupted
+
+                raise Interrupted("the runs were stopped: their caller failed")
             target = Path(out_dir) / name
             src = read_from.get(keys[name]) or (resume / keys[name] if resume is not None else None)
             if src is not None and src.is_dir():
@@ -323,49 +327,94 @@ class _Pipeline:
     """Runs the steps of a reproduction (each a :func:`run_many` call: one experiment's runs
     under one reading) one after another in a thread of its own, in the order submitted,
     while the caller judges the steps already run: on two cores the workers would otherwise
-    wait while each experiment is judged. Each step's future gives (its results, what it
-    added to the tally's counts, its seconds). Leaving on an exception (a failed run, a
-    judging error, Ctrl-C) drops the steps not started and stops the one running, before the
-    caller's temporary output is removed under it."""
+    wait while each experiment is judged. Each step's :meth:`result` is (its results, what it
+    added to the tally's counts, its seconds). A failed step fails every step after it at
+    once. Leaving on an exception (a failed run, a judging error, Ctrl-C) drops the steps not
+    started and stops the one running (:attr:`Executor.interrupt`), and returns only once the
+    thread has ended: nothing writes into the caller's temporary output after it is gone."""
 
-    def __init__(self, executor: Any) -> None:
+    def __init__(self, executor: Any, log: TextIO | None, progress: bool) -> None:
         self._executor = executor
         self._pool: Any = None
+        self._failed = threading.Event()
+        self._log = log
+        self._progress = progress
+        self._said = threading.Lock()
 
     def __enter__(self) -> "_Pipeline":
         from concurrent.futures import ThreadPoolExecutor
 
+        self._executor.interrupt.clear()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ecnlab-runs")
         return self
 
-    def submit(self, label: str, head: str, todo: Mapping[str, Any], run: Any, tally: IdenticalRuns, log: TextIO | None) -> Any:
-        """Queues ``run()`` (which runs ``todo``), said in ``log`` as ``label: head`` when it
-        starts and with its counts when it ends."""
+    def say(self, line: str) -> None:
+        """One line of the log, from either thread, in one write; on a terminal the progress
+        bar's line (which the runs' thread draws) is cleared first and drawn again at its next
+        update."""
+        if self._log is None:
+            return
+        with self._said:
+            self._log.write(("\r\x1b[2K" if self._progress else "") + line + "\n")
+            self._log.flush()
+
+    def submit(self, label: str, head: str, todo: Mapping[str, Any], run: Any, tally: IdenticalRuns) -> Any:
+        """Queues ``run()`` (which runs ``todo``), said as ``label: head`` when it starts and
+        with its counts when it ends."""
 
         def step() -> tuple[dict[str, Results], dict[str, int], float]:
+            if self._failed.is_set():
+                raise InternalError(f"{label}: not run: a step before it failed")
             t0 = time.time()
-            if log:
-                print(f"{label}: {head}", file=log, flush=True)
+            self.say(f"{label}: {head}")
             # Only this thread changes the tally while steps run: the difference is this step's.
             before = tally.counts()
-            new = run() if todo else {}
+            try:
+                new = run() if todo else {}
+            except BaseException:
+                self._failed.set()
+                raise
             now = tally.counts()
             counted = {k: now[k] - before[k] for k in now}
-            if log and todo:
+            if todo:
                 read = f", {counted['read']} read from kept runs" if counted["read"] else ""
-                print(f"{label}: {len(todo)} runs, {counted['simulated']} simulated, {counted['proven_identical']} proven identical{read}", file=log, flush=True)
+                self.say(f"{label}: {len(todo)} runs, {counted['simulated']} simulated, {counted['proven_identical']} proven identical{read}")
             return new, counted, time.time() - t0
 
         return self._pool.submit(step)
 
+    @staticmethod
+    def result(step: Any) -> tuple[dict[str, Results], dict[str, int], float]:
+        """The step's outcome once it is done. Waits in short slices: a wait without a timeout
+        is not interrupted by Ctrl-C here (polars' signal handler restarts it)."""
+        from concurrent.futures import TimeoutError as Pending
+
+        while True:
+            try:
+                return step.result(timeout=0.1)
+            except Pending:
+                continue
+
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         if exc_type is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._failed.set()
             self._executor.interrupt.set()
-        try:
-            self._pool.shutdown(wait=True)
-        finally:
-            self._executor.interrupt.clear()
+            self._pool.shutdown(wait=False, cancel_futures=True)
+        interrupted = None
+        threads = list(getattr(self._pool, "_threads", ()))
+        self._pool.shutdown(wait=False)
+        while any(t.is_alive() for t in threads):
+            try:
+                for t in threads:
+                    t.join(timeout=0.1)
+            except KeyboardInterrupt as e:
+                # A second Ctrl-C while the runs stop: they are stopping; wait for the thread
+                # all the same, then say it.
+                interrupted = e
+                self._failed.set()
+                self._executor.interrupt.set()
+        if interrupted is not None and exc_type is None:
+            raise interrupted
 
 
 # -------------------------------------------------------------------- reproduce
@@ -1026,27 +1075,41 @@ def reproduce(
     all_readings: list[str] = []
     # One process at a time writes an output: the finished runs kept beside it are read back
     # while judging, and removed once the output holds them.
-    with sole_writer(out_path, remove_after=resume), closing(executor), atomic_dir(out) as tmp, _Pipeline(executor) as pipeline:
-        # Every experiment's runs, reading by reading, are handed to the workers at once: the
-        # next ones run while the ones before are judged here (judging takes one core).
-        steps = []
-        for exp, sd, per_reading, per_keys in plans:
+    with sole_writer(out_path, remove_after=resume), closing(executor), atomic_dir(out) as tmp, _Pipeline(executor, log, progress) as pipeline:
+        # Each experiment's runs, reading by reading, are handed to the workers while the
+        # experiment before is judged here (judging takes one core); at most one experiment's
+        # runs are ahead of the judging, so that not every run of a paper is held at once.
+        steps: list[list[Any]] = []
+
+        def submit_steps(at: int) -> None:
+            if at >= len(plans):
+                return
+            exp, sd, per_reading, per_keys = plans[at]
             seen: set[str] = set()
+            mine = []
             for (rd, runs), keys in zip(per_reading, per_keys):
                 # Two readings share a run when their scenarios differ at most in the name.
                 todo = {k: v for k, v in runs.items() if keys[k] not in seen}
                 seen.update(keys[k] for k in todo)
                 sub = "runs" if rd.name == "default" else f"runs/{_slug(rd.name)}"
                 head = f"{len(runs)} runs ({len(sd)} seeds), {len(todo)} new …"
-                steps.append(pipeline.submit(f"{exp.name} [{rd.name}]", head, todo, lambda todo=todo, sub=sub: run_many(todo, tmp / sub, progress=progress, executor=executor, resume_dir=resume, reuse=earlier, tally=tally), tally, log))
-        steps.reverse()
+                mine.append(pipeline.submit(f"{exp.name} [{rd.name}]", head, todo, lambda todo=todo, sub=sub: run_many(todo, tmp / sub, progress=progress, executor=executor, resume_dir=resume, reuse=earlier, tally=tally), tally))
+            steps.append(mine[::-1])
+
+        if not (earlier is not None and earlier.any_build):
+            # Started here, not in the runs' thread: the workers are started with Ctrl-C
+            # ignored, which only the main thread can arrange.
+            executor.start()
+        submit_steps(0)
         doc = Html(f"ecnlab reproduce {name}" + (" (quick)" if quick else ""), fig_dir=tmp / "figures")
         doc.p(rule_text(ALPHA), "note")
         sections: list[dict[str, Any]] = []
         overview_at = len(doc.parts)
         depends_at = overview_at + 1
         all_depends: list[dict[str, Any]] = []
-        for exp, sd, per_reading, per_keys in plans:
+        for at, (exp, sd, per_reading, per_keys) in enumerate(plans):
+            submit_steps(at + 1)
+            mine = steps[at]
             judging = 0.0  # seconds spent here judging the experiment's runs
             running = 0.0  # and running them
             identical_runs = dict.fromkeys(tally.counts(), 0)
@@ -1067,7 +1130,7 @@ def reproduce(
                 if rd.name not in all_readings:
                     all_readings.append(rd.name)
                 sub = "runs" if rd.name == "default" else f"runs/{_slug(rd.name)}"
-                new, counted, ran_s = steps.pop().result()
+                new, counted, ran_s = pipeline.result(mine.pop())
                 t_judge = time.time()
                 running += ran_s
                 identical_runs = {k: identical_runs[k] + counted[k] for k in identical_runs}
@@ -1116,16 +1179,18 @@ def reproduce(
                         blind.append({"run": f"{exp.name}-{run_name}", "reading": rd.name, "why": why})
                 by_reading[rd.name] = mark_duplicates([c.to_json() for c in comps])
                 if log:
-                    print(f"{exp.name} [{rd.name}]: {_counts_text(count_verdicts(by_reading[rd.name]))}", file=log, flush=True)
+                    pipeline.say(f"{exp.name} [{rd.name}]: {_counts_text(count_verdicts(by_reading[rd.name]))}")
                 judging += time.time() - t_judge
             t_judge = time.time()
             check_readings_change_analysis(exp, by_reading, readings_by_name)
             check_claims_unique(exp, by_reading)
             check_claims_pair_across_readings(exp, by_reading)
             effects = reading_effects(exp, per_reading, per_keys, results_of)
+            judging += time.time() - t_judge
             # What the experiment would take alone: its runs' time and its judging's (the next
-            # experiment's runs start while this one is judged).
-            wall = running + judging + (time.time() - t_judge)
+            # experiment's runs go on while this one is judged, so the sum over experiments is
+            # more than the reproduction's wall time).
+            wall = running + judging
             depends: list[dict[str, Any]] = []
             if len(by_reading) > 1:
                 doc.h(3, f"{exp.name}: verdicts under each reading")
@@ -1169,7 +1234,8 @@ def reproduce(
                 else ""
             )
             doc.p(
-                f"{n_runs} runs{skipped}, {len(sd)} seed(s) each configuration, {wall:.1f} s wall; the default reading's runs: "
+                f"{n_runs} runs{skipped}, {len(sd)} seed(s) each configuration, {wall:.1f} s: {running:.1f} s running them and {judging:.1f} s judging them, "
+                "while the next experiment's ran; the default reading's runs: "
                 + ", ".join(sorted(set(run_dirs["default"].values()))),
                 "note",
             )
@@ -1186,6 +1252,8 @@ def reproduce(
                     "runs": sorted({d for dirs in run_dirs.values() for d in dirs.values()}),
                     "run_dirs": run_dirs,
                     "wall_s": wall,
+                    "runs_s": running,
+                    "judging_s": judging,
                     "identical_runs": identical_runs,
                     "comparisons": default_json,
                     "by_reading": by_reading,

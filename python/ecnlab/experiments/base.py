@@ -42,6 +42,7 @@ comparison names as ``paper``.
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 import statistics
@@ -805,7 +806,8 @@ def _judged(r: Results, check: tuple[str, ...], find: Callable[[], Any]) -> Any:
     them all again."""
     if check not in r.judged:
         r.judged[check] = find()
-    return r.judged[check]
+    # A copy: what one reading's analysis does with it stays out of the others'.
+    return copy.deepcopy(r.judged[check])
 
 
 class RunSet(Mapping[str, Results]):

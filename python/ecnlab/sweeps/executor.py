@@ -171,6 +171,8 @@ class Executor:
         def submit(key: str, toml: str) -> Any:
             return self.client.submit(run_scenario, toml, key=f"ecnlab-run-{key}", pure=False, retries=0)
 
+        # A map that failed before in this process left the thread workers' stop signal set.
+        _CANCEL.clear()
         futures = {submit(key, toml): key for key, toml in items}
         ac = as_completed(futures)
         try:
