@@ -1234,8 +1234,8 @@ def reproduce(
                 else ""
             )
             doc.p(
-                f"{n_runs} runs{skipped}, {len(sd)} seed(s) each configuration, {wall:.1f} s: {running:.1f} s running them and {judging:.1f} s judging them, "
-                "while the next experiment's ran; the default reading's runs: "
+                f"{n_runs} runs{skipped}, {len(sd)} seed(s) each configuration, {wall:.1f} s: {running:.1f} s running them and {judging:.1f} s judging them "
+                "(the next experiment's runs going on meanwhile); the default reading's runs: "
                 + ", ".join(sorted(set(run_dirs["default"].values()))),
                 "note",
             )
