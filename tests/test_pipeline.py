@@ -4,7 +4,6 @@ A judging that fails stops the runs still going and leaves no output behind."""
 
 from __future__ import annotations
 
-import json
 import signal
 import threading
 import time
@@ -16,11 +15,8 @@ from ecnlab import experiments as ex
 from ecnlab.errors import ExperimentError
 from ecnlab.experiments.verdict import Claim
 from ecnlab.sweeps.executor import Interrupted
-
-
-def udp(rate: str, seed: int = 1) -> ecnlab.Scenario:
-    s = ecnlab.Scenario.dumbbell(left=1, right=1, bottleneck_rate="10Mbps", duration="1s", seed=seed)
-    return s.add_udp_flow("l0", "r0", rate=rate, pattern="poisson", name="u")
+from test_experiments import _without_wall
+from test_reuse import udp
 
 
 class _Toy(ex.Experiment):
@@ -75,15 +71,13 @@ def test_the_next_experiments_runs_start_while_one_is_judged(tmp_path, monkeypat
     assert sorted(p.name for p in (tmp_path / "out" / "runs").iterdir()) == [f"toypipe.{e}-half-s{k}" for e in "ab" for k in (1, 2)]
 
 
-def test_a_failed_judging_stops_the_runs_going_and_leaves_no_output(tmp_path, monkeypatch):
-    failing = threading.Event()
-    ended = []
+def b_runs_until_stopped(monkeypatch, ended: list) -> None:
+    """toypipe.b's runs take a minute unless the reproduction stops them first (its
+    executor's interrupt); how they ended goes into ``ended``."""
     real = ex.run_many
 
     def run_many(todo, *args, **kw):
         if any(k.startswith("toypipe.b-") for k in todo):
-            # toypipe.b's runs go on while toypipe.a's judging fails.
-            failing.wait(60)
             kw["executor"].interrupt.wait(60)
             try:
                 return real(todo, *args, **kw)
@@ -92,11 +86,16 @@ def test_a_failed_judging_stops_the_runs_going_and_leaves_no_output(tmp_path, mo
                 raise
         return real(todo, *args, **kw)
 
+    monkeypatch.setattr(ex, "run_many", run_many)
+
+
+def test_a_failed_judging_stops_the_runs_going_and_leaves_no_output(tmp_path, monkeypatch):
+    ended = []
+    b_runs_until_stopped(monkeypatch, ended)
+
     def fail():
-        failing.set()
         raise ExperimentError("toypipe.a: judging failed")
 
-    monkeypatch.setattr(ex, "run_many", run_many)
     monkeypatch.setitem(ex._REGISTRY, "toypipe.a", _Toy("toypipe.a", "5Mbps", fail))
     monkeypatch.setitem(ex._REGISTRY, "toypipe.b", _Toy("toypipe.b", "5.5Mbps", lambda: None))
     with pytest.raises(ExperimentError, match="judging failed"):
@@ -112,20 +111,7 @@ def test_ctrl_c_while_a_step_runs_stops_it_at_once(tmp_path, monkeypatch):
     """Ctrl-C reaches the judging thread, which waits for toypipe.b's runs: it stops them
     at once, not when they end (a plain wait on the step would not be interrupted)."""
     ended = []
-    real = ex.run_many
-
-    def run_many(todo, *args, **kw):
-        if any(k.startswith("toypipe.b-") for k in todo):
-            # Runs that would take a minute, unless stopped.
-            kw["executor"].interrupt.wait(60)
-            try:
-                return real(todo, *args, **kw)
-            except BaseException as e:
-                ended.append(type(e))
-                raise
-        return real(todo, *args, **kw)
-
-    monkeypatch.setattr(ex, "run_many", run_many)
+    b_runs_until_stopped(monkeypatch, ended)
     monkeypatch.setitem(ex._REGISTRY, "toypipe.a", _Toy("toypipe.a", "5Mbps", lambda: threading.Timer(0.5, signal.raise_signal, (signal.SIGINT,)).start()))
     monkeypatch.setitem(ex._REGISTRY, "toypipe.b", _Toy("toypipe.b", "5.5Mbps", lambda: None))
     t0 = time.time()
@@ -169,14 +155,6 @@ class _Read(_Toy):
         return [ex.base.claim("utilisation", Claim("matches", target=0.5, within=ctx.reading.tolerance), util, paper=0.5, text="ρ = 0.5")]
 
 
-def _without_times(x):
-    if isinstance(x, dict):
-        return {k: _without_times(v) for k, v in x.items() if k not in ("wall_s", "runs_s", "judging_s")}
-    if isinstance(x, list):
-        return [_without_times(v) for v in x]
-    return x
-
-
 def test_the_same_output_as_one_step_after_another(tmp_path, monkeypatch):
     """Run one step at a time (each awaited before the next is handed over), a reproduction
     under every reading writes the same summary and runs, but for its times."""
@@ -192,7 +170,7 @@ def test_the_same_output_as_one_step_after_another(tmp_path, monkeypatch):
 
     monkeypatch.setattr(ex._Pipeline, "submit", one_at_a_time)
     alone = ex.reproduce("toypipe", tmp_path / "alone", quick=True, jobs=1, readings="all")
-    assert _without_times(overlapped) == _without_times(alone)
+    assert _without_wall(overlapped) == _without_wall(alone)
     # toypipe.b's scenarios are toypipe.a's: run once, read back for the second experiment.
     assert (overlapped["identical_runs"]["simulated"], overlapped["identical_runs"]["read"]) == (4, 4)
     for out in ("overlapped", "alone"):
