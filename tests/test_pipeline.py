@@ -112,12 +112,24 @@ def test_ctrl_c_while_a_step_runs_stops_it_at_once(tmp_path, monkeypatch):
     at once, not when they end (a plain wait on the step would not be interrupted)."""
     ended = []
     b_runs_until_stopped(monkeypatch, ended)
-    monkeypatch.setitem(ex._REGISTRY, "toypipe.a", _Toy("toypipe.a", "5Mbps", lambda: threading.Timer(0.5, signal.raise_signal, (signal.SIGINT,)).start()))
+    # Ctrl-C once the judging thread waits for toypipe.b's step (its second wait), not while it
+    # judges toypipe.a (a signal that lands inside polars' own work is polars' to handle).
+    waits = []
+    result = ex._Pipeline.result
+
+    def wait(step):
+        waits.append(step)
+        if len(waits) == 2:
+            threading.Timer(0.3, signal.raise_signal, (signal.SIGINT,)).start()
+        return result(step)
+
+    monkeypatch.setattr(ex._Pipeline, "result", staticmethod(wait))
+    monkeypatch.setitem(ex._REGISTRY, "toypipe.a", _Toy("toypipe.a", "5Mbps", lambda: None))
     monkeypatch.setitem(ex._REGISTRY, "toypipe.b", _Toy("toypipe.b", "5.5Mbps", lambda: None))
     t0 = time.time()
     with pytest.raises(KeyboardInterrupt):
         ex.reproduce("toypipe", tmp_path / "out", quick=True, jobs=1)
-    assert time.time() - t0 < 30
+    assert time.time() - t0 < 30 and len(waits) == 2
     assert ended == [Interrupted]
     assert not (tmp_path / "out").exists()
     assert not any(t.name.startswith("ecnlab-runs") for t in threading.enumerate())

@@ -354,8 +354,10 @@ class _Pipeline:
         update."""
         if self._log is None:
             return
+        # The bar is drawn on a terminal only; a log written to a file gets no control codes.
+        clear = self._progress and getattr(self._log, "isatty", lambda: False)()
         with self._said:
-            self._log.write(("\r\x1b[2K" if self._progress else "") + line + "\n")
+            self._log.write(("\r\x1b[2K" if clear else "") + line + "\n")
             self._log.flush()
 
     def submit(self, label: str, head: str, todo: Mapping[str, Any], run: Any, tally: IdenticalRuns) -> Any:
