@@ -20,7 +20,7 @@ import time
 from collections import Counter
 from contextlib import closing
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence, TextIO
+from typing import Any, Iterable, Iterator, Mapping, Sequence, TextIO
 
 from ..errors import ExperimentError, InternalError, ScenarioError
 from ..fsutil import atomic_dir, check_replaceable, sole_writer
@@ -336,6 +336,7 @@ class _Pipeline:
     def __init__(self, executor: Any, log: TextIO | None, progress: bool) -> None:
         self._executor = executor
         self._pool: Any = None
+        self._steps: list[Any] = []  # every step submitted, to wait for on leaving
         self._failed = threading.Event()
         self._log = log
         self._progress = progress
@@ -383,7 +384,9 @@ class _Pipeline:
                 self.say(f"{label}: {len(todo)} runs, {counted['simulated']} simulated, {counted['proven_identical']} proven identical{read}")
             return new, counted, time.time() - t0
 
-        return self._pool.submit(step)
+        fut = self._pool.submit(step)
+        self._steps.append(fut)
+        return fut
 
     @staticmethod
     def result(step: Any) -> tuple[dict[str, Results], dict[str, int], float]:
@@ -403,18 +406,18 @@ class _Pipeline:
             self._executor.interrupt.set()
             self._pool.shutdown(wait=False, cancel_futures=True)
         interrupted = None
-        threads = list(getattr(self._pool, "_threads", ()))
-        self._pool.shutdown(wait=False)
-        while any(t.is_alive() for t in threads):
+        # Every step ended (or was cancelled) before the thread is let go; waited for in
+        # slices, as in :meth:`result`, so that a second Ctrl-C is seen.
+        while not all(f.done() for f in self._steps):
             try:
-                for t in threads:
-                    t.join(timeout=0.1)
+                time.sleep(0.1)
             except KeyboardInterrupt as e:
                 # A second Ctrl-C while the runs stop: they are stopping; wait for the thread
                 # all the same, then say it.
                 interrupted = e
                 self._failed.set()
                 self._executor.interrupt.set()
+        self._pool.shutdown(wait=True)
         if interrupted is not None and exc_type is None:
             raise interrupted
 
@@ -1081,7 +1084,7 @@ def reproduce(
         # Each experiment's runs, reading by reading, are handed to the workers while the
         # experiment before is judged here (judging takes one core); at most one experiment's
         # runs are ahead of the judging, so that not every run of a paper is held at once.
-        steps: list[list[Any]] = []
+        steps: list[Iterator[Any]] = []  # each experiment's steps, in reading order
 
         def submit_steps(at: int) -> None:
             if at >= len(plans):
@@ -1096,7 +1099,7 @@ def reproduce(
                 sub = "runs" if rd.name == "default" else f"runs/{_slug(rd.name)}"
                 head = f"{len(runs)} runs ({len(sd)} seeds), {len(todo)} new …"
                 mine.append(pipeline.submit(f"{exp.name} [{rd.name}]", head, todo, lambda todo=todo, sub=sub: run_many(todo, tmp / sub, progress=progress, executor=executor, resume_dir=resume, reuse=earlier, tally=tally), tally))
-            steps.append(mine[::-1])
+            steps.append(iter(mine))
 
         if not (earlier is not None and earlier.any_build):
             # Started here, not in the runs' thread: the workers are started with Ctrl-C
@@ -1132,7 +1135,7 @@ def reproduce(
                 if rd.name not in all_readings:
                     all_readings.append(rd.name)
                 sub = "runs" if rd.name == "default" else f"runs/{_slug(rd.name)}"
-                new, counted, ran_s = pipeline.result(mine.pop())
+                new, counted, ran_s = pipeline.result(next(mine))
                 t_judge = time.time()
                 running += ran_s
                 identical_runs = {k: identical_runs[k] + counted[k] for k in identical_runs}
