@@ -6,8 +6,9 @@ It runs a fixed set of simulations with the ecnlab installed in this Python (the
 scenarios of bench/scenarios, every scenario under scenarios/, and the quick form of paper
 reproductions) and writes a manifest: the SHA-256 of every Parquet table they wrote, of each
 run's run.json and of each reproduction's summary.json — the last two as canonical JSON
-without the fields that measure the machine rather than the simulation (wall and CPU time,
-events per second, the finishing time, the source hash and version of the build). Two
+without the fields that measure the machine rather than the simulation (wall time and its parts, CPU time,
+events per second, the finishing time, the source hash and version of the build, and the
+run key of a run proven identical to another, which hashes the build's source). Two
 manifests are then compared entry by entry:
 
     .venv/bin/python bench/identity.py --out before.json              # on the old build
@@ -40,7 +41,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 
 # Fields that measure the machine or the build, not the simulation.
-UNSTABLE = {"wall_s", "cpu_s", "events_per_s", "finished_at", "source_hash", "ecnlab_version", "peak_rss_kb"}
+UNSTABLE = {"wall_s", "runs_s", "judging_s", "cpu_s", "events_per_s", "finished_at", "source_hash", "ecnlab_version", "peak_rss_kb"}
 
 # Quick reproductions: every paper's quick form in the full set; these two in --fast (one
 # network-assisted scheme end to end, one TCP baseline-heavy paper).
@@ -53,7 +54,17 @@ HUGE_SCENARIOS = {"bench/dt1g-1m"}
 
 def _strip(v: Any) -> Any:
     if isinstance(v, dict):
-        return {k: _strip(x) for k, x in v.items() if k not in UNSTABLE}
+        out = {}
+        for k, x in v.items():
+            if k in UNSTABLE:
+                continue
+            if k == "identical_to" and isinstance(x, dict):
+                # A run proven identical to another names that run and its run key, which
+                # hashes the build's source with the scenario: the name is a result, the key
+                # names the build.
+                x = {kk: xx for kk, xx in x.items() if kk != "key"}
+            out[k] = _strip(x)
+        return out
     if isinstance(v, list):
         return [_strip(x) for x in v]
     return v
