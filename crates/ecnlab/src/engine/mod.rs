@@ -76,15 +76,17 @@ const BUCKETS: usize = LEVELS * DIGITS;
 /// anything ([`EventQueue::reserve`]) and schedule its event there later, if it turns out to
 /// be needed ([`EventQueue::schedule_reserved`]): the event then runs exactly where it
 /// would have run had it been scheduled at the reservation. Every bucket holds its events in
-/// insertion order, which is sequence order but for such late events. A scheduled event is
-/// appended to its bucket. A redistribution empties the first non-empty bucket, in order,
+/// insertion order, which is sequence order but for such late events and for the events of a
+/// spilled near list (put back in (time, sequence) order). A scheduled event is appended to
+/// its bucket. A redistribution empties the first non-empty bucket, in order,
 /// into buckets below it, which are all empty then (it was the first non-empty one, and the
 /// current-time bucket has been consumed): each receives a subsequence of an ordered list,
 /// and everything scheduled afterwards comes later. Only events of equal time need their
 /// sequence compared, and those meet in the current-time bucket or in the near list, which
 /// is sorted on both: a redistribution sorts what it moves to the current-time bucket when
-/// a late event made it unsorted, and a late event at the current time is inserted in its
-/// place among those still to run.
+/// it arrives out of sequence, a bucket taken into the near list is sorted by time alone
+/// only when it holds its events in sequence order, and a late event at the current time is
+/// inserted in its place among those still to run.
 pub struct EventQueue {
     /// Events at time `last`, in insertion order from `head` on; or, while `near_end` is not
     /// 0, the near list: the events of a small bucket taken whole and every event since
@@ -155,7 +157,7 @@ impl EventQueue {
     #[inline(always)]
     fn put(&mut self, e: Entry) {
         if e.time < self.near_end {
-            self.put_near(e);
+            self.put_near_newest(e);
         } else if e.time == self.last {
             self.now_bucket.push(e);
         } else {
@@ -166,12 +168,7 @@ impl EventQueue {
     /// Inserts `e` in its place in the near list.
     #[inline(always)]
     fn put_near(&mut self, e: Entry) {
-        if self.head >= NEAR_CAP {
-            // Drop the events already run, so that a list long in use stays short.
-            self.now_bucket.copy_within(self.head.., 0);
-            self.now_bucket.truncate(self.now_bucket.len() - self.head);
-            self.head = 0;
-        }
+        self.compact_near();
         // Insertion sort's step: later events move up by one, from the end.
         self.now_bucket.push(e);
         let near = &mut self.now_bucket[self.head..];
@@ -186,6 +183,35 @@ impl EventQueue {
         near[i] = e;
         if near.len() > NEAR_CAP {
             self.spill_near();
+        }
+    }
+
+    /// [`EventQueue::put_near`] for an event scheduled now, whose place in the sequence is
+    /// after every event pending: only a later time puts an event behind it.
+    #[inline(always)]
+    fn put_near_newest(&mut self, e: Entry) {
+        debug_assert_eq!(e.seq + 1, self.next_seq, "not the newest event");
+        self.compact_near();
+        self.now_bucket.push(e);
+        let near = &mut self.now_bucket[self.head..];
+        let mut i = near.len() - 1;
+        while i > 0 && near[i - 1].time > e.time {
+            near[i] = near[i - 1];
+            i -= 1;
+        }
+        near[i] = e;
+        if near.len() > NEAR_CAP {
+            self.spill_near();
+        }
+    }
+
+    /// Drops the near list's events already run, so that a list long in use stays short.
+    #[inline(always)]
+    fn compact_near(&mut self) {
+        if self.head >= NEAR_CAP {
+            self.now_bucket.copy_within(self.head.., 0);
+            self.now_bucket.truncate(self.now_bucket.len() - self.head);
+            self.head = 0;
         }
     }
 
@@ -237,7 +263,8 @@ impl EventQueue {
 
     /// Schedules `ev` at `at` in the place `seq` reserved by [`EventQueue::reserve`]: it runs
     /// after the events of time `at` scheduled before the reservation and before those
-    /// scheduled after it. The place must still be ahead: not [`EventQueue::passed`].
+    /// scheduled after it. The place must still be ahead: not [`EventQueue::passed`]; and it
+    /// takes one event (two in one place would tie on both keys).
     #[inline(never)]
     pub fn schedule_reserved(&mut self, at: Time, seq: u64, ev: Ev) {
         debug_assert!(!self.passed(at, seq), "reserved place already passed");
@@ -347,7 +374,14 @@ impl EventQueue {
             bucket.clear();
             trim_bucket(bucket, held);
             self.clear_occupied(b);
-            self.now_bucket.sort_unstable_by_key(|e| (e.time, e.seq));
+            // A bucket holds its events in sequence order unless a late event or a spilled
+            // near list was put in it; in order, a stable sort on time alone leaves them in
+            // (time, sequence) order.
+            if self.now_bucket.is_sorted_by_key(|e| e.seq) {
+                self.now_bucket.sort_by_key(|e| e.time);
+            } else {
+                self.now_bucket.sort_unstable_by_key(|e| (e.time, e.seq));
+            }
             self.near_end = near_hi + 1;
             self.head = 1;
             self.last = min;
@@ -356,12 +390,16 @@ impl EventQueue {
         self.last = min;
         self.clear_occupied(b);
         let mut moving = std::mem::take(&mut self.buckets[b]);
+        // The near list is consumed, so no event moved here is put into it (where the
+        // newest-event insertion would misplace it).
+        debug_assert_eq!(self.near_end, 0);
         for &e in moving.iter() {
             self.put(e);
         }
         let moved = moving.len();
         moving.clear();
-        // A late event may sit behind events scheduled after its place.
+        // A late event, or a spilled near list's events, may sit behind events scheduled
+        // after their places.
         if !self.now_bucket.is_sorted_by_key(|e| e.seq) {
             self.now_bucket.sort_by_key(|e| e.seq);
         }
