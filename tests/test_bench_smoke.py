@@ -246,3 +246,18 @@ def test_the_report_says_how_each_build_was_made() -> None:
     pgo = subprocess.run([sys.executable, str(REPO / "tools" / "pgo.py"), "rustflags"], capture_output=True, text=True)
     want = "release, profile-guided by tools/pgo.py" if pgo.stdout.strip() else "release"
     assert b.build_kind(exe) == want
+
+
+def test_a_second_record_of_the_day_is_kept_beside_the_first(tmp_path: Path) -> None:
+    """Two benchmark records of one day on one host: the second goes beside the first, not
+    over it; a smoke run's record is replaced."""
+    bench = _load_bench()
+    first = bench.record_path(tmp_path, "2026-11-28-vm", keep_earlier=True)
+    assert first.name == "2026-11-28-vm.json"
+    first.write_text("{}")
+    second = bench.record_path(tmp_path, "2026-11-28-vm", keep_earlier=True)
+    assert second.name == "2026-11-28-vm-2.json"
+    second.write_text("{}")
+    assert bench.record_path(tmp_path, "2026-11-28-vm", keep_earlier=True).name == "2026-11-28-vm-3.json"
+    (tmp_path / "2026-11-28-vm-smoke.json").write_text("{}")
+    assert bench.record_path(tmp_path, "2026-11-28-vm-smoke", keep_earlier=False).name == "2026-11-28-vm-smoke.json"

@@ -1058,9 +1058,10 @@ def run_from_args(args: argparse.Namespace) -> int:
         out_dir = args.results_dir or (repo / "bench" / "results")
         out_dir.mkdir(parents=True, exist_ok=True)
         stem = f"{doc['date']}-{doc['machine']['host']}" + ("-smoke" if args.smoke else "")
-        (out_dir / f"{stem}.json").write_text(json.dumps(doc, indent=1) + "\n")
+        record = record_path(out_dir, stem, keep_earlier=not args.smoke)
+        record.write_text(json.dumps(doc, indent=1) + "\n")
         (out_dir / ("latest-smoke.md" if args.smoke else "latest.md")).write_text(md)
-        log(f"wrote {out_dir / (stem + '.json')} and the markdown table beside it")
+        log(f"wrote {record} and the markdown table beside it")
     return 0
 
 
@@ -1128,6 +1129,18 @@ def make_document(
         "notes": notes,
         "scenarios": summaries,
     }
+
+
+def record_path(out_dir: Path, stem: str, keep_earlier: bool) -> Path:
+    """Where a benchmark's JSON record goes: ``STEM.json``, or with ``keep_earlier`` the first
+    of ``STEM-2.json``, ``STEM-3.json``, ... not yet written, so that a second record of the
+    same day on the same host is kept beside the first (a smoke run replaces its own)."""
+    record = out_dir / f"{stem}.json"
+    n = 2
+    while keep_earlier and record.exists():
+        record = out_dir / f"{stem}-{n}.json"
+        n += 1
+    return record
 
 
 def main(argv: list[str] | None = None) -> int:
