@@ -168,22 +168,7 @@ impl EventQueue {
     /// Inserts `e` in its place in the near list.
     #[inline(always)]
     fn put_near(&mut self, e: Entry) {
-        self.compact_near();
-        // Insertion sort's step: later events move up by one, from the end.
-        self.now_bucket.push(e);
-        let near = &mut self.now_bucket[self.head..];
-        let mut i = near.len() - 1;
-        while i > 0 && {
-            let x = &near[i - 1];
-            (x.time, x.seq) > (e.time, e.seq)
-        } {
-            near[i] = near[i - 1];
-            i -= 1;
-        }
-        near[i] = e;
-        if near.len() > NEAR_CAP {
-            self.spill_near();
-        }
+        self.insert_near(e, |x| (x.time, x.seq) > (e.time, e.seq));
     }
 
     /// [`EventQueue::put_near`] for an event scheduled now, whose place in the sequence is
@@ -191,11 +176,18 @@ impl EventQueue {
     #[inline(always)]
     fn put_near_newest(&mut self, e: Entry) {
         debug_assert_eq!(e.seq + 1, self.next_seq, "not the newest event");
+        self.insert_near(e, |x| x.time > e.time);
+    }
+
+    /// Insertion sort's step: the events `goes_after` puts behind `e` move up by one, from the
+    /// end of the near list.
+    #[inline(always)]
+    fn insert_near(&mut self, e: Entry, goes_after: impl Fn(&Entry) -> bool) {
         self.compact_near();
         self.now_bucket.push(e);
         let near = &mut self.now_bucket[self.head..];
         let mut i = near.len() - 1;
-        while i > 0 && near[i - 1].time > e.time {
+        while i > 0 && goes_after(&near[i - 1]) {
             near[i] = near[i - 1];
             i -= 1;
         }
