@@ -6,10 +6,10 @@ It runs a fixed set of simulations with the ecnlab installed in this Python (the
 scenarios of bench/scenarios, every scenario under scenarios/, and the quick form of paper
 reproductions) and writes a manifest: the SHA-256 of every Parquet table they wrote, of each
 run's run.json and of each reproduction's summary.json — the last two as canonical JSON
-without the fields that measure the machine rather than the simulation (wall time and its parts, CPU time,
-events per second, the finishing time, the source hash and version of the build, and the
-run key of a run proven identical to another, which hashes the build's source). Two
-manifests are then compared entry by entry:
+without the fields that measure the machine rather than the simulation (wall time and its
+parts, CPU time, events per second, the finishing time, the source hash and version of the
+build, and the run key of a run proven identical to another, which hashes the build's
+source). Two manifests are then compared entry by entry:
 
     .venv/bin/python bench/identity.py --out before.json              # on the old build
     make build

@@ -127,9 +127,10 @@ def test_ctrl_c_while_a_step_runs_stops_it_at_once(tmp_path, monkeypatch):
         return result(step)
 
     monkeypatch.setattr(ex._Pipeline, "result", staticmethod(wait))
-    # Under a background job (CI started with `&`, nohup) SIGINT comes ignored, and stays so
-    # (README): give it Python's handler, as a terminal session has. Otherwise left as it is,
-    # polars' own handler included.
+    # A job a non-interactive shell starts in the background (`cmd &`, as CI may be run)
+    # starts with SIGINT ignored, and Python leaves an ignored signal ignored: give it
+    # Python's handler, as a terminal session has. Otherwise it is left as it is, polars'
+    # own handler included.
     ignored = signal.getsignal(signal.SIGINT) is signal.SIG_IGN
     if ignored:
         signal.signal(signal.SIGINT, signal.default_int_handler)
