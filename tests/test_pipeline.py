@@ -118,15 +118,15 @@ def test_ctrl_c_while_a_step_runs_stops_it_at_once(tmp_path, monkeypatch):
     waits = []
     result = ex._Pipeline.result
 
-    def wait(step):
+    def wait(self, step):
         waits.append(step)
         if len(waits) == 2:
             # To the process, as a terminal sends it (raise() in a thread would go to that
             # thread alone, and be held there where the signal is blocked).
             threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
-        return result(step)
+        return result(self, step)
 
-    monkeypatch.setattr(ex._Pipeline, "result", staticmethod(wait))
+    monkeypatch.setattr(ex._Pipeline, "result", wait)
     # A job a non-interactive shell starts in the background (`cmd &`, as CI may be run)
     # starts with SIGINT ignored, and Python leaves an ignored signal ignored: give it
     # Python's handler, as a terminal session has. Otherwise it is left as it is, polars'
@@ -205,3 +205,33 @@ def test_the_same_output_as_one_step_after_another(tmp_path, monkeypatch):
         )
     for sec in overlapped["experiments"]:
         assert sec["wall_s"] == pytest.approx(sec["runs_s"] + sec["judging_s"])
+
+
+def test_an_experiment_judged_lets_its_runs_go(tmp_path, monkeypatch):
+    """Once an experiment is judged, nothing of the reproduction holds its runs' results: a
+    paper's runs are not all in memory at once (only the experiment judged and the one
+    running ahead)."""
+    import gc
+    import weakref
+
+    held: dict[str, list] = {"toypipe.a": [], "toypipe.b": []}
+    real = ex.run_many
+
+    def run_many(todo, *args, **kw):
+        out = real(todo, *args, **kw)
+        for name, refs in held.items():
+            refs.extend(weakref.ref(r) for k, r in out.items() if k.startswith(name + "-"))
+        return out
+
+    monkeypatch.setattr(ex, "run_many", run_many)
+    alive_while_b_judged = []
+
+    def judge_b():
+        gc.collect()
+        alive_while_b_judged.append(sum(ref() is not None for ref in held["toypipe.a"]))
+
+    monkeypatch.setitem(ex._REGISTRY, "toypipe.a", _Toy("toypipe.a", "5Mbps", lambda: None))
+    monkeypatch.setitem(ex._REGISTRY, "toypipe.b", _Toy("toypipe.b", "5.5Mbps", judge_b))
+    ex.reproduce("toypipe", tmp_path / "out", quick=True, jobs=1)
+    assert len(held["toypipe.a"]) == 2 and len(held["toypipe.b"]) == 2
+    assert alive_while_b_judged == [0]

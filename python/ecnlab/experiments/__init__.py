@@ -17,7 +17,7 @@ import re
 import shutil
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from contextlib import closing
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence, TextIO
@@ -336,7 +336,7 @@ class _Pipeline:
     def __init__(self, executor: Any, log: TextIO | None, progress: bool) -> None:
         self._executor = executor
         self._pool: Any = None
-        self._steps: list[Any] = []  # every step submitted, to wait for on leaving
+        self._steps: list[Any] = []  # the steps submitted and not yet taken, waited for on leaving
         self._failed = threading.Event()
         self._log = log
         self._progress = progress
@@ -388,17 +388,19 @@ class _Pipeline:
         self._steps.append(fut)
         return fut
 
-    @staticmethod
-    def result(step: Any) -> tuple[dict[str, Results], dict[str, int], float]:
+    def result(self, step: Any) -> tuple[dict[str, Results], dict[str, int], float]:
         """The step's outcome once it is done. Waits in short slices: a wait without a timeout
-        is not interrupted by Ctrl-C here (polars' signal handler restarts it)."""
+        is not interrupted by Ctrl-C here (polars' signal handler restarts it). The step taken
+        is let go, so that its runs' results live no longer than the caller holds them."""
         from concurrent.futures import TimeoutError as Pending
 
         while True:
             try:
-                return step.result(timeout=0.1)
+                out = step.result(timeout=0.1)
             except Pending:
                 continue
+            self._steps.remove(step)
+            return out
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         if exc_type is not None:
@@ -1084,7 +1086,9 @@ def reproduce(
         # Each experiment's runs, reading by reading, are handed to the workers while the
         # experiment before is judged here (judging takes one core); at most one experiment's
         # runs are ahead of the judging, so that not every run of a paper is held at once.
-        steps: list[Iterator[Any]] = []  # each experiment's steps, in reading order
+        # Each experiment's steps, in reading order, from the one being judged on; taken off
+        # the front when its judging starts, so a judged experiment's runs are let go.
+        steps: deque[Iterator[Any]] = deque()
 
         def submit_steps(at: int) -> None:
             if at >= len(plans):
@@ -1114,7 +1118,7 @@ def reproduce(
         all_depends: list[dict[str, Any]] = []
         for at, (exp, sd, per_reading, per_keys) in enumerate(plans):
             submit_steps(at + 1)
-            mine = steps[at]
+            mine = steps.popleft()
             judging = 0.0  # seconds spent here judging the experiment's runs
             running = 0.0  # and running them
             identical_runs = dict.fromkeys(tally.counts(), 0)
