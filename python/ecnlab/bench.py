@@ -418,6 +418,8 @@ class Measured:
     events: int
     bottleneck_tx_pkts: int
     results: dict[str, Any]
+    #: ecnlab: the process's memory on transparent huge pages when the loop ended (KiB).
+    huge_pages_kb: int | None = None
 
     def time_s(self, clock: str) -> float:
         if clock == "cpu" and self.run_cpu_s is not None:
@@ -540,6 +542,7 @@ def run_ecnlab(
         events=doc["events"],
         bottleneck_tx_pkts=res["bottleneck_tx_pkts"],
         results=res,
+        huge_pages_kb=doc.get("huge_pages_kb"),
     )
 
 
@@ -637,6 +640,7 @@ class ScenarioResult:
                 "proc_wall_s": _median([r.proc_wall_s for r in rs]),
                 "proc_cpu_s": _median([r.proc_cpu_s for r in rs]),
                 "peak_rss_kb": _median([r.peak_rss_kb for r in rs]),
+                "huge_pages_kb": _median([r.huge_pages_kb for r in rs]) if all(r.huge_pages_kb is not None for r in rs) else None,
                 "events": rs[0].events,
                 "events_per_s": rs[0].events / t if t > 0 else None,
                 "bottleneck_pkts_per_s": rs[0].bottleneck_tx_pkts / t if t > 0 else None,
@@ -821,6 +825,14 @@ def render_markdown(doc: dict[str, Any]) -> str:
             f"Memory per TCP flow (ecnlab): {bpf['bytes_per_flow']:.0f} bytes "
             f"(peak RSS of {bpf['large']} minus {bpf['small']}, over {bpf['extra_flows']} more flows; "
             "both endpoints, their timers and their share of packets in flight).",
+        ]
+    huge = [(s["scenario"], s["ecnlab"]["huge_pages_kb"]) for s in doc["scenarios"] if (s.get("ecnlab") or {}).get("huge_pages_kb") is not None]
+    if huge:
+        lines += [
+            "",
+            "ecnlab's memory on transparent huge pages when the loop ended (its heap asks for them, "
+            "see `sysmem::HUGE_PAGE_TUNABLES`; 0 where the system gives none): "
+            + ", ".join(f"{name} {kb / 1024:.0f} MB" for name, kb in huge) + ".",
         ]
     if doc.get("million_flows"):
         m = doc["million_flows"]

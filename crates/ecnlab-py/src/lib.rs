@@ -446,6 +446,15 @@ fn _panic_for_test(py: Python<'_>, message: String) -> PyResult<()> {
     }
 }
 
+/// `GLIBC_TUNABLES` for a process that runs simulations, from its value now: with the tunable
+/// that puts malloc's heap on transparent huge pages added, or None when a value for it is
+/// set already (see `ecnlab::sysmem::HUGE_PAGE_TUNABLES`).
+#[pyfunction]
+#[pyo3(signature = (current=None))]
+fn huge_page_tunables(current: Option<&str>) -> Option<String> {
+    ecnlab::sysmem::tunables_with_huge_pages(current)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -456,6 +465,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(buffer_limits, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
+    m.add_function(wrap_pyfunction!(huge_page_tunables, m)?)?;
+    m.add("TUNABLES_VAR", ecnlab::sysmem::TUNABLES_VAR)?;
     #[cfg(target_os = "linux")]
     {
         m.add_function(wrap_pyfunction!(emulate::emulation_plan, m)?)?;

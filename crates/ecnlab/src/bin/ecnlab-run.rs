@@ -9,6 +9,10 @@
 //! the columns `time_s,kind,entity,value`. `--flow-totals` prints the flows' totals
 //! (`flow_totals`: flows, bytes delivered, finished flows, retransmissions) instead of one row
 //! per flow (`flows` is then null): a million rows would be most of the output's size.
+//!
+//! It starts itself again with glibc's huge-page tunables in its environment unless the
+//! environment sets `glibc.malloc.hugetlb` already (see [`ecnlab::sysmem::HUGE_PAGE_TUNABLES`]):
+//! glibc reads them only when a process starts.
 
 use ecnlab::scenario::{self, RunOptions, RunOutput};
 use ecnlab::stats::{ColumnData, Table};
@@ -73,6 +77,7 @@ fn write_summary(w: &mut impl Write, out: &RunOutput, flow_totals: bool) -> std:
         "duration_s": m.duration_s,
         "wall_s": m.wall_s,
         "cpu_s": m.cpu_s,
+        "huge_pages_kb": m.huge_pages_kb,
         "events": m.events,
         "packets_created": m.packets_created,
         "packets_delivered": m.packets_delivered,
@@ -145,6 +150,7 @@ fn write_timeseries_csv(t: &Table, path: &str) -> std::io::Result<()> {
 }
 
 fn main() -> ExitCode {
+    ecnlab::sysmem::restart_with_huge_page_heap();
     let args: Vec<String> = std::env::args().collect();
     let mut path = None;
     let mut seed = None;

@@ -75,6 +75,9 @@ pub struct RunMeta {
     pub packets_dropped: u64,
     /// Most packets alive at once (pool slots).
     pub peak_packets: u64,
+    /// The process's memory on transparent huge pages when the loop ended (KiB; None where
+    /// the system does not tell): see [`crate::sysmem::HUGE_PAGE_TUNABLES`].
+    pub huge_pages_kb: Option<u64>,
     /// What the scenario does that is allowed but probably not meant.
     pub warnings: Vec<String>,
     /// Each node element's counters, by node name.
@@ -500,6 +503,8 @@ fn run_inner(
     }
     let wall_s = t0.elapsed().as_secs_f64();
     let cpu_s = process_cpu_s().zip(cpu0).map(|(b, a)| b - a);
+    let huge_pages_kb = crate::sysmem::huge_pages_kb();
+    let _small_pages = crate::sysmem::SmallPagesOnly::begin();
     sim.conservation().map_err(RunError::Internal)?;
     sim.finish_pcaps()
         .map_err(|e| RunError::Io(format!("writing pcap: {e}")))?;
@@ -526,6 +531,7 @@ fn run_inner(
         duration_s: s.duration.secs(),
         wall_s,
         cpu_s,
+        huge_pages_kb,
         events: sim.events.executed,
         packets_created: sim.pool.allocated,
         packets_delivered: sim.delivered,
