@@ -30,19 +30,14 @@ def _load_bench():
 
 def _huge_pages_on_request() -> bool:
     """Transparent huge pages given on madvise (the setting is `always` or `madvise`) to a
-    glibc that can ask for them (2.35 on)."""
+    glibc process (whose heap the simulator's allocator marks for them)."""
     import platform
 
     try:
         mode = Path("/sys/kernel/mm/transparent_hugepage/enabled").read_text()
     except OSError:
         return False
-    lib, version = platform.libc_ver()
-    try:
-        new_enough = lib == "glibc" and tuple(int(x) for x in version.split(".")[:2]) >= (2, 35)
-    except ValueError:
-        return False
-    return "[never]" not in mode and new_enough
+    return "[never]" not in mode and platform.libc_ver()[0] == "glibc"
 
 
 def test_smoke_runs_every_scenario_repeatably(tmp_path: Path) -> None:
@@ -69,8 +64,8 @@ def test_smoke_runs_every_scenario_repeatably(tmp_path: Path) -> None:
         # ecnlab alone: nothing is compared, no goal is judged.
         assert "ns3" not in s and "speedup" not in s
     assert doc["bytes_per_flow"]["extra_flows"] == 9000
-    # The simulator's heap asks for transparent huge pages: where the system gives them on
-    # request, the 10,000 flows' state (tens of MB) is on them.
+    # The simulator's allocator asks for transparent huge pages: where the system gives them
+    # on request, the 10,000 flows' state (tens of MB) is on them.
     huge = {s["scenario"]: s["ecnlab"]["huge_pages_kb"] for s in doc["scenarios"]}
     if _huge_pages_on_request():
         assert huge["dt1g-10000"] and huge["dt1g-10000"] >= 4096, huge

@@ -518,17 +518,3 @@ def test_dasks_own_warnings_stay_off_the_terminal_and_ours_stay_on(tmp_path, mod
     assert "scratch" not in r.stderr and "UserWarning" not in r.stderr, r.stderr
     assert "warning: " in r.stderr and "mostly idle" in r.stderr, r.stderr
 
-
-def test_local_workers_start_with_their_heap_on_huge_pages():
-    """glibc reads its tunables only when a process starts: the local workers get the one
-    that puts malloc's heap on transparent huge pages before they are spawned, added to what
-    the user set; a value the user chose for it stands."""
-    from ecnlab import _core
-
-    with sw.Executor(workers=1) as ex:
-        seen = ex.client.run(os.environ.get, "GLIBC_TUNABLES")
-    assert len(seen) == 1
-    (tunables,) = seen.values()
-    assert {"glibc.malloc.hugetlb=1", "glibc.malloc.top_pad=67108864"} <= set(tunables.split(":")), tunables
-    assert _core.huge_page_tunables("glibc.malloc.hugetlb=0") is None
-    assert _core.huge_page_tunables("glibc.malloc.arena_max=2") == "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864"

@@ -830,8 +830,8 @@ def render_markdown(doc: dict[str, Any]) -> str:
     if huge:
         lines += [
             "",
-            "ecnlab's memory on transparent huge pages when the loop ended (its heap asks for them, "
-            "see `sysmem::HUGE_PAGE_TUNABLES`; 0 where the system gives none): "
+            "ecnlab's memory on transparent huge pages when the loop ended (its allocator asks for them, "
+            "see `sysmem::HugePageHeap`; 0 where the system gives none): "
             + ", ".join(f"{name} {kb / 1024:.0f} MB" for name, kb in huge) + ".",
         ]
     if doc.get("million_flows"):

@@ -20,6 +20,9 @@ use std::panic::{self, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::Once;
 
+#[global_allocator]
+static ALLOCATOR: ecnlab::sysmem::HugePageHeap = ecnlab::sysmem::HugePageHeap;
+
 thread_local! {
     /// Where and why the last panic on this thread happened (filled by the panic hook).
     static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
@@ -230,6 +233,9 @@ fn run(
         }
         Ok(Ok(out)) => out,
     };
+    // The tables become Python objects on memory the run just handed back: on small pages,
+    // as the run's end built them (see `SmallPagesOnly`).
+    let _small_pages = ecnlab::sysmem::SmallPagesOnly::begin();
     let d = PyDict::new(py);
     d.set_item("flows", table_to_py(py, &out.flows)?)?;
     d.set_item("ports", table_to_py(py, &out.ports)?)?;
@@ -446,15 +452,6 @@ fn _panic_for_test(py: Python<'_>, message: String) -> PyResult<()> {
     }
 }
 
-/// `GLIBC_TUNABLES` for a process that runs simulations, from its value now: with the tunable
-/// that puts malloc's heap on transparent huge pages added, or None when a value for it is
-/// set already (see `ecnlab::sysmem::HUGE_PAGE_TUNABLES`).
-#[pyfunction]
-#[pyo3(signature = (current=None))]
-fn huge_page_tunables(current: Option<&str>) -> Option<String> {
-    ecnlab::sysmem::tunables_with_huge_pages(current)
-}
-
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -465,8 +462,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(buffer_limits, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
-    m.add_function(wrap_pyfunction!(huge_page_tunables, m)?)?;
-    m.add("TUNABLES_VAR", ecnlab::sysmem::TUNABLES_VAR)?;
     #[cfg(target_os = "linux")]
     {
         m.add_function(wrap_pyfunction!(emulate::emulation_plan, m)?)?;

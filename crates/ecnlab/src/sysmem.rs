@@ -17,76 +17,124 @@ pub fn return_free_memory() {
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 pub fn return_free_memory() {}
 
-/// The glibc tunables (glibc 2.35 on; older versions and other C libraries ignore them) that
-/// put `malloc`'s heap on transparent huge pages:
-/// - `hugetlb=1`: `malloc` asks the kernel for them (`madvise(MADV_HUGEPAGE)`) on the memory
-///   it takes from the system, and grows its heap in whole huge pages. Where the system's
-///   setting is `madvise`, the common default, the heap is otherwise on 4 KiB pages: with
-///   thousands of flows, whose state is touched a few times per round trip each, most of
-///   those touches then also miss the processor's address translation cache.
-/// - `top_pad` of 64 MiB: the heap grows by at least that much at a time (address space, not
-///   memory: a page is resident once touched). With the default 128 KiB, the heap's top
-///   shrinks and grows again as blocks are freed and taken, and every growth clears a fresh
-///   2 MiB page: building a million flows took 3 s more system time than without huge pages.
+/// The global allocator of the programs that run simulations (`ecnlab-run`, the Python
+/// module): the system's (`malloc`), with the memory it takes from the kernel marked for
+/// transparent huge pages (`madvise(MADV_HUGEPAGE)`). Where the system's setting is
+/// `madvise`, the common default, the heap is otherwise on 4 KiB pages: with thousands of
+/// flows, whose state is touched a few times per round trip each, most of those touches then
+/// also miss the processor's address translation cache. It marks:
+/// - the heap's growth: after each allocation it compares the heap's end (`sbrk(0)`, no
+///   system call) with the end it last saw, and marks what was added;
+/// - blocks of 2 MiB or more, which `malloc` maps apart from the heap.
 ///
-/// Measured with `ecnlab-run` (loop CPU, medians of 7 alternating runs, against both off):
-/// 10,000 flows 0.70, 1000 flows 0.87, for 6 % and 2 % more peak memory; a million flows 0.83
-/// of the loop and 0.85 of the whole process's wall time; runs of a few dozen flows (red100,
-/// HFCC's dumbbell and chain) unchanged. They change where memory is, never what is computed.
-pub const HUGE_PAGE_TUNABLES: [&str; 2] =
-    ["glibc.malloc.hugetlb=1", "glibc.malloc.top_pad=67108864"];
+/// The heap is the main thread's: threads of their own (a Dask worker's tasks, runs on
+/// threads) allocate from heaps glibc opens a few pages at a time, which never hold a whole
+/// huge page when touched, and stay on small pages but for blocks of 2 MiB or more.
+///
+/// glibc 2.35's own tunable for this (`glibc.malloc.hugetlb=1`, which covers those heaps too)
+/// was tried first: glibc 2.36 reads the system's setting into a buffer it compares without
+/// ending it, and took the setting for unsupported in about half of the runs here.
+///
+/// With [`prepare_heap`]'s padding, measured with `ecnlab-run` against the plain allocator
+/// (loop CPU, medians of 7-11 alternating runs): 10,000 flows 0.70 (whole process 0.80),
+/// 1000 flows 0.87, dt1g 0.98, red100 1.01, for 7 % and 2 % more peak memory at 10,000 and
+/// 1000 flows and 1-5 MB more on small runs (whole huge pages). A million flows: loop 0.81-0.91,
+/// but the whole process took 10-20 % longer here, in system time spent clearing fresh huge
+/// pages (this machine is a virtual one, whose host backs memory when first touched). It
+/// changes where memory is, never what is computed. Elsewhere than Linux with glibc it is the
+/// system's allocator unchanged.
+pub struct HugePageHeap;
 
-/// The variable glibc reads its tunables from, once, when a process starts.
-pub const TUNABLES_VAR: &str = "GLIBC_TUNABLES";
+/// Blocks from this size on are marked whole (the size of a huge page on x86-64 and arm64
+/// with 4 KiB pages; a smaller block would not hold one).
+const HUGE_PAGE: usize = 2 << 20;
 
-/// `GLIBC_TUNABLES` with [`HUGE_PAGE_TUNABLES`] added to `current` (its value now, if set),
-/// each unless `current` sets it already; `None` when `current` sets `glibc.malloc.hugetlb`:
-/// a value the user chose stands.
-pub fn tunables_with_huge_pages(current: Option<&str>) -> Option<String> {
-    let current = current.unwrap_or("");
-    let name = |t: &str| t.split('=').next().unwrap_or("").to_string();
-    let names: Vec<String> = current.split(':').map(name).collect();
-    if names.contains(&name(HUGE_PAGE_TUNABLES[0])) {
-        return None;
-    }
-    let mut out: Vec<&str> = current.split(':').filter(|t| !t.is_empty()).collect();
-    for t in HUGE_PAGE_TUNABLES {
-        if !names.contains(&name(t)) {
-            out.push(t);
-        }
-    }
-    Some(out.join(":"))
-}
-
-/// Starts this program again, with the same arguments, with [`HUGE_PAGE_TUNABLES`] in its
-/// environment, unless they are there already (glibc reads them only when a process starts).
-/// Returns only when nothing is to be done or the new start failed; the program then runs
-/// as it is, on the pages it has.
+/// The heap's end when the allocator last looked (0 before it first did).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-pub fn restart_with_huge_page_heap() {
-    use std::os::unix::process::CommandExt;
-    // A value that is not UTF-8 is the user's, and left alone.
-    let current = match std::env::var(TUNABLES_VAR) {
-        Ok(v) => Some(v),
-        Err(std::env::VarError::NotPresent) => None,
-        Err(std::env::VarError::NotUnicode(_)) => return,
-    };
-    let Some(tunables) = tunables_with_huge_pages(current.as_deref()) else {
-        return;
-    };
-    let Ok(exe) = std::env::current_exe() else {
-        return;
-    };
-    let mut args = std::env::args_os();
-    let mut cmd = std::process::Command::new(exe);
-    if let Some(arg0) = args.next() {
-        cmd.arg0(arg0);
+static HEAP_END_SEEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+impl HugePageHeap {
+    #[inline]
+    fn advise(p: *mut u8, size: usize) {
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        {
+            use std::sync::atomic::Ordering::Relaxed;
+            if p.is_null() {
+                return;
+            }
+            if size >= HUGE_PAGE {
+                let start = (p as usize).next_multiple_of(HUGE_PAGE);
+                let end = (p as usize + size) & !(HUGE_PAGE - 1);
+                if end > start {
+                    // SAFETY: the range lies inside the block just handed out, whole pages.
+                    unsafe { libc::madvise(start as *mut _, end - start, libc::MADV_HUGEPAGE) };
+                }
+            }
+            // SAFETY: sbrk(0) returns the current break and changes nothing.
+            let end = unsafe { libc::sbrk(0) } as usize;
+            let seen = HEAP_END_SEEN.swap(end, Relaxed);
+            // The heap grew since: mark what it gained (threads racing here mark a range
+            // twice at worst). When it shrank, what it gains again is marked then.
+            if seen != 0 && end > seen {
+                let start = seen & !(page_size() - 1);
+                // SAFETY: [start, end) is the heap's part added by malloc, mapped.
+                unsafe { libc::madvise(start as *mut _, end - start, libc::MADV_HUGEPAGE) };
+            }
+        }
+        #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+        let _ = (p, size);
     }
-    let _failed = cmd.args(args).env(TUNABLES_VAR, tunables).exec();
 }
 
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-pub fn restart_with_huge_page_heap() {}
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn page_size() -> usize {
+    // SAFETY: sysconf reads a constant of the system.
+    (unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).max(4096) as usize
+}
+
+// SAFETY: every call is the system allocator's, with the same arguments; `advise` only marks
+// memory the allocator has just handed out or added to its heap, and changes no byte of it.
+unsafe impl std::alloc::GlobalAlloc for HugePageHeap {
+    unsafe fn alloc(&self, l: std::alloc::Layout) -> *mut u8 {
+        let p = unsafe { std::alloc::System.alloc(l) };
+        Self::advise(p, l.size());
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, l: std::alloc::Layout) -> *mut u8 {
+        let p = unsafe { std::alloc::System.alloc_zeroed(l) };
+        Self::advise(p, l.size());
+        p
+    }
+
+    unsafe fn dealloc(&self, p: *mut u8, l: std::alloc::Layout) {
+        unsafe { std::alloc::System.dealloc(p, l) }
+    }
+
+    unsafe fn realloc(&self, p: *mut u8, l: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        let q = unsafe { std::alloc::System.realloc(p, l, new_size) };
+        Self::advise(q, new_size);
+        q
+    }
+}
+
+/// Has `malloc` grow its heap by at least 64 MiB at a time (address space: a page becomes
+/// resident when touched), once per process, before a run builds its simulation. With the
+/// default 128 KiB the heap's top shrinks and grows again as blocks are freed and taken, and
+/// on huge pages every growth clears a fresh 2 MiB page: building a million flows took 3 s
+/// more system time than without huge pages. It also fixes glibc's threshold for mapping a
+/// block apart from the heap at 128 KiB (it otherwise rises as such blocks are freed); no run
+/// measured changed by it.
+pub fn prepare_heap() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        // SAFETY: mallopt changes one of malloc's parameters; any thread may call it.
+        ONCE.call_once(|| unsafe {
+            libc::mallopt(libc::M_TOP_PAD, 64 << 20);
+        });
+    }
+}
 
 /// While a value of this lives, memory the process touches for the first time is on small
 /// pages (Linux's `PR_SET_THP_DISABLE`; what is on huge pages stays there). A run's end frees
@@ -94,7 +142,9 @@ pub fn restart_with_huge_page_heap() {}
 /// tables in their place: on huge pages every such reuse would clear a fresh 2 MiB page, and
 /// with a million flows the end of the run took 3-4 s more system time than the whole run
 /// saved. Sections may overlap (runs on several threads): the first to begin sets the flag,
-/// the last to end puts back what it found.
+/// the last to end puts back what it found. The flag is the process's: while a section is
+/// open, other threads' runs also touch new memory on small pages, and a process started
+/// then inherits it.
 pub struct SmallPagesOnly(());
 
 #[cfg(target_os = "linux")]
@@ -129,8 +179,11 @@ impl Drop for SmallPagesOnly {
                 .unwrap_or_else(|e| e.into_inner());
             s.0 -= 1;
             if s.0 == 0 {
+                // What `PR_GET_THP_DISABLE` gave: bit 0 disabled, the higher bits the flags
+                // it was set with (Linux 6.18: disabled except where advised).
+                let (disabled, flags) = (s.1 & 1, s.1 & !1);
                 // SAFETY: as in `begin`.
-                unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, s.1, 0, 0, 0) };
+                unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, disabled, flags, 0, 0) };
             }
         }
     }
@@ -141,35 +194,4 @@ pub fn huge_pages_kb() -> Option<u64> {
     let rollup = std::fs::read_to_string("/proc/self/smaps_rollup").ok()?;
     let line = rollup.lines().find(|l| l.starts_with("AnonHugePages:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_huge_page_tunables_are_added_unless_one_is_chosen() {
-        let both = "glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864";
-        assert_eq!(tunables_with_huge_pages(None).as_deref(), Some(both));
-        assert_eq!(tunables_with_huge_pages(Some("")).as_deref(), Some(both));
-        assert_eq!(
-            tunables_with_huge_pages(Some("glibc.malloc.arena_max=2")).as_deref(),
-            Some("glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864")
-        );
-        // The user's own pad stands.
-        assert_eq!(
-            tunables_with_huge_pages(Some("glibc.malloc.top_pad=0")).as_deref(),
-            Some("glibc.malloc.top_pad=0:glibc.malloc.hugetlb=1")
-        );
-        assert_eq!(
-            tunables_with_huge_pages(Some("glibc.malloc.hugetlb=0")),
-            None
-        );
-        assert_eq!(
-            tunables_with_huge_pages(Some("a=1:glibc.malloc.hugetlb=2")),
-            None
-        );
-        // A name that only starts like it is another tunable.
-        assert!(tunables_with_huge_pages(Some("glibc.malloc.hugetlbx=0")).is_some());
-    }
 }

@@ -59,26 +59,6 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _huge_page_heaps() -> None:
-    """Has the local workers' C library put their heaps on transparent huge pages (glibc
-    tunables, read only when a process starts, so set before the workers are spawned, as Dask
-    sets its own allocator settings): with thousands of flows a run's loop takes 13-30 % less
-    CPU (see ``sysmem::HUGE_PAGE_TUNABLES`` in the simulator). A value the user set for
-    ``glibc.malloc.hugetlb`` stands; the results are the same either way."""
-    import dask
-
-    from .. import _core
-
-    key = "distributed.nanny.pre-spawn-environ"
-    environ = dict(dask.config.get(key, default={}) or {})
-    var = _core.TUNABLES_VAR
-    current = environ.get(var, os.environ.get(var))
-    tunables = _core.huge_page_tunables(None if current is None else str(current))
-    if tunables is not None:
-        environ[var] = tunables
-        dask.config.set({key: environ})
-
-
 class Interrupted(Exception):
     """A :meth:`Executor.map` stopped through :attr:`Executor.interrupt`."""
 
@@ -116,7 +96,6 @@ class Executor:
         # A killed worker's task is given to another worker (and again, up to this many
         # deaths) before it counts as failed.
         dask.config.set({"distributed.scheduler.allowed-failures": 3})
-        _huge_page_heaps()
         if self.scheduler:
             try:
                 self.client = Client(self.scheduler, timeout="5s")

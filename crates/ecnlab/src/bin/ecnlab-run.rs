@@ -10,14 +10,15 @@
 //! (`flow_totals`: flows, bytes delivered, finished flows, retransmissions) instead of one row
 //! per flow (`flows` is then null): a million rows would be most of the output's size.
 //!
-//! It starts itself again with glibc's huge-page tunables in its environment unless the
-//! environment sets `glibc.malloc.hugetlb` already (see [`ecnlab::sysmem::HUGE_PAGE_TUNABLES`]):
-//! glibc reads them only when a process starts.
+//! Its allocator marks its heap for transparent huge pages ([`ecnlab::sysmem::HugePageHeap`]).
 
 use ecnlab::scenario::{self, RunOptions, RunOutput};
 use ecnlab::stats::{ColumnData, Table};
 use std::io::Write;
 use std::process::ExitCode;
+
+#[global_allocator]
+static ALLOCATOR: ecnlab::sysmem::HugePageHeap = ecnlab::sysmem::HugePageHeap;
 
 /// Writes a table as a JSON array of row objects, one value at a time: building the whole
 /// document in memory first would weigh more than the simulation of 10,000 flows itself.
@@ -150,7 +151,6 @@ fn write_timeseries_csv(t: &Table, path: &str) -> std::io::Result<()> {
 }
 
 fn main() -> ExitCode {
-    ecnlab::sysmem::restart_with_huge_page_heap();
     let args: Vec<String> = std::env::args().collect();
     let mut path = None;
     let mut seed = None;

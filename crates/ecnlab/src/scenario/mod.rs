@@ -76,7 +76,7 @@ pub struct RunMeta {
     /// Most packets alive at once (pool slots).
     pub peak_packets: u64,
     /// The process's memory on transparent huge pages when the loop ended (KiB; None where
-    /// the system does not tell): see [`crate::sysmem::HUGE_PAGE_TUNABLES`].
+    /// the system does not tell): see [`crate::sysmem::HugePageHeap`].
     pub huge_pages_kb: Option<u64>,
     /// What the scenario does that is allowed but probably not meant.
     pub warnings: Vec<String>,
@@ -449,6 +449,7 @@ fn run_inner(
     timeseries_table: bool,
 ) -> Result<RunOutput, RunError> {
     let seed = opts.seed.unwrap_or(s.seed);
+    crate::sysmem::prepare_heap();
     let (built, resolved_params) = registry::recording(|| build(s, seed, opts.pcap_dir.as_deref()));
     let mut built = built.map_err(RunError::Invalid)?;
     let sim = &mut built.sim;
