@@ -29,15 +29,19 @@ def _load_bench():
 
 
 def _huge_pages_on_request() -> bool:
-    """Transparent huge pages given on madvise (the setting is `always` or `madvise`) to a
-    glibc process (whose heap the simulator's allocator marks for them)."""
+    """2 MiB transparent huge pages given on request (madvise) to a glibc process started
+    from here (whose heap the simulator's allocator marks for them)."""
     import platform
 
+    thp = Path("/sys/kernel/mm/transparent_hugepage")
     try:
-        mode = Path("/sys/kernel/mm/transparent_hugepage/enabled").read_text()
+        mode = (thp / "enabled").read_text()
+        size = (thp / "hpage_pmd_size").read_text().strip()
+        status = Path("/proc/self/status").read_text()
     except OSError:
         return False
-    return "[never]" not in mode and platform.libc_ver()[0] == "glibc"
+    inherited_off = any(line.startswith("THP_enabled:") and line.endswith("0") for line in status.splitlines())
+    return "[madvise]" in mode and size == "2097152" and not inherited_off and platform.libc_ver()[0] == "glibc"
 
 
 def test_smoke_runs_every_scenario_repeatably(tmp_path: Path) -> None:

@@ -517,4 +517,3 @@ def test_dasks_own_warnings_stay_off_the_terminal_and_ours_stay_on(tmp_path, mod
     assert r.returncode == 0, r.stderr
     assert "scratch" not in r.stderr and "UserWarning" not in r.stderr, r.stderr
     assert "warning: " in r.stderr and "mostly idle" in r.stderr, r.stderr
-

@@ -18,40 +18,56 @@ pub fn return_free_memory() {
 pub fn return_free_memory() {}
 
 /// The global allocator of the programs that run simulations (`ecnlab-run`, the Python
-/// module): the system's (`malloc`), with the memory it takes from the kernel marked for
-/// transparent huge pages (`madvise(MADV_HUGEPAGE)`). Where the system's setting is
-/// `madvise`, the common default, the heap is otherwise on 4 KiB pages: with thousands of
-/// flows, whose state is touched a few times per round trip each, most of those touches then
-/// also miss the processor's address translation cache. It marks:
-/// - the heap's growth: after each allocation it compares the heap's end (`sbrk(0)`, no
-///   system call) with the end it last saw, and marks what was added;
-/// - blocks of 2 MiB or more, which `malloc` maps apart from the heap.
+/// module): the system's (`malloc`), which, while a run builds and runs its simulation
+/// ([`RunHeap`]), marks the memory it takes from the kernel for transparent huge pages
+/// (`madvise(MADV_HUGEPAGE)`). Where the system's setting is `madvise`, the common default,
+/// the heap is otherwise on 4 KiB pages: with thousands of flows, whose state is touched a few
+/// times per round trip each, most of those touches then also miss the processor's address
+/// translation cache. It marks:
+/// - the heap's growth: after each allocation it compares the heap's end (`sbrk(0)`, which
+///   reads a variable of the C library) with the end it last saw, and marks what was added;
+/// - blocks of 2 MiB or more, the whole pages they cover (all of a block `malloc` mapped
+///   apart, so that the mapping stays one and can still grow in place).
 ///
 /// The heap is the main thread's: threads of their own (a Dask worker's tasks, runs on
-/// threads) allocate from heaps glibc opens a few pages at a time, which never hold a whole
-/// huge page when touched, and stay on small pages but for blocks of 2 MiB or more.
+/// threads) allocate from heaps of their own, which it does not mark; there only blocks of
+/// 2 MiB or more are on huge pages. A heap's growth missed (it shrank and grew again between
+/// two allocations) stays on small pages: slower, never different.
 ///
-/// glibc 2.35's own tunable for this (`glibc.malloc.hugetlb=1`, which covers those heaps too)
-/// was tried first: glibc 2.36 reads the system's setting into a buffer it compares without
-/// ending it, and took the setting for unsupported in about half of the runs here.
+/// glibc 2.35's own tunable for this (`glibc.malloc.hugetlb=1`) was tried first: glibc 2.36
+/// reads the system's setting into a buffer it compares without ending it, and took the
+/// setting for unsupported in about half of the runs here.
 ///
-/// With [`prepare_heap`]'s padding, measured with `ecnlab-run` against the plain allocator
-/// (loop CPU, medians of 7-11 alternating runs): 10,000 flows 0.70 (whole process 0.80),
-/// 1000 flows 0.87, dt1g 0.98, red100 1.01, for 7 % and 2 % more peak memory at 10,000 and
-/// 1000 flows and 1-5 MB more on small runs (whole huge pages). A million flows: loop 0.81-0.91,
-/// but the whole process took 10-20 % longer here, in system time spent clearing fresh huge
-/// pages (this machine is a virtual one, whose host backs memory when first touched). It
-/// changes where memory is, never what is computed. Elsewhere than Linux with glibc it is the
-/// system's allocator unchanged.
+/// Measured with `ecnlab-run` against the plain allocator (loop CPU, medians of 7-11
+/// alternating runs): 10,000 flows 0.70 (whole process 0.80), 1000 flows 0.87, dt1g 0.98,
+/// red100 1.01, for 7 % and 2 % more peak memory at 10,000 and 1000 flows and 1-5 MB more on
+/// small runs (whole huge pages). A million flows: loop 0.79-0.92, but the whole process took
+/// 9-22 % longer here, in system time spent clearing fresh huge pages (this machine is a
+/// virtual one, whose host backs memory when first touched). It changes where memory is,
+/// never what is computed. Elsewhere than Linux with glibc it is the system's allocator
+/// unchanged.
 pub struct HugePageHeap;
 
-/// Blocks from this size on are marked whole (the size of a huge page on x86-64 and arm64
-/// with 4 KiB pages; a smaller block would not hold one).
+/// Blocks from this size on are marked (the size of a huge page on x86-64 and arm64 with
+/// 4 KiB pages; a smaller block would not hold one).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
 const HUGE_PAGE: usize = 2 << 20;
 
 /// The heap's end when the allocator last looked (0 before it first did).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 static HEAP_END_SEEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// [`HugePageHeap`] has handed out memory: it is the program's allocator.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+static IN_USE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Open [`RunHeap`] sections, and the pad they found (`None`: left alone).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+static RUN_HEAPS: std::sync::Mutex<(usize, bool)> = std::sync::Mutex::new((0, false));
+
+/// Whether [`HugePageHeap`] marks what it takes (a [`RunHeap`] section is open).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+static MARKING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 impl HugePageHeap {
     #[inline]
@@ -59,25 +75,33 @@ impl HugePageHeap {
         #[cfg(all(target_os = "linux", target_env = "gnu"))]
         {
             use std::sync::atomic::Ordering::Relaxed;
-            if p.is_null() {
+            if !IN_USE.load(Relaxed) {
+                IN_USE.store(true, Relaxed);
+            }
+            if !MARKING.load(Relaxed) || p.is_null() {
                 return;
             }
+            let page = page_size();
             if size >= HUGE_PAGE {
-                let start = (p as usize).next_multiple_of(HUGE_PAGE);
-                let end = (p as usize + size) & !(HUGE_PAGE - 1);
-                if end > start {
-                    // SAFETY: the range lies inside the block just handed out, whole pages.
-                    unsafe { libc::madvise(start as *mut _, end - start, libc::MADV_HUGEPAGE) };
-                }
+                let start = p as usize & !(page - 1);
+                let end = (p as usize + size).next_multiple_of(page);
+                // SAFETY: MADV_HUGEPAGE changes no byte of memory and only asks for a kind
+                // of page; the pages are the block's, just handed out.
+                unsafe { libc::madvise(start as *mut _, end - start, libc::MADV_HUGEPAGE) };
             }
             // SAFETY: sbrk(0) returns the current break and changes nothing.
             let end = unsafe { libc::sbrk(0) } as usize;
-            let seen = HEAP_END_SEEN.swap(end, Relaxed);
+            let seen = HEAP_END_SEEN.load(Relaxed);
+            if end == seen {
+                return;
+            }
+            HEAP_END_SEEN.store(end, Relaxed);
             // The heap grew since: mark what it gained (threads racing here mark a range
-            // twice at worst). When it shrank, what it gains again is marked then.
+            // twice, or one no longer mapped, at worst). When it shrank, what it gains again
+            // is marked then.
             if seen != 0 && end > seen {
-                let start = seen & !(page_size() - 1);
-                // SAFETY: [start, end) is the heap's part added by malloc, mapped.
+                let start = seen & !(page - 1);
+                // SAFETY: as above; a range partly unmapped is refused, nothing else.
                 unsafe { libc::madvise(start as *mut _, end - start, libc::MADV_HUGEPAGE) };
             }
         }
@@ -118,21 +142,62 @@ unsafe impl std::alloc::GlobalAlloc for HugePageHeap {
     }
 }
 
-/// Has `malloc` grow its heap by at least 64 MiB at a time (address space: a page becomes
-/// resident when touched), once per process, before a run builds its simulation. With the
-/// default 128 KiB the heap's top shrinks and grows again as blocks are freed and taken, and
-/// on huge pages every growth clears a fresh 2 MiB page: building a million flows took 3 s
-/// more system time than without huge pages. It also fixes glibc's threshold for mapping a
-/// block apart from the heap at 128 KiB (it otherwise rises as such blocks are freed); no run
-/// measured changed by it.
-pub fn prepare_heap() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        static ONCE: std::sync::Once = std::sync::Once::new();
-        // SAFETY: mallopt changes one of malloc's parameters; any thread may call it.
-        ONCE.call_once(|| unsafe {
-            libc::mallopt(libc::M_TOP_PAD, 64 << 20);
-        });
+/// While a value of this lives (a run builds and runs its simulation), [`HugePageHeap`] marks
+/// what `malloc` takes for huge pages, and `malloc` grows its heap by at least 64 MiB at a
+/// time (address space: a page becomes resident when touched). With the default 128 KiB the
+/// heap would grow in steps `malloc` writes into before they can be marked, each leaving a
+/// small page in every huge page's place, and on huge pages its top would shrink and grow
+/// again as blocks are freed and taken, each growth clearing a fresh 2 MiB page. The pad is
+/// put back to glibc's default when the last section ends, so that memory freed afterwards
+/// goes back to the system as before (setting it also fixes glibc's threshold for mapping a
+/// block apart at 128 KiB, which otherwise rises as such blocks are freed; no run measured
+/// changed by it). A pad the user set (`MALLOC_TOP_PAD_`, `glibc.malloc.top_pad`) is left
+/// alone. Nothing is done where [`HugePageHeap`] is not the program's allocator (tests, other
+/// programs using this library). Sections may overlap (runs on several threads): the first to
+/// begin starts, the last to end stops.
+pub struct RunHeap(());
+
+/// glibc's default `top_pad` (`DEFAULT_TOP_PAD`).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const DEFAULT_TOP_PAD: std::ffi::c_int = 128 << 10;
+
+impl RunHeap {
+    pub fn begin() -> Self {
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        {
+            use std::sync::atomic::Ordering::Relaxed;
+            let mut s = RUN_HEAPS.lock().unwrap_or_else(|e| e.into_inner());
+            if s.0 == 0 && IN_USE.load(Relaxed) {
+                let user_pad = std::env::var_os("MALLOC_TOP_PAD_").is_some()
+                    || std::env::var("GLIBC_TUNABLES").is_ok_and(|t| t.contains("top_pad"));
+                s.1 = !user_pad;
+                if s.1 {
+                    // SAFETY: mallopt changes one of malloc's parameters; any thread may.
+                    unsafe { libc::mallopt(libc::M_TOP_PAD, 64 << 20) };
+                }
+                MARKING.store(true, Relaxed);
+            }
+            s.0 += 1;
+        }
+        RunHeap(())
+    }
+}
+
+impl Drop for RunHeap {
+    fn drop(&mut self) {
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        {
+            let mut s = RUN_HEAPS.lock().unwrap_or_else(|e| e.into_inner());
+            s.0 -= 1;
+            if s.0 == 0 {
+                MARKING.store(false, std::sync::atomic::Ordering::Relaxed);
+                if s.1 {
+                    // SAFETY: as in `begin`.
+                    unsafe { libc::mallopt(libc::M_TOP_PAD, DEFAULT_TOP_PAD) };
+                    s.1 = false;
+                }
+            }
+        }
     }
 }
 

@@ -449,7 +449,7 @@ fn run_inner(
     timeseries_table: bool,
 ) -> Result<RunOutput, RunError> {
     let seed = opts.seed.unwrap_or(s.seed);
-    crate::sysmem::prepare_heap();
+    let heap = crate::sysmem::RunHeap::begin();
     let (built, resolved_params) = registry::recording(|| build(s, seed, opts.pcap_dir.as_deref()));
     let mut built = built.map_err(RunError::Invalid)?;
     let sim = &mut built.sim;
@@ -505,6 +505,7 @@ fn run_inner(
     let wall_s = t0.elapsed().as_secs_f64();
     let cpu_s = process_cpu_s().zip(cpu0).map(|(b, a)| b - a);
     let huge_pages_kb = crate::sysmem::huge_pages_kb();
+    drop(heap);
     let _small_pages = crate::sysmem::SmallPagesOnly::begin();
     sim.conservation().map_err(RunError::Internal)?;
     sim.finish_pcaps()
