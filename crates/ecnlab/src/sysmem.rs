@@ -61,7 +61,7 @@ static HEAP_END_SEEN: std::sync::atomic::AtomicUsize = std::sync::atomic::Atomic
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 static IN_USE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Open [`RunHeap`] sections, and the pad they found (`None`: left alone).
+/// Open [`RunHeap`] sections, and whether the first set the pad (false: the user's stands).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 static RUN_HEAPS: std::sync::Mutex<(usize, bool)> = std::sync::Mutex::new((0, false));
 
