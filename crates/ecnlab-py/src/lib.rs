@@ -20,9 +20,6 @@ use std::panic::{self, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::Once;
 
-#[global_allocator]
-static ALLOCATOR: ecnlab::sysmem::HugePageHeap = ecnlab::sysmem::HugePageHeap;
-
 thread_local! {
     /// Where and why the last panic on this thread happened (filled by the panic hook).
     static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };

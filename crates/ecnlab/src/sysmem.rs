@@ -17,8 +17,8 @@ pub fn return_free_memory() {
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 pub fn return_free_memory() {}
 
-/// The global allocator of the programs that run simulations (`ecnlab-run`, the Python
-/// module): the system's (`malloc`), which, while a run builds and runs its simulation
+/// The global allocator of `ecnlab-run`: the system's (`malloc`), which, while a run builds
+/// and runs its simulation
 /// ([`RunHeap`]), marks the memory it takes from the kernel for transparent huge pages
 /// (`madvise(MADV_HUGEPAGE)`). Where the system's setting is `madvise`, the common default,
 /// the heap is otherwise on 4 KiB pages: with thousands of flows, whose state is touched a few
@@ -29,9 +29,11 @@ pub fn return_free_memory() {}
 /// - blocks of 2 MiB or more, the whole pages they cover (all of a block `malloc` mapped
 ///   apart, so that the mapping stays one and can still grow in place).
 ///
-/// The heap is the main thread's: threads of their own (a Dask worker's tasks, runs on
-/// threads) allocate from heaps of their own, which it does not mark; there only blocks of
-/// 2 MiB or more are on huge pages. A heap's growth missed (it shrank and grew again between
+/// The heap is the main thread's: threads of their own allocate from heaps of their own,
+/// which it does not mark; there only blocks of 2 MiB or more are on huge pages. The Python
+/// module does not use it: a run on one thread then stalled the interpreter's main thread for
+/// 0.13-0.25 s (the test that runs release the GIL failed in 3 of 4 tries), so runs from
+/// Python (`run`, `sweep`, `reproduce`) keep the plain allocator. A heap's growth missed (it shrank and grew again between
 /// two allocations) stays on small pages: slower, never different.
 ///
 /// glibc 2.35's own tunable for this (`glibc.malloc.hugetlb=1`) was tried first: glibc 2.36
