@@ -112,10 +112,20 @@ impl HugePageHeap {
     }
 }
 
+/// The system's page size, read once (it is marked at every allocation of a run's section).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn page_size() -> usize {
-    // SAFETY: sysconf reads a constant of the system.
-    (unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).max(4096) as usize
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    static PAGE: AtomicUsize = AtomicUsize::new(0);
+    match PAGE.load(Relaxed) {
+        0 => {
+            // SAFETY: sysconf reads a constant of the system.
+            let page = (unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).max(4096) as usize;
+            PAGE.store(page, Relaxed);
+            page
+        }
+        page => page,
+    }
 }
 
 // SAFETY: every call is the system allocator's, with the same arguments; `advise` only marks
@@ -211,8 +221,32 @@ impl Drop for RunHeap {
 /// saved. Sections may overlap (runs on several threads): the first to begin sets the flag,
 /// the last to end puts back what it found. The flag is the process's: while a section is
 /// open, other threads' runs also touch new memory on small pages, and a process started
-/// then inherits it.
-pub struct SmallPagesOnly(());
+/// then inherits it. A section does nothing where the heap cannot be on huge pages: neither
+/// is [`HugePageHeap`] the program's allocator nor does the system put all memory on them
+/// (its setting `always`); with the plain allocator under `madvise` (the Python module on
+/// most systems) the flag would be set and put back for nothing.
+pub struct SmallPagesOnly(bool);
+
+/// The system puts all anonymous memory on huge pages where it can (its setting, read once).
+#[cfg(target_os = "linux")]
+fn huge_pages_always() -> bool {
+    static ALWAYS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ALWAYS.get_or_init(|| {
+        std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+            .is_ok_and(|s| s.contains("[always]"))
+    })
+}
+
+/// The heap may be on huge pages: [`HugePageHeap`] is the allocator, or the system's
+/// setting is `always`.
+#[cfg(target_os = "linux")]
+fn heap_may_be_huge() -> bool {
+    #[cfg(target_env = "gnu")]
+    if IN_USE.load(std::sync::atomic::Ordering::Relaxed) {
+        return true;
+    }
+    huge_pages_always()
+}
 
 #[cfg(target_os = "linux")]
 static SMALL_PAGE_SECTIONS: std::sync::Mutex<(usize, std::ffi::c_int)> =
@@ -221,7 +255,7 @@ static SMALL_PAGE_SECTIONS: std::sync::Mutex<(usize, std::ffi::c_int)> =
 impl SmallPagesOnly {
     pub fn begin() -> Self {
         #[cfg(target_os = "linux")]
-        {
+        if heap_may_be_huge() {
             let mut s = SMALL_PAGE_SECTIONS
                 .lock()
                 .unwrap_or_else(|e| e.into_inner());
@@ -232,15 +266,16 @@ impl SmallPagesOnly {
                 unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) };
             }
             s.0 += 1;
+            return SmallPagesOnly(true);
         }
-        SmallPagesOnly(())
+        SmallPagesOnly(false)
     }
 }
 
 impl Drop for SmallPagesOnly {
     fn drop(&mut self) {
         #[cfg(target_os = "linux")]
-        {
+        if self.0 {
             let mut s = SMALL_PAGE_SECTIONS
                 .lock()
                 .unwrap_or_else(|e| e.into_inner());

@@ -1,5 +1,9 @@
 //! The small-page section of a run's end (`sysmem::SmallPagesOnly`), alone in its process:
-//! the flag it sets is the process's.
+//! the flag it sets is the process's. Its allocator is `ecnlab-run`'s: a section acts only
+//! where the heap may be on huge pages.
+
+#[global_allocator]
+static HEAP: ecnlab::sysmem::HugePageHeap = ecnlab::sysmem::HugePageHeap;
 
 #[cfg(target_os = "linux")]
 #[test]
