@@ -1,6 +1,7 @@
-"""A reproduction hands every experiment's runs to the workers at once and judges each
-experiment while the next one's run: on two cores the workers do not wait for the judging.
-A judging that fails stops the runs still going and leaves no output behind."""
+"""A reproduction judges each experiment while the runs of the next ones go on (the next
+one's always, those after it while few runs are ahead): on two cores the workers do not wait
+for the judging. A judging that fails stops the runs still going and leaves no output
+behind."""
 
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ class _Toy(ex.Experiment):
 @pytest.fixture
 def started(monkeypatch):
     """{experiment: Event set when its runs start}, through run_many."""
-    events = {"toypipe.a": threading.Event(), "toypipe.b": threading.Event()}
+    events = {f"toypipe.{e}": threading.Event() for e in "abc"}
     real = ex.run_many
 
     def run_many(todo, *args, **kw):
@@ -70,6 +71,31 @@ def test_the_next_experiments_runs_start_while_one_is_judged(tmp_path, monkeypat
     for sec in s["experiments"]:
         assert sec["identical_runs"]["simulated"] == 2 and sec["wall_s"] > 0
     assert sorted(p.name for p in (tmp_path / "out" / "runs").iterdir()) == [f"toypipe.{e}-half-s{k}" for e in "ab" for k in (1, 2)]
+
+
+def test_runs_of_later_experiments_go_on_while_few_are_ahead(tmp_path, monkeypatch, started):
+    """While toypipe.a is judged, toypipe.c's runs start too (four runs are ahead, fewer
+    than AHEAD_RUNS); with a bound of one run only the next experiment's are handed out."""
+    for bound, c_started in ((ex.AHEAD_RUNS, True), (1, False)):
+        monkeypatch.setattr(ex, "AHEAD_RUNS", bound)
+        for e in started.values():
+            e.clear()
+        seen = []
+
+        def judge_a():
+            if c_started:
+                seen.append(started["toypipe.c"].wait(60))
+            else:
+                # toypipe.c is handed out only when toypipe.b is judged.
+                seen.append(started["toypipe.b"].wait(60) and not started["toypipe.c"].is_set())
+
+        monkeypatch.setitem(ex._REGISTRY, "toypipe.a", _Toy("toypipe.a", "5Mbps", judge_a))
+        monkeypatch.setitem(ex._REGISTRY, "toypipe.b", _Toy("toypipe.b", "5.5Mbps", lambda: None))
+        monkeypatch.setitem(ex._REGISTRY, "toypipe.c", _Toy("toypipe.c", "6Mbps", lambda: None))
+        s = ex.reproduce("toypipe", tmp_path / f"out{bound}", quick=True, jobs=1)
+        assert seen == [True], bound
+        assert [e["experiment"] for e in s["experiments"]] == ["toypipe.a", "toypipe.b", "toypipe.c"]
+        assert s["identical_runs"]["simulated"] == 6
 
 
 def b_runs_until_stopped(monkeypatch, ended: list) -> None:
@@ -165,7 +191,7 @@ def test_a_failed_run_stops_the_reproduction_before_later_experiments_run(tmp_pa
         monkeypatch.setitem(ex._REGISTRY, f"toypipe.{e}", _Toy(f"toypipe.{e}", rate, lambda: None))
     with pytest.raises(ecnlab.InternalError, match="the run failed"):
         ex.reproduce("toypipe", tmp_path / "out", quick=True, jobs=1)
-    # toypipe.c's runs were never handed over: at most one experiment runs ahead of the judging.
+    # toypipe.c's runs never ran: a step after a failed one is dropped.
     assert called == ["toypipe.a", "toypipe.b"]
     assert not (tmp_path / "out").exists()
 
@@ -209,7 +235,7 @@ def test_the_same_output_as_one_step_after_another(tmp_path, monkeypatch):
 
 def test_an_experiment_judged_lets_its_runs_go(tmp_path, monkeypatch):
     """Once an experiment is judged, nothing of the reproduction holds its runs' results: a
-    paper's runs are not all in memory at once (only the experiment judged and the one
+    paper's runs are not all in memory at once (only the experiment judged and those
     running ahead)."""
     import gc
     import weakref

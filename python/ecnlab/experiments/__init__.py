@@ -323,6 +323,14 @@ def _link_tree(src: Path, dst: Path) -> None:
     shutil.copytree(src, dst, copy_function=link)
 
 
+#: Runs handed to the workers ahead of the judging, beyond the next experiment's, at most
+#: (see :func:`reproduce`): enough to cover the judging of the largest experiment (HFCC's
+#: buffer sweep, 700 runs: about 3 minutes beside two workers), few enough that what they
+#: hold stays small (a run's flows and ports tables, at most a few hundred kilobytes; its
+#: time series is kept on disk until judged).
+AHEAD_RUNS = 500
+
+
 class _Pipeline:
     """Runs the steps of a reproduction (each a :func:`run_many` call: one experiment's runs
     under one reading) one after another in a thread of its own, in the order submitted,
@@ -1084,26 +1092,38 @@ def reproduce(
     # while judging, and removed once the output holds them.
     with sole_writer(out_path, remove_after=resume), closing(executor), atomic_dir(out) as tmp, _Pipeline(executor, log, progress) as pipeline:
         # Each experiment's runs, reading by reading, are handed to the workers while the
-        # experiment before is judged here (judging takes one core); at most one experiment's
-        # runs are ahead of the judging, so that not every run of a paper is held at once.
-        # Each experiment's steps, in reading order, from the one being judged on; taken off
-        # the front when its judging starts, so a judged experiment's runs are let go.
+        # experiments before are judged here (judging takes one core): the next experiment's
+        # always, and those after it while fewer than AHEAD_RUNS runs are ahead of the
+        # judging. With the next one's alone, the workers waited whenever judging an
+        # experiment took longer than running the next (HFCC's: 80 s of 29 min, in the gaps
+        # before its small experiments); the bound keeps a paper's runs from all being held
+        # at once. Each experiment's steps, in reading order, from the one being judged on;
+        # taken off the front when its judging starts, so a judged experiment's runs are let go.
         steps: deque[Iterator[Any]] = deque()
+        # Runs each experiment handed out has to run (the new ones of its readings).
+        handed: list[int] = []
 
         def submit_steps(at: int) -> None:
-            if at >= len(plans):
-                return
             exp, sd, per_reading, per_keys = plans[at]
             seen: set[str] = set()
             mine = []
+            count = 0
             for (rd, runs), keys in zip(per_reading, per_keys):
                 # Two readings share a run when their scenarios differ at most in the name.
                 todo = {k: v for k, v in runs.items() if keys[k] not in seen}
                 seen.update(keys[k] for k in todo)
+                count += len(todo)
                 sub = "runs" if rd.name == "default" else f"runs/{_slug(rd.name)}"
                 head = f"{len(runs)} runs ({len(sd)} seeds), {len(todo)} new …"
                 mine.append(pipeline.submit(f"{exp.name} [{rd.name}]", head, todo, lambda todo=todo, sub=sub: run_many(todo, tmp / sub, progress=progress, executor=executor, resume_dir=resume, reuse=earlier, tally=tally), tally))
             steps.append(iter(mine))
+            handed.append(count)
+
+        def submit_ahead(judged: int) -> None:
+            """Hands out experiments after ``judged`` (the one being judged; -1 before any):
+            the next one, then more while fewer than AHEAD_RUNS runs are ahead."""
+            while len(handed) < len(plans) and (len(handed) <= judged + 1 or sum(handed[judged + 1 :]) < AHEAD_RUNS):
+                submit_steps(len(handed))
 
         if not (earlier is not None and earlier.any_build):
             # Started here, not in the runs' thread: the workers are started with Ctrl-C
@@ -1117,7 +1137,7 @@ def reproduce(
         depends_at = overview_at + 1
         all_depends: list[dict[str, Any]] = []
         for at, (exp, sd, per_reading, per_keys) in enumerate(plans):
-            submit_steps(at + 1)
+            submit_ahead(at)
             mine = steps.popleft()
             judging = 0.0  # seconds spent here judging the experiment's runs
             running = 0.0  # and running them
