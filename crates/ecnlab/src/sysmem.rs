@@ -112,7 +112,8 @@ impl HugePageHeap {
     }
 }
 
-/// The system's page size, read once (it is marked at every allocation of a run's section).
+/// The system's page size, read at the first call (a run's section reads it at every
+/// allocation; threads racing on the first call each ask the system, for the same answer).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn page_size() -> usize {
     use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -221,31 +222,98 @@ impl Drop for RunHeap {
 /// saved. Sections may overlap (runs on several threads): the first to begin sets the flag,
 /// the last to end puts back what it found. The flag is the process's: while a section is
 /// open, other threads' runs also touch new memory on small pages, and a process started
-/// then inherits it. A section does nothing where the heap cannot be on huge pages: neither
-/// is [`HugePageHeap`] the program's allocator nor does the system put all memory on them
-/// (its setting `always`); with the plain allocator under `madvise` (the Python module on
-/// most systems) the flag would be set and put back for nothing.
-pub struct SmallPagesOnly(bool);
+/// then inherits it. A section does nothing where the heap cannot be on huge pages: the
+/// system's setting is `never` for every size, or it is `madvise` and nothing asks for them
+/// ([`HugePageHeap`] is not the allocator, nor does glibc's `glibc.malloc.hugetlb` tunable
+/// ask); with the plain allocator under `madvise` (the Python module on most systems) the
+/// flag would be set and put back for nothing.
+pub struct SmallPagesOnly(#[cfg_attr(not(target_os = "linux"), allow(dead_code))] bool);
 
-/// The system puts all anonymous memory on huge pages where it can (its setting, read once).
+/// The system's setting for transparent huge pages, as it applies to a process that asks for
+/// none.
 #[cfg(target_os = "linux")]
-fn huge_pages_always() -> bool {
-    static ALWAYS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ALWAYS.get_or_init(|| {
-        std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
-            .is_ok_and(|s| s.contains("[always]"))
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum HugePageSetting {
+    /// Some size is on huge pages wherever it can be.
+    Always,
+    /// Only where a process asks (`MADV_HUGEPAGE`).
+    Madvise,
+    /// No size at all (or a kernel without them).
+    Never,
+}
+
+/// The system's setting, read once: the top-level one, and since Linux 6.8 each size's own,
+/// which may say `always` (or `inherit` the top level's) where the top level does not.
+#[cfg(target_os = "linux")]
+fn huge_page_setting() -> HugePageSetting {
+    static SETTING: std::sync::OnceLock<HugePageSetting> = std::sync::OnceLock::new();
+    *SETTING.get_or_init(|| {
+        const DIR: &str = "/sys/kernel/mm/transparent_hugepage";
+        let chosen = |text: &str| {
+            let (_, rest) = text.split_once('[')?;
+            Some(rest.split_once(']')?.0.to_owned())
+        };
+        let top = std::fs::read_to_string(format!("{DIR}/enabled"))
+            .ok()
+            .and_then(|t| chosen(&t));
+        let mut settings: Vec<String> = top.iter().cloned().collect();
+        if let Ok(sizes) = std::fs::read_dir(DIR) {
+            for size in sizes.flatten() {
+                if !size.file_name().to_string_lossy().starts_with("hugepages-") {
+                    continue;
+                }
+                let own = std::fs::read_to_string(size.path().join("enabled"))
+                    .ok()
+                    .and_then(|t| chosen(&t));
+                match own.as_deref() {
+                    Some("inherit") => settings.extend(top.clone()),
+                    Some(_) => settings.extend(own),
+                    None => {}
+                }
+            }
+        }
+        classify(&settings)
     })
 }
 
-/// The heap may be on huge pages: [`HugePageHeap`] is the allocator, or the system's
-/// setting is `always`.
+/// The setting of a system whose sizes say `settings` (`always`, `madvise` or `never` each).
 #[cfg(target_os = "linux")]
-fn heap_may_be_huge() -> bool {
-    #[cfg(target_env = "gnu")]
-    if IN_USE.load(std::sync::atomic::Ordering::Relaxed) {
-        return true;
+fn classify(settings: &[String]) -> HugePageSetting {
+    if settings.iter().any(|s| s == "always") {
+        HugePageSetting::Always
+    } else if settings.iter().any(|s| s == "madvise") {
+        HugePageSetting::Madvise
+    } else {
+        HugePageSetting::Never
     }
-    huge_pages_always()
+}
+
+/// glibc's own `malloc` asks for huge pages (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1` or `2`,
+/// glibc 2.35 on).
+#[cfg(target_os = "linux")]
+fn glibc_asks_huge_pages() -> bool {
+    std::env::var("GLIBC_TUNABLES").is_ok_and(|t| {
+        t.split(':')
+            .any(|kv| matches!(kv.split_once('='), Some(("glibc.malloc.hugetlb", v)) if v != "0"))
+    })
+}
+
+/// The heap may be on huge pages: the system puts memory on them unasked, or it does where
+/// asked and the allocator asks ([`HugePageHeap`], or glibc's tunable). [`SmallPagesOnly`]
+/// acts only then.
+#[cfg(target_os = "linux")]
+pub fn heap_may_be_huge() -> bool {
+    match huge_page_setting() {
+        HugePageSetting::Always => true,
+        HugePageSetting::Never => false,
+        HugePageSetting::Madvise => {
+            #[cfg(target_env = "gnu")]
+            if IN_USE.load(std::sync::atomic::Ordering::Relaxed) {
+                return true;
+            }
+            glibc_asks_huge_pages()
+        }
+    }
 }
 
 #[cfg(target_os = "linux")]
@@ -296,4 +364,18 @@ pub fn huge_pages_kb() -> Option<u64> {
     let rollup = std::fs::read_to_string("/proc/self/smaps_rollup").ok()?;
     let line = rollup.lines().find(|l| l.starts_with("AnonHugePages:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::{classify, HugePageSetting::*};
+
+    #[test]
+    fn a_size_on_huge_pages_unasked_makes_the_system_always() {
+        let of = |v: &[&str]| classify(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(of(&["madvise", "never", "always"]), Always);
+        assert_eq!(of(&["madvise", "never"]), Madvise);
+        assert_eq!(of(&["never", "never"]), Never);
+        assert_eq!(of(&[]), Never);
+    }
 }
