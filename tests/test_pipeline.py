@@ -74,9 +74,10 @@ def test_the_next_experiments_runs_start_while_one_is_judged(tmp_path, monkeypat
 
 
 def test_runs_of_later_experiments_go_on_while_few_are_ahead(tmp_path, monkeypatch, started):
-    """While toypipe.a is judged, toypipe.c's runs start too (four runs are ahead, fewer
-    than AHEAD_RUNS); with a bound of one run only the next experiment's are handed out."""
-    for bound, c_started in ((ex.AHEAD_RUNS, True), (1, False)):
+    """While toypipe.a is judged, toypipe.c's runs start too while fewer than AHEAD_RUNS runs
+    are ahead: with a bound of 3, toypipe.b's two are fewer; with 2, they are not, and only
+    the next experiment's runs are handed out."""
+    for bound, c_started in ((3, True), (2, False)):
         monkeypatch.setattr(ex, "AHEAD_RUNS", bound)
         for e in started.values():
             e.clear()
@@ -123,11 +124,21 @@ def test_a_failed_judging_stops_the_runs_going_and_leaves_no_output(tmp_path, mo
     def fail():
         raise ExperimentError("toypipe.a: judging failed")
 
+    # toypipe.c's runs are handed out ahead too, behind toypipe.b's: they never start.
+    c_ran = []
+    b_or_later = ex.run_many
+
+    def run_many(todo, *args, **kw):
+        c_ran.extend(k for k in todo if k.startswith("toypipe.c-"))
+        return b_or_later(todo, *args, **kw)
+
+    monkeypatch.setattr(ex, "run_many", run_many)
     monkeypatch.setitem(ex._REGISTRY, "toypipe.a", _Toy("toypipe.a", "5Mbps", fail))
     monkeypatch.setitem(ex._REGISTRY, "toypipe.b", _Toy("toypipe.b", "5.5Mbps", lambda: None))
+    monkeypatch.setitem(ex._REGISTRY, "toypipe.c", _Toy("toypipe.c", "6Mbps", lambda: None))
     with pytest.raises(ExperimentError, match="judging failed"):
         ex.reproduce("toypipe", tmp_path / "out", quick=True, jobs=1)
-    assert ended == [Interrupted]
+    assert ended == [Interrupted] and c_ran == []
     assert not (tmp_path / "out").exists()
     assert not any(t.name.startswith("ecnlab-runs") for t in threading.enumerate())
     # What is left beside the output: the runs kept for a second attempt, nothing half-written.
@@ -191,9 +202,33 @@ def test_a_failed_run_stops_the_reproduction_before_later_experiments_run(tmp_pa
         monkeypatch.setitem(ex._REGISTRY, f"toypipe.{e}", _Toy(f"toypipe.{e}", rate, lambda: None))
     with pytest.raises(ecnlab.InternalError, match="the run failed"):
         ex.reproduce("toypipe", tmp_path / "out", quick=True, jobs=1)
-    # toypipe.c's runs never ran: a step after a failed one is dropped.
+    # toypipe.c's runs never ran: a step after a failed one fails without running.
     assert called == ["toypipe.a", "toypipe.b"]
     assert not (tmp_path / "out").exists()
+
+
+def test_a_run_failed_ahead_stops_the_reproduction_before_the_experiments_between_are_judged(tmp_path, monkeypatch):
+    """toypipe.c's run fails while toypipe.a is judged (its runs were handed out ahead):
+    toypipe.b is not judged for an output that will not be written, and nothing is left."""
+    failed = threading.Event()
+    real = ex.run_many
+
+    def run_many(todo, *args, **kw):
+        if any(k.startswith("toypipe.c-") for k in todo):
+            failed.set()
+            raise ecnlab.InternalError("toypipe.c-half-s1: the run failed")
+        return real(todo, *args, **kw)
+
+    monkeypatch.setattr(ex, "run_many", run_many)
+    judged = []
+    monkeypatch.setitem(ex._REGISTRY, "toypipe.a", _Toy("toypipe.a", "5Mbps", lambda: judged.append(("a", failed.wait(60)))))
+    monkeypatch.setitem(ex._REGISTRY, "toypipe.b", _Toy("toypipe.b", "5.5Mbps", lambda: judged.append(("b", True))))
+    monkeypatch.setitem(ex._REGISTRY, "toypipe.c", _Toy("toypipe.c", "6Mbps", lambda: judged.append(("c", True))))
+    with pytest.raises(ecnlab.InternalError, match="toypipe.c-half-s1: the run failed"):
+        ex.reproduce("toypipe", tmp_path / "out", quick=True, jobs=1)
+    assert judged == [("a", True)]
+    assert not (tmp_path / "out").exists()
+    assert not any(t.name.startswith("ecnlab-runs") for t in threading.enumerate())
 
 
 class _Read(_Toy):

@@ -323,11 +323,12 @@ def _link_tree(src: Path, dst: Path) -> None:
     shutil.copytree(src, dst, copy_function=link)
 
 
-#: Runs handed to the workers ahead of the judging, beyond the next experiment's, at most
-#: (see :func:`reproduce`): enough to cover the judging of the largest experiment (HFCC's
-#: buffer sweep, 700 runs: about 3 minutes beside two workers), few enough that what they
-#: hold stays small (a run's flows and ports tables, at most a few hundred kilobytes; its
-#: time series is kept on disk until judged).
+#: Experiments after the next are handed to the workers while fewer than this many runs
+#: (the next experiment's included) are ahead of the judging (see :func:`reproduce`); the
+#: last one handed out may pass it by its own size. Enough to cover the judging of the
+#: largest experiment (HFCC's buffer sweep, 700 runs: about 3 minutes beside two workers),
+#: few enough that what the runs ahead hold stays small (a run's flows and ports tables, at
+#: most a few hundred kilobytes; its time series is kept on disk until judged).
 AHEAD_RUNS = 500
 
 
@@ -346,6 +347,7 @@ class _Pipeline:
         self._pool: Any = None
         self._steps: list[Any] = []  # the steps submitted and not yet taken, waited for on leaving
         self._failed = threading.Event()
+        self._error: BaseException | None = None  # the first step's failure
         self._log = log
         self._progress = progress
         self._said = threading.Lock()
@@ -382,7 +384,9 @@ class _Pipeline:
             before = tally.counts()
             try:
                 new = run() if todo else {}
-            except BaseException:
+            except BaseException as e:
+                if self._error is None:
+                    self._error = e
                 self._failed.set()
                 raise
             now = tally.counts()
@@ -399,10 +403,14 @@ class _Pipeline:
     def result(self, step: Any) -> tuple[dict[str, Results], dict[str, int], float]:
         """The step's outcome once it is done. Waits in short slices: a wait without a timeout
         is not interrupted by Ctrl-C here (polars' signal handler restarts it). The step taken
-        is let go, so that its runs' results live no longer than the caller holds them."""
+        is let go, so that its runs' results live no longer than the caller holds them. Once
+        any step has failed, a step ahead of the judging included, this raises its failure:
+        the experiments between are not judged for an output that will not be written."""
         from concurrent.futures import TimeoutError as Pending
 
         while True:
+            if self._error is not None:
+                raise self._error
             try:
                 out = step.result(timeout=0.1)
             except Pending:
@@ -1095,12 +1103,13 @@ def reproduce(
         # experiments before are judged here (judging takes one core): the next experiment's
         # always, and those after it while fewer than AHEAD_RUNS runs are ahead of the
         # judging. With the next one's alone, the workers waited whenever judging an
-        # experiment took longer than running the next (HFCC's: 80 s of 29 min, in the gaps
-        # before its small experiments); the bound keeps a paper's runs from all being held
-        # at once. Each experiment's steps, in reading order, from the one being judged on;
-        # taken off the front when its judging starts, so a judged experiment's runs are let go.
+        # experiment took longer than running the next (HFCC's default form stood idle about
+        # 70 s before its efficiency and fairness runs; UNO's took 88-96 s against 82-83 s,
+        # timed alternately); the bound keeps a paper's runs from all being held at once.
+        # Each experiment's steps, in reading order, from the one being judged on; taken off
+        # the front when its judging starts, so a judged experiment's runs are let go.
         steps: deque[Iterator[Any]] = deque()
-        # Runs each experiment handed out has to run (the new ones of its readings).
+        # Runs each experiment handed out holds (its readings', each run once).
         handed: list[int] = []
 
         def submit_steps(at: int) -> None:
@@ -1216,8 +1225,8 @@ def reproduce(
             check_claims_pair_across_readings(exp, by_reading)
             effects = reading_effects(exp, per_reading, per_keys, results_of)
             judging += time.time() - t_judge
-            # What the experiment would take alone: its runs' time and its judging's (the next
-            # experiment's runs go on while this one is judged, so the sum over experiments is
+            # What the experiment would take alone: its runs' time and its judging's (later
+            # experiments' runs go on while this one is judged, so the sum over experiments is
             # more than the reproduction's wall time).
             wall = running + judging
             depends: list[dict[str, Any]] = []
@@ -1264,7 +1273,7 @@ def reproduce(
             )
             doc.p(
                 f"{n_runs} runs{skipped}, {len(sd)} seed(s) each configuration, {wall:.1f} s: {running:.1f} s running them and {judging:.1f} s judging them "
-                "(the next experiment's runs going on meanwhile); the default reading's runs: "
+                "(later experiments' runs going on meanwhile); the default reading's runs: "
                 + ", ".join(sorted(set(run_dirs["default"].values()))),
                 "note",
             )
