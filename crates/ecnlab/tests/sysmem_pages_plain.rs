@@ -9,7 +9,10 @@ fn a_section_acts_only_where_the_heap_may_be_on_huge_pages() {
     // SAFETY: reads one flag of the process.
     let flag = || unsafe { libc::prctl(libc::PR_GET_THP_DISABLE, 0, 0, 0, 0) };
     // SAFETY: sets one flag of the process.
-    assert_eq!(unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 0, 0, 0, 0) }, 0);
+    assert_eq!(
+        unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 0, 0, 0, 0) },
+        0
+    );
     let section = SmallPagesOnly::begin();
     // On a system whose setting is `madvise` (the usual one), with no glibc tunable asking
     // for huge pages, nothing asks for them here: the flag stays as it was.
