@@ -231,8 +231,9 @@ fn run(
         Ok(Ok(out)) => out,
     };
     // The tables become Python objects on memory the run just handed back: on small pages,
-    // as the run's end built them (see `SmallPagesOnly`; nothing unless the system's setting
-    // puts all memory on huge pages, the module's allocator being the plain one).
+    // as the run's end built them (see `SmallPagesOnly`; nothing unless the heap may be on
+    // huge pages all the same, `sysmem::heap_may_be_huge`: the module's allocator is the
+    // plain one).
     let _small_pages = ecnlab::sysmem::SmallPagesOnly::begin();
     let d = PyDict::new(py);
     d.set_item("flows", table_to_py(py, &out.flows)?)?;

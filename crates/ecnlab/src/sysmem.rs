@@ -33,8 +33,9 @@ pub fn return_free_memory() {}
 /// which it does not mark; there only blocks of 2 MiB or more are on huge pages. The Python
 /// module does not use it: a run on one thread then stalled the interpreter's main thread for
 /// 0.13-0.25 s (the test that runs release the GIL failed in 3 of 4 tries), so runs from
-/// Python (`run`, `sweep`, `reproduce`) keep the plain allocator. A heap's growth missed (it shrank and grew again between
-/// two allocations) stays on small pages: slower, never different.
+/// Python (`run`, `sweep`, `reproduce`) keep the plain allocator. A heap's growth missed (it
+/// shrank and grew again between two allocations) stays on small pages: slower, never
+/// different.
 ///
 /// glibc 2.35's own tunable for this (`glibc.malloc.hugetlb=1`) was tried first: glibc 2.36
 /// reads the system's setting into a buffer it compares without ending it, and took the
@@ -182,7 +183,7 @@ impl RunHeap {
             let mut s = RUN_HEAPS.lock().unwrap_or_else(|e| e.into_inner());
             if s.0 == 0 && IN_USE.load(Relaxed) {
                 let user_pad = std::env::var_os("MALLOC_TOP_PAD_").is_some()
-                    || std::env::var("GLIBC_TUNABLES").is_ok_and(|t| t.contains("top_pad"));
+                    || glibc_tunable("glibc.malloc.top_pad").is_some();
                 s.1 = !user_pad;
                 if s.1 {
                     // SAFETY: mallopt changes one of malloc's parameters; any thread may.
@@ -288,14 +289,27 @@ fn classify(settings: &[String]) -> HugePageSetting {
     }
 }
 
-/// glibc's own `malloc` asks for huge pages (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1` or `2`,
-/// glibc 2.35 on).
+/// The value the process's `GLIBC_TUNABLES` gives the tunable `name`, if any (glibc reads
+/// them when the process starts; the variable as it is now is read).
+#[cfg(target_os = "linux")]
+fn glibc_tunable(name: &str) -> Option<String> {
+    tunable_in(&std::env::var("GLIBC_TUNABLES").ok()?, name).map(str::to_owned)
+}
+
+/// The value `tunables` (`GLIBC_TUNABLES`' form: `name=value` joined by `:`) gives `name`.
+#[cfg(target_os = "linux")]
+fn tunable_in<'a>(tunables: &'a str, name: &str) -> Option<&'a str> {
+    tunables
+        .split(':')
+        .filter_map(|kv| kv.split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v)
+}
+
+/// glibc's own `malloc` asks for huge pages (`glibc.malloc.hugetlb=1` or `2`, glibc 2.35 on).
 #[cfg(target_os = "linux")]
 fn glibc_asks_huge_pages() -> bool {
-    std::env::var("GLIBC_TUNABLES").is_ok_and(|t| {
-        t.split(':')
-            .any(|kv| matches!(kv.split_once('='), Some(("glibc.malloc.hugetlb", v)) if v != "0"))
-    })
+    glibc_tunable("glibc.malloc.hugetlb").is_some_and(|v| v != "0")
 }
 
 /// The heap may be on huge pages: the system puts memory on them unasked, or it does where
@@ -368,7 +382,19 @@ pub fn huge_pages_kb() -> Option<u64> {
 
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
-    use super::{classify, HugePageSetting::*};
+    use super::{classify, tunable_in, HugePageSetting::*};
+
+    #[test]
+    fn a_glibc_tunable_is_found_by_its_whole_name() {
+        let t = "glibc.malloc.hugetlbx=0:glibc.malloc.hugetlb=1:glibc.malloc.top_pad=0";
+        assert_eq!(tunable_in(t, "glibc.malloc.hugetlb"), Some("1"));
+        assert_eq!(tunable_in(t, "glibc.malloc.top_pad"), Some("0"));
+        assert_eq!(
+            tunable_in("glibc.malloc.hugetlbx=2", "glibc.malloc.hugetlb"),
+            None
+        );
+        assert_eq!(tunable_in("", "glibc.malloc.hugetlb"), None);
+    }
 
     #[test]
     fn a_size_on_huge_pages_unasked_makes_the_system_always() {
