@@ -31,6 +31,12 @@ impl DropTail {
     pub fn pop(&mut self) -> Option<PktId> {
         let (id, len) = self.q.pop_front()?;
         self.bytes -= len as u64;
+        if self.q.is_empty() {
+            // Back to the buffer's start: a queue that empties after each packet (an idle
+            // link's) then writes one line, kept in the cache, instead of walking its whole
+            // buffer, a line it last touched a buffer's worth of packets ago at each step.
+            self.q.clear();
+        }
         Some(id)
     }
 

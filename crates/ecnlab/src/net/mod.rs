@@ -65,22 +65,30 @@ pub trait NodeElement {
     }
 }
 
+/// A host or a router.
+///
+/// In declared order (`repr(C)`, each node starting a cache line): what every packet's hop
+/// reads (its address, where it goes next) fills the first line; a node is touched once per
+/// packet with the rest of the run's traffic in between.
+#[repr(C, align(64))]
 pub struct Node {
-    pub name: String,
     pub addr: u32,
+    /// Its first egress port, `PortId::MAX` while it has none: the route of a node with one.
+    first_port: PortId,
     pub is_host: bool,
     /// A host outside the simulation (emulation: a real network stack): packets addressed to
     /// it are handed out through [`Sim::take_egress`] instead of to endpoints, and its
     /// packets come in through [`Sim::inject`].
     pub external: bool,
-    pub ports: Vec<PortId>,
+    pub element: Option<Box<dyn NodeElement>>,
     /// Egress port by destination node (only for nodes with more than one port).
     routes: Vec<PortId>,
     pub ipid: IpIdGen,
-    pub element: Option<Box<dyn NodeElement>>,
+    pub ports: Vec<PortId>,
     held: BinaryHeap<Reverse<(Time, u64, u32, u32)>>,
     held_seq: u64,
     held_timer: TimerSlot,
+    pub name: String,
 }
 
 /// Link parameters for [`Sim::connect`].
@@ -243,6 +251,7 @@ impl Sim {
             addr: node_addr(id),
             is_host,
             external: false,
+            first_port: PortId::MAX,
             ports: Vec::new(),
             routes: Vec::new(),
             ipid: IpIdGen::new(
@@ -319,18 +328,23 @@ impl Sim {
             tx_end: 0,
             tx_seq: 0,
             tx_scheduled: false,
-            batch: spec.batch,
+            batch: spec.batch.map(Box::new),
             batch_rest: Vec::with_capacity(spec.batch.map_or(0, |b| b.max_pkts as usize)),
             busy_since: 0,
             marker_timer: TimerSlot::default(),
             counters: PortCounters::default(),
             sojourn: None,
             pcap: None,
+            records_departures: false,
             backlog_mark: 0,
             sampled: false,
             need,
         });
-        self.nodes[from as usize].ports.push(id);
+        let node = &mut self.nodes[from as usize];
+        if node.ports.is_empty() {
+            node.first_port = id;
+        }
+        node.ports.push(id);
         id
     }
 
@@ -359,7 +373,9 @@ impl Sim {
 
     /// Records every packet the port transmits into a pcap file (raw IPv4).
     pub fn enable_pcap(&mut self, port: PortId, path: &std::path::Path) -> std::io::Result<()> {
-        self.ports[port as usize].pcap = Some(crate::packet::pcap::PcapWriter::create(path)?);
+        let port = &mut self.ports[port as usize];
+        port.pcap = Some(crate::packet::pcap::PcapWriter::create(path)?);
+        port.records_departures = true;
         Ok(())
     }
 
@@ -375,7 +391,9 @@ impl Sim {
 
     /// Keep a histogram of queueing delays at this port.
     pub fn track_sojourn(&mut self, port: PortId) {
-        self.ports[port as usize].sojourn = Some(Histogram::default());
+        let port = &mut self.ports[port as usize];
+        port.sojourn = Some(Histogram::default());
+        port.records_departures = true;
     }
 
     /// Stop sampling per-flow values (ports are still sampled).
@@ -448,7 +466,11 @@ impl Sim {
     fn route(&self, node: NodeId, dst: NodeId) -> Option<PortId> {
         let n = &self.nodes[node as usize];
         if n.routes.is_empty() {
-            n.ports.first().copied()
+            debug_assert_eq!(
+                n.ports.first().copied().unwrap_or(PortId::MAX),
+                n.first_port
+            );
+            (n.first_port != PortId::MAX).then_some(n.first_port)
         } else {
             let p = *n.routes.get(dst as usize)?;
             (p != PortId::MAX).then_some(p)
@@ -815,7 +837,7 @@ impl Sim {
             return;
         };
         let port = &mut self.ports[p as usize];
-        let (start, bytes) = match port.batch {
+        let (start, bytes) = match port.batch.as_deref().copied() {
             None => (now, len + port.framing),
             Some(b) => self.fill_batch(p, now, len, b),
         };
@@ -1297,7 +1319,11 @@ fn dequeue_from(port: &mut Port, now: Time, env: &mut TxEnv) -> Option<(PktId, u
     port.counters.deq_bytes += len as u64;
     port.counters.sojourn_sum += wait as u128;
     port.counters.sojourn_max = port.counters.sojourn_max.max(wait);
-    if port.sojourn.is_some() || port.pcap.is_some() {
+    debug_assert_eq!(
+        port.records_departures,
+        port.sojourn.is_some() || port.pcap.is_some()
+    );
+    if port.records_departures {
         record_departure(port, pkt, now, wait);
     }
     Some((id, len))

@@ -180,26 +180,31 @@ pub struct Batch {
 
 /// Per-port counters. "Marked" counts packets whose ECN field left the port with a different
 /// value than it arrived with, by the value written.
+///
+/// In declared order (`repr(C)`): what every packet's passage updates comes first, so that it
+/// shares as few cache lines as it can (a port is touched once per packet with the rest of
+/// the run's traffic in between: each of its lines is then a likely cache miss).
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct PortCounters {
+    /// Time-weighted sum of the backlog in packets (for the exact mean queue length).
+    pub backlog_integral: u128,
+    /// Sum of queueing delays of dequeued packets (arrival → start of transmission).
+    pub sojourn_sum: u128,
     pub arrived_pkts: u64,
     pub enq_pkts: u64,
     pub enq_bytes: u64,
     pub deq_pkts: u64,
     pub deq_bytes: u64,
-    pub drops: [u64; 5],
-    pub drop_bytes: u64,
-    pub marked: [u64; 4],
-    /// Sum of queueing delays of dequeued packets (arrival → start of transmission).
-    pub sojourn_sum: u128,
     pub sojourn_max: Time,
     /// Time the transmitter was busy.
     pub busy_time: Time,
-    /// Time-weighted sum of the backlog in packets (for the exact mean queue length).
-    pub backlog_integral: u128,
-    pub max_backlog: u32,
     /// Transmissions (batches on a batched port; packets otherwise).
     pub transmissions: u64,
+    pub max_backlog: u32,
+    pub marked: [u64; 4],
+    pub drops: [u64; 5],
+    pub drop_bytes: u64,
 }
 
 impl PortCounters {
@@ -254,51 +259,61 @@ impl BufferNeed {
     }
 }
 
+/// An egress port: a transmitter, its discipline and its link's far end.
+///
+/// In declared order (`repr(C)`, each port starting a cache line): first what a packet's
+/// arrival and departure read and write, then the counters, then what only setup, the
+/// optional records and the end of the run use. A port is touched once per packet with the
+/// rest of the run's traffic in between, so each line it spreads over is a likely miss.
+#[repr(C, align(64))]
 pub struct Port {
-    pub name: String,
-    pub node: u32,
-    pub link: u32,
-    pub qdisc: HeldQdisc,
     /// Packets the discipline holds, counted as they pass through the port (enqueued,
     /// released, dropped at dequeue, pushed out): its length without a call into it (a
     /// virtual call for most disciplines), read several times per packet. Debug builds check
     /// it against the discipline.
     pub queued: usize,
-    /// The discipline may push out queued packets at enqueue (set with the discipline).
-    pub evicts: bool,
-    /// Dequeuing from the discipline when it is empty changes nothing (set with the
-    /// discipline): a transmission that ends with nothing queued then skips the dequeue.
-    pub idle_noop: bool,
-    pub marker: Option<Box<dyn Marker>>,
-    pub rate: RateSchedule,
-    /// Link-layer bytes added to each transmission.
-    pub framing: u32,
     /// Packet on the wire, if any (the first of a batch).
     pub busy: Option<PktId>,
+    /// When the transmission of a packet [`Port::in_pipe`] ends.
+    pub tx_end: Time,
+    /// Its end's place in the event sequence, reserved when it started.
+    pub tx_seq: u64,
+    pub busy_since: Time,
+    /// Last time the backlog changed (for the time-weighted integral).
+    pub backlog_mark: Time,
+    pub marker: Option<Box<dyn Marker>>,
+    pub qdisc: HeldQdisc,
+    pub link: u32,
+    /// Link-layer bytes added to each transmission.
+    pub framing: u32,
+    pub rate: RateSchedule,
+    pub need: BufferNeed,
     /// The packet on the wire is already in the link's pipe, with its arrival time: put
     /// there when its transmission started, as it would have been when it ends (see
     /// `transmit_one`). Its end ([`Port::tx_end`]) is then an event only if something
     /// waits for it ([`Port::tx_scheduled`]).
     pub in_pipe: bool,
-    /// When the transmission of a packet [`Port::in_pipe`] ends.
-    pub tx_end: Time,
-    /// Its end's place in the event sequence, reserved when it started.
-    pub tx_seq: u64,
     /// Its end is scheduled as an event (a packet waits behind it).
     pub tx_scheduled: bool,
-    pub batch: Option<Batch>,
-    /// The rest of the batch on the wire, in order (capacity kept between batches).
-    pub batch_rest: Vec<PktId>,
-    pub busy_since: Time,
-    pub marker_timer: TimerSlot,
+    /// The discipline may push out queued packets at enqueue (set with the discipline).
+    pub evicts: bool,
+    /// Dequeuing from the discipline when it is empty changes nothing (set with the
+    /// discipline): a transmission that ends with nothing queued then skips the dequeue.
+    pub idle_noop: bool,
+    /// [`Port::sojourn`] or [`Port::pcap`] is kept: every departure is recorded.
+    pub records_departures: bool,
+    /// Boxed: a batched port (Wi-Fi's) is rare, and its test is on every packet's path.
+    pub batch: Option<Box<Batch>>,
     pub counters: PortCounters,
-    pub sojourn: Option<Histogram>,
-    pub pcap: Option<PcapWriter>,
-    /// Last time the backlog changed (for the time-weighted integral).
-    pub backlog_mark: Time,
+    pub node: u32,
     /// Sample this port's queue in time series.
     pub sampled: bool,
-    pub need: BufferNeed,
+    pub marker_timer: TimerSlot,
+    /// The rest of the batch on the wire, in order (capacity kept between batches).
+    pub batch_rest: Vec<PktId>,
+    pub sojourn: Option<Histogram>,
+    pub pcap: Option<PcapWriter>,
+    pub name: String,
 }
 
 impl Port {
