@@ -257,24 +257,33 @@ fn huge_page_setting() -> HugePageSetting {
         let top = std::fs::read_to_string(format!("{DIR}/enabled"))
             .ok()
             .and_then(|t| chosen(&t));
-        let mut settings: Vec<String> = top.iter().cloned().collect();
-        if let Ok(sizes) = std::fs::read_dir(DIR) {
-            for size in sizes.flatten() {
-                if !size.file_name().to_string_lossy().starts_with("hugepages-") {
-                    continue;
-                }
-                let own = std::fs::read_to_string(size.path().join("enabled"))
-                    .ok()
-                    .and_then(|t| chosen(&t));
-                match own.as_deref() {
-                    Some("inherit") => settings.extend(top.clone()),
-                    Some(_) => settings.extend(own),
-                    None => {}
+        let mut sizes = Vec::new();
+        if let Ok(dir) = std::fs::read_dir(DIR) {
+            for size in dir.flatten() {
+                if size.file_name().to_string_lossy().starts_with("hugepages-") {
+                    sizes.extend(
+                        std::fs::read_to_string(size.path().join("enabled"))
+                            .ok()
+                            .and_then(|t| chosen(&t)),
+                    );
                 }
             }
         }
-        classify(&settings)
+        classify(&in_force(top, sizes))
     })
+}
+
+/// The settings in force, from the top-level one and each size's own (`sizes`, empty before
+/// Linux 6.8): with sizes of their own, the top level counts only where a size inherits it.
+#[cfg(target_os = "linux")]
+fn in_force(top: Option<String>, sizes: Vec<String>) -> Vec<String> {
+    if sizes.is_empty() {
+        return top.into_iter().collect();
+    }
+    sizes
+        .into_iter()
+        .filter_map(|s| if s == "inherit" { top.clone() } else { Some(s) })
+        .collect()
 }
 
 /// The setting of a system whose sizes say `settings` (`always`, `madvise` or `never` each).
@@ -382,7 +391,7 @@ pub fn huge_pages_kb() -> Option<u64> {
 
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
-    use super::{classify, tunable_in, HugePageSetting::*};
+    use super::{classify, in_force, tunable_in, HugePageSetting::*};
 
     #[test]
     fn a_glibc_tunable_is_found_by_its_whole_name() {
@@ -403,5 +412,23 @@ mod tests {
         assert_eq!(of(&["madvise", "never"]), Madvise);
         assert_eq!(of(&["never", "never"]), Never);
         assert_eq!(of(&[]), Never);
+    }
+
+    #[test]
+    fn the_top_level_setting_counts_only_where_a_size_inherits_it() {
+        let v = |x: &[&str]| x.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let top = Some("always".to_string());
+        // Before Linux 6.8: the top level alone.
+        assert_eq!(in_force(top.clone(), vec![]), v(&["always"]));
+        // Every size set on its own: the top level's `always` applies to none.
+        assert_eq!(
+            classify(&in_force(top.clone(), v(&["never", "madvise"]))),
+            Madvise
+        );
+        assert_eq!(
+            in_force(top.clone(), v(&["never", "inherit"])),
+            v(&["never", "always"])
+        );
+        assert_eq!(in_force(None, v(&["inherit", "never"])), v(&["never"]));
     }
 }
