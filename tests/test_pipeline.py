@@ -59,6 +59,22 @@ def started(monkeypatch):
     return events
 
 
+@pytest.fixture
+def order(monkeypatch):
+    """What the reproduction's main thread did, in order: ("handed", experiment) when it
+    hands an experiment's runs to the runs' thread, ("judged", experiment) when it starts
+    judging one (the toys' ``judge`` append those)."""
+    seen: list[tuple[str, str]] = []
+    real = ex._Pipeline.submit
+
+    def submit(self, label, *args, **kw):
+        seen.append(("handed", label.split(" ")[0]))
+        return real(self, label, *args, **kw)
+
+    monkeypatch.setattr(ex._Pipeline, "submit", submit)
+    return seen
+
+
 def test_the_next_experiments_runs_start_while_one_is_judged(tmp_path, monkeypatch, started):
     seen = []
     monkeypatch.setitem(ex._REGISTRY, "toypipe.a", _Toy("toypipe.a", "5Mbps", lambda: seen.append(started["toypipe.b"].wait(60))))
@@ -73,31 +89,27 @@ def test_the_next_experiments_runs_start_while_one_is_judged(tmp_path, monkeypat
     assert sorted(p.name for p in (tmp_path / "out" / "runs").iterdir()) == [f"toypipe.{e}-half-s{k}" for e in "ab" for k in (1, 2)]
 
 
-def test_runs_of_later_experiments_go_on_while_few_are_ahead(tmp_path, monkeypatch, started):
-    """While toypipe.a is judged, toypipe.c's runs start too while fewer than AHEAD_RUNS runs
-    are ahead: with a bound of 3, toypipe.b's two are fewer; with 2, they are not, and only
-    the next experiment's runs are handed out."""
-    for bound, c_started in ((3, True), (2, False)):
+def test_runs_of_later_experiments_go_on_while_few_are_ahead(tmp_path, monkeypatch, order):
+    """Experiments after the next are handed out while fewer than AHEAD_RUNS runs are ahead of
+    the judging: with a bound of 3, toypipe.b's two runs are fewer, so toypipe.c's runs are
+    handed out before toypipe.a is judged; with 2 they are not, and toypipe.c waits until
+    toypipe.b is next to be judged (as with a bound of 0: the next experiment's runs are
+    handed out in any case)."""
+    for bound, want in (
+        (3, ["handed a", "handed b", "handed c", "judged a", "judged b", "judged c"]),
+        (2, ["handed a", "handed b", "judged a", "handed c", "judged b", "judged c"]),
+        # The next experiment's runs always, whatever the bound.
+        (0, ["handed a", "handed b", "judged a", "handed c", "judged b", "judged c"]),
+    ):
         monkeypatch.setattr(ex, "AHEAD_RUNS", bound)
-        for e in started.values():
-            e.clear()
-        seen = []
-
-        def judge_a():
-            if c_started:
-                seen.append(started["toypipe.c"].wait(60))
-            else:
-                # toypipe.c is handed out only when toypipe.b is judged.
-                seen.append(started["toypipe.b"].wait(60) and not started["toypipe.c"].is_set())
-
-        monkeypatch.setitem(ex._REGISTRY, "toypipe.a", _Toy("toypipe.a", "5Mbps", judge_a))
-        monkeypatch.setitem(ex._REGISTRY, "toypipe.b", _Toy("toypipe.b", "5.5Mbps", lambda: None))
-        monkeypatch.setitem(ex._REGISTRY, "toypipe.c", _Toy("toypipe.c", "6Mbps", lambda: None))
+        order.clear()
+        for e in "abc":
+            judge = lambda e=e: order.append(("judged", f"toypipe.{e}"))
+            monkeypatch.setitem(ex._REGISTRY, f"toypipe.{e}", _Toy(f"toypipe.{e}", {"a": "5Mbps", "b": "5.5Mbps", "c": "6Mbps"}[e], judge))
         s = ex.reproduce("toypipe", tmp_path / f"out{bound}", quick=True, jobs=1)
-        assert seen == [True], bound
+        assert [f"{what} {e.removeprefix('toypipe.')}" for what, e in order] == want, bound
         assert [e["experiment"] for e in s["experiments"]] == ["toypipe.a", "toypipe.b", "toypipe.c"]
         assert s["identical_runs"]["simulated"] == 6
-
 
 def b_runs_until_stopped(monkeypatch, ended: list) -> None:
     """toypipe.b's runs take a minute unless the reproduction stops them first (its
@@ -117,7 +129,7 @@ def b_runs_until_stopped(monkeypatch, ended: list) -> None:
     monkeypatch.setattr(ex, "run_many", run_many)
 
 
-def test_a_failed_judging_stops_the_runs_going_and_leaves_no_output(tmp_path, monkeypatch):
+def test_a_failed_judging_stops_the_runs_going_and_leaves_no_output(tmp_path, monkeypatch, order):
     ended = []
     b_runs_until_stopped(monkeypatch, ended)
 
@@ -138,7 +150,9 @@ def test_a_failed_judging_stops_the_runs_going_and_leaves_no_output(tmp_path, mo
     monkeypatch.setitem(ex._REGISTRY, "toypipe.c", _Toy("toypipe.c", "6Mbps", lambda: None))
     with pytest.raises(ExperimentError, match="judging failed"):
         ex.reproduce("toypipe", tmp_path / "out", quick=True, jobs=1)
-    assert ended == [Interrupted] and c_ran == []
+    # toypipe.c was handed out (behind toypipe.b) before the judging failed, and never ran.
+    assert ("handed", "toypipe.c") in order and c_ran == []
+    assert ended == [Interrupted]
     assert not (tmp_path / "out").exists()
     assert not any(t.name.startswith("ecnlab-runs") for t in threading.enumerate())
     # What is left beside the output: the runs kept for a second attempt, nothing half-written.
