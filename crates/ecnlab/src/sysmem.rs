@@ -305,20 +305,23 @@ fn glibc_tunable(name: &str) -> Option<String> {
     tunable_in(&std::env::var("GLIBC_TUNABLES").ok()?, name).map(str::to_owned)
 }
 
-/// The value `tunables` (`GLIBC_TUNABLES`' form: `name=value` joined by `:`) gives `name`.
+/// The value `tunables` (`GLIBC_TUNABLES`' form: `name=value` joined by `:`) gives `name`:
+/// its last, as glibc sets each in turn.
 #[cfg(target_os = "linux")]
 fn tunable_in<'a>(tunables: &'a str, name: &str) -> Option<&'a str> {
     tunables
         .split(':')
         .filter_map(|kv| kv.split_once('='))
-        .find(|(k, _)| *k == name)
+        .filter(|(k, _)| *k == name)
+        .last()
         .map(|(_, v)| v)
 }
 
-/// glibc's own `malloc` asks for huge pages (`glibc.malloc.hugetlb=1` or `2`, glibc 2.35 on).
+/// glibc's own `malloc` asks for transparent huge pages (`glibc.malloc.hugetlb=1`, glibc
+/// 2.35 on; `2` maps hugetlbfs pages instead, which the process's flag does not govern).
 #[cfg(target_os = "linux")]
 fn glibc_asks_huge_pages() -> bool {
-    glibc_tunable("glibc.malloc.hugetlb").is_some_and(|v| v != "0")
+    glibc_tunable("glibc.malloc.hugetlb").is_some_and(|v| v == "1")
 }
 
 /// The heap may be on huge pages: the system puts memory on them unasked, or it does where
@@ -403,6 +406,14 @@ mod tests {
             None
         );
         assert_eq!(tunable_in("", "glibc.malloc.hugetlb"), None);
+        // Set twice: the last one holds.
+        assert_eq!(
+            tunable_in(
+                "glibc.malloc.hugetlb=1:glibc.malloc.hugetlb=0",
+                "glibc.malloc.hugetlb"
+            ),
+            Some("0")
+        );
     }
 
     #[test]

@@ -84,11 +84,19 @@ pub struct Node {
     /// Egress port by destination node (only for nodes with more than one port).
     routes: Vec<PortId>,
     pub ipid: IpIdGen,
-    pub ports: Vec<PortId>,
+    /// Private to the network, which keeps [`Node::first_port`] with it.
+    ports: Vec<PortId>,
     held: BinaryHeap<Reverse<(Time, u64, u32, u32)>>,
     held_seq: u64,
     held_timer: TimerSlot,
     pub name: String,
+}
+
+impl Node {
+    /// Its egress ports, in the order they were added.
+    pub fn ports(&self) -> &[PortId] {
+        &self.ports
+    }
 }
 
 /// Link parameters for [`Sim::connect`].

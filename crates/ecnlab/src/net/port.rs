@@ -301,7 +301,7 @@ pub struct Port {
     /// discipline): a transmission that ends with nothing queued then skips the dequeue.
     pub idle_noop: bool,
     /// [`Port::sojourn`] or [`Port::pcap`] is kept: every departure is recorded.
-    pub records_departures: bool,
+    pub(super) records_departures: bool,
     /// Boxed: a batched port (Wi-Fi's) is rare, and its test is on every packet's path.
     pub batch: Option<Box<Batch>>,
     pub counters: PortCounters,
@@ -311,8 +311,9 @@ pub struct Port {
     pub marker_timer: TimerSlot,
     /// The rest of the batch on the wire, in order (capacity kept between batches).
     pub batch_rest: Vec<PktId>,
-    pub sojourn: Option<Histogram>,
-    pub pcap: Option<PcapWriter>,
+    /// Set by the network alone, which keeps [`Port::records_departures`] with them.
+    pub(super) sojourn: Option<Histogram>,
+    pub(super) pcap: Option<PcapWriter>,
     pub name: String,
 }
 

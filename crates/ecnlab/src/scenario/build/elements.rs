@@ -19,12 +19,12 @@ pub(super) fn build_elements(c: &mut Ctx) -> Result<(), ScenarioError> {
         let sim = &c.sim;
         let port_index = |ppath: &str, name: &str| -> Result<usize, ScenarioError> {
             let n = &sim.nodes[node as usize];
-            n.ports
+            n.ports()
                 .iter()
                 .position(|&p| sim.ports[p as usize].name == name)
                 .ok_or_else(|| {
                     let own: Vec<&str> = n
-                        .ports
+                        .ports()
                         .iter()
                         .map(|&p| sim.ports[p as usize].name.as_str())
                         .collect();
