@@ -111,6 +111,7 @@ def test_runs_of_later_experiments_go_on_while_few_are_ahead(tmp_path, monkeypat
         assert [e["experiment"] for e in s["experiments"]] == ["toypipe.a", "toypipe.b", "toypipe.c"]
         assert s["identical_runs"]["simulated"] == 6
 
+
 def b_runs_until_stopped(monkeypatch, ended: list) -> None:
     """toypipe.b's runs take a minute unless the reproduction stops them first (its
     executor's interrupt); how they ended goes into ``ended``."""
