@@ -247,6 +247,26 @@ fn same_seed_gives_bit_identical_results() {
     );
 }
 
+/// Slices of simulated time fixed by the caller (`RunOptions::slice`: one per 250 ms, one per
+/// 7 µs, one for the whole run) give the tables the wall-clock slicing gives.
+#[test]
+fn fixed_slices_give_the_same_results() {
+    let text = dumbbell("2s", 3, 20, "12Mbps", "poisson");
+    let s = scenario::read_toml(&text).unwrap();
+    let a = scenario::run(&s, scenario::RunOptions::default()).unwrap();
+    for slice in [250 * MS, 7 * US, 2 * SEC] {
+        let opts = scenario::RunOptions {
+            slice: Some(slice),
+            ..Default::default()
+        };
+        let b = scenario::run(&s, opts).unwrap();
+        assert_eq!(a.flows, b.flows, "slice {slice}");
+        assert_eq!(a.ports, b.ports, "slice {slice}");
+        assert_eq!(a.timeseries, b.timeseries, "slice {slice}");
+        assert_eq!(a.meta.events, b.meta.events, "slice {slice}");
+    }
+}
+
 /// Link-layer framing (2 bytes of PPP, as ns-3's point-to-point links) adds to serialisation
 /// only.
 #[test]

@@ -2,13 +2,16 @@
 //! on stdout. No Python involved: this is what speed and memory benchmarks measure.
 //!
 //! Usage: `ecnlab-run SCENARIO.toml [--seed N] [--pcap-dir DIR] [--timeseries FILE.csv]
-//! [--flow-totals]`
+//! [--flow-totals] [--slice DURATION]`
 //!
 //! `--pcap-dir` is where the ports a scenario captures (`[[ports]] pcap = true`) write their
 //! pcap files; `--timeseries` writes the sampled time series (queue, cwnd, ...) as CSV with
 //! the columns `time_s,kind,entity,value`. `--flow-totals` prints the flows' totals
 //! (`flow_totals`: flows, bytes delivered, finished flows, retransmissions) instead of one row
 //! per flow (`flows` is then null): a million rows would be most of the output's size.
+//! `--slice` runs the loop in slices of that much simulated time (e.g. `1s`) instead of
+//! slices sized to the wall clock, so that a count of its instructions repeats exactly
+//! whatever the host's speed ([`ecnlab::scenario::RunOptions::slice`]).
 //!
 //! Its allocator marks its heap for transparent huge pages ([`ecnlab::sysmem::HugePageHeap`]).
 
@@ -114,7 +117,7 @@ fn peak_rss_kb() -> Option<u64> {
 }
 
 const USAGE: &str =
-    "usage: ecnlab-run SCENARIO.toml [--seed N] [--pcap-dir DIR] [--timeseries FILE.csv] [--flow-totals]";
+    "usage: ecnlab-run SCENARIO.toml [--seed N] [--pcap-dir DIR] [--timeseries FILE.csv] [--flow-totals] [--slice DURATION]";
 
 /// The time series table as CSV (`time_s,kind,entity,value`).
 fn write_timeseries_csv(t: &Table, path: &str) -> std::io::Result<()> {
@@ -150,6 +153,10 @@ fn write_timeseries_csv(t: &Table, path: &str) -> std::io::Result<()> {
     w.flush()
 }
 
+/// Most slices `--slice` may cut a run into: each ends with every port settled, and a slice
+/// of a picosecond would make a run of seconds last for days.
+const MAX_SLICES: u64 = 1_000_000;
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let mut path = None;
@@ -157,6 +164,7 @@ fn main() -> ExitCode {
     let mut pcap_dir = None;
     let mut timeseries = None;
     let mut flow_totals = false;
+    let mut slice = None;
     let mut i = 1;
     while i < args.len() {
         match args[i].as_str() {
@@ -181,6 +189,24 @@ fn main() -> ExitCode {
                     pcap_dir = Some(std::path::PathBuf::from(v));
                 } else {
                     timeseries = Some(v.clone());
+                }
+            }
+            "--slice" => {
+                i += 1;
+                match args.get(i).map(|s| ecnlab::units::Duration::parse(s)) {
+                    Some(Ok(d)) if d.0 > 0 => slice = Some(d.0),
+                    Some(Ok(_)) => {
+                        eprintln!("error: --slice must be longer than 0");
+                        return ExitCode::from(2);
+                    }
+                    Some(Err(e)) => {
+                        eprintln!("error: --slice: {e}");
+                        return ExitCode::from(2);
+                    }
+                    None => {
+                        eprintln!("error: --slice needs a duration (e.g. 1s)");
+                        return ExitCode::from(2);
+                    }
                 }
             }
             "--flow-totals" => flow_totals = true,
@@ -222,9 +248,21 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Some(t) = slice {
+        let slices = s.duration.0.div_ceil(t);
+        if slices > MAX_SLICES {
+            eprintln!(
+                "error: --slice {}: cuts the run's {} into {slices} slices (at most {MAX_SLICES})",
+                ecnlab::units::Duration(t),
+                s.duration
+            );
+            return ExitCode::from(2);
+        }
+    }
     let opts = RunOptions {
         seed,
         pcap_dir,
+        slice,
         ..Default::default()
     };
     // The long-format table of every sample is built only when it is written.

@@ -59,7 +59,16 @@ pub struct RunOptions<'a> {
     /// Packets alive at once beyond which the run stops with an error (default
     /// [`MAX_LIVE_PACKETS`]): a guard against buffers that grow until memory runs out.
     pub max_live_packets: Option<u64>,
+    /// Runs in slices of this much simulated time (at least 1 ps) instead of slices sized to
+    /// take about [`SLICE_WALL_S`] of wall time each: the same calls on every run whatever
+    /// the host's speed. A count of instructions (a run under valgrind, a hundred times
+    /// slower) otherwise counts the ends of many more slices, each of which settles every
+    /// port. The results are the same either way.
+    pub slice: Option<crate::time::Time>,
 }
+
+/// Wall time a slice of the run takes, about (see [`RunOptions::slice`]).
+pub const SLICE_WALL_S: f64 = 0.02;
 
 #[derive(Clone, Debug)]
 pub struct RunMeta {
@@ -461,11 +470,12 @@ fn run_inner(
     // Run in slices of simulated time so progress can be reported and a run interrupted.
     // Slices adapt to the scenario's speed so each takes about SLICE_WALL_S of wall time:
     // a fixed fraction of the duration could take minutes in a long, busy run and leave
-    // Ctrl-C unanswered. Where a slice ends does not change the results (events run in
-    // (time, sequence) order whatever the slicing).
-    const SLICE_WALL_S: f64 = 0.02;
+    // Ctrl-C unanswered (unless the caller fixes them: RunOptions::slice). Where a slice ends
+    // does not change the results (events run in (time, sequence) order whatever the slicing).
     // Start small (a busy scenario may run slowly) and grow: doubling reaches any size fast.
-    let mut step = (end / 1000).clamp(1, 10 * crate::time::US);
+    let mut step = opts
+        .slice
+        .map_or((end / 1000).clamp(1, 10 * crate::time::US), |t| t.max(1));
     let mut reached = 0;
     let mut idle = health::IdleWatch::plan(sim, end);
     while reached < end {
@@ -480,11 +490,13 @@ fn run_inner(
         if sim.pool.live() > max_live {
             return Err(RunError::Invalid(runaway_backlog(sim, max_live)));
         }
-        let took = slice_start.elapsed().as_secs_f64();
-        if took > 2.0 * SLICE_WALL_S {
-            step = (step / 2).max(1);
-        } else if took < SLICE_WALL_S / 2.0 {
-            step = step.saturating_mul(2).min(end);
+        if opts.slice.is_none() {
+            let took = slice_start.elapsed().as_secs_f64();
+            if took > 2.0 * SLICE_WALL_S {
+                step = (step / 2).max(1);
+            } else if took < SLICE_WALL_S / 2.0 {
+                step = step.saturating_mul(2).min(end);
+            }
         }
         let wall = t0.elapsed().as_secs_f64();
         if let Some(cb) = opts.progress.as_mut() {
