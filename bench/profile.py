@@ -4,9 +4,10 @@ cache misses in a model of this machine's first- and second-level caches, per ev
 simulation loop and by function, for the benchmark's dumbbells and the costliest run of each
 paper's full form. The counts come from valgrind's callgrind, collected inside the loop only
 (`Sim::run_until` and everything it calls; the scenario's setup and the output are left out).
-The instructions are the same on every run of one build and scenario (the misses to within a
-few per million: where the system maps memory moves them), so two builds compare exactly on a
-host whose speed drifts from minute to minute, where timings of one build against another
+The instructions repeat from run to run of one build and scenario to within a few per billion
+(where the system places memory can send a copy down a path an instruction longer), the misses
+to within a few per million, so two builds compare to a tenth of a per cent in one run each on
+a host whose speed drifts from minute to minute, where timings of one build against another
 need many alternating rounds to say a few per cent.
 
     python3 bench/profile.py                                # every run: results/profile.md, .json
@@ -312,8 +313,8 @@ def render(doc: dict[str, Any]) -> str:
         "",
         "Counted by valgrind's callgrind inside the simulation loop only, per event of the loop "
         "(the events of events/s), the loop run in slices of "
-        f"{doc['slice']} of simulated time (`ecnlab-run --slice`). The instructions are the same on every run of one build "
-        "and scenario, the misses to within a few per million. The L1 and L2 misses are those of a model of this machine's caches without "
+        f"{doc['slice']} of simulated time (`ecnlab-run --slice`). The instructions repeat from run to run of one build "
+        "and scenario to within a few per billion, the misses to within a few per million. The L1 and L2 misses are those of a model of this machine's caches without "
         "a prefetcher: where the data comes from, not how long the processor waits for it. "
         "ns/event is one run of the loop on its own (CPU time), not a count.",
         "",

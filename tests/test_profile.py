@@ -1,6 +1,6 @@
 """bench/profile.py, where the simulator's time goes by count: its reading of callgrind's
-output on a file written by hand, and (where valgrind is installed) a short run that counts
-the same instructions twice."""
+output on a file written by hand, and (where valgrind is installed) a short run counted twice,
+which gives the same instructions to within a millionth."""
 
 from __future__ import annotations
 
@@ -92,7 +92,9 @@ def test_one_build_counts_the_same_instructions_twice(tmp_path: Path) -> None:
     (run,) = doc["runs"]
     after, before = run["after"], run["before"]
     assert after["events"] == before["events"] > 0
-    assert after["totals"]["Ir"] == before["totals"]["Ir"] > 0
+    # The same instructions, but for a copy whose path depends on where memory lies.
+    assert before["totals"]["Ir"] > 0
+    assert abs(after["totals"]["Ir"] - before["totals"]["Ir"]) <= 1e-6 * before["totals"]["Ir"]
     # The loop's own function and what it calls are all there, and nothing else.
     names = [f["function"] for f in after["functions"]]
     assert "ecnlab::net::Sim::run_until" in names

@@ -10,8 +10,8 @@
 //! (`flow_totals`: flows, bytes delivered, finished flows, retransmissions) instead of one row
 //! per flow (`flows` is then null): a million rows would be most of the output's size.
 //! `--slice` runs the loop in slices of that much simulated time (e.g. `1s`) instead of
-//! slices sized to the wall clock, so that a count of its instructions repeats exactly
-//! whatever the host's speed ([`ecnlab::scenario::RunOptions::slice`]).
+//! slices sized to the wall clock, so that a count of its instructions repeats whatever the
+//! host's speed ([`ecnlab::scenario::RunOptions::slice`]).
 //!
 //! Its allocator marks its heap for transparent huge pages ([`ecnlab::sysmem::HugePageHeap`]).
 
