@@ -1,32 +1,37 @@
 #!/usr/bin/env python3
 """Where the simulator's time goes, counted instead of timed: the instructions, and the data
 cache misses in a model of this machine's first- and second-level caches, per event of the
-simulation loop and by function, for the benchmark's dumbbells and the costliest run of each
+simulation loop and by function, for the benchmark's dumbbells and the slowest run of each
 paper's full form. The counts come from valgrind's callgrind, collected inside the loop only
 (`Sim::run_until` and everything it calls; the scenario's setup and the output are left out).
-The instructions repeat from run to run of one build and scenario to within a few per billion
-(where the system places memory can send a copy down a path an instruction longer), the misses
-to within a few per million, so two builds compare to a tenth of a per cent in one run each on
-a host whose speed drifts from minute to minute, where timings of one build against another
-need many alternating rounds to say a few per cent.
+valgrind runs with the address space's randomisation off (`setarch --addr-no-randomize`) and
+the loop in fixed slices of simulated time (`ecnlab-run --slice`), and one build then counts
+the same instructions on every run of a scenario but for a few tens in glibc's allocator
+(`malloc_consolidate`), which valgrind does not hold still: dt1g-1000 twice on 7be9895,
+3 101 850 797 both times; red100-ecn1 four times on one build, 536 183 267 to 536 183 293. The
+modelled misses move by up to about a tenth of a per cent from run to run (dt1g-1000's L1
+write misses: 9 744 307 against 9 733 772). So two builds compare in one run each, to a
+millionth for instructions, on a host whose speed drifts from minute to minute, where timings
+of one build against another need many alternating rounds to say a few per cent.
 
-    python3 bench/profile.py                                # every run: results/profile.md, .json
-    python3 bench/profile.py --before HEAD~1                # + that build, run for run, side by side
+    .venv/bin/python bench/profile.py                       # every run: results/profile.md, .json
+    .venv/bin/python bench/profile.py --before HEAD~1       # + that build, run for run, side by side
     python3 bench/profile.py --runs red100-ecn1,dt1g        # some of them
     python3 bench/profile.py --list                         # the runs and what they are
 
-The paper runs are built by the installed ecnlab package (`.venv/bin/python bench/profile.py`,
-or any Python where `import ecnlab` works); the benchmark's dumbbells need only Python and the
-Rust toolchain. A paper run is its full form's scenario (default reading, first seed) cut to
-its first seconds (the column 'simulated'): under callgrind a run takes 100-300 times as long
-as on its own. The misses are a model's (valgrind's caches are set to the sizes, ways and line
-of this machine's L1 data, L1 instruction and L2 caches, read from /sys; no prefetcher, no
-out-of-order overlap): a miss costs time only where the processor waits for it, so they say
-where the data comes from, not how long it takes. The time per event in the table is one run
-of the loop on its own, beside the counts.
+The paper runs are built by the installed ecnlab package (`.venv/bin/python`, or any Python
+where `import ecnlab` works); the benchmark's dumbbells need only Python and the Rust
+toolchain. A paper run is its full form's scenario (default reading, first seed), cut to its
+first seconds where it is long (the column 'simulated'): under callgrind a run takes 100-300
+times as long as on its own. The misses are a model's (valgrind's caches set to the sizes,
+ways and lines of this machine's L1 data, L1 instruction and L2 caches, read from /sys; no
+prefetcher, no out-of-order overlap): a miss costs time only where the processor waits for
+it, so they say where the data comes from, not how long it takes. The time per event in the
+table is one run of the loop on its own, beside the counts. `--before` needs a build that
+has `--slice` (be0c214 on); an older build's slices would follow the wall clock.
 
 Not part of CI (minutes per run); tests/test_profile.py checks the reading of callgrind's
-output on a written example and, where valgrind is installed, one short run.
+output on a written example and, where valgrind is installed, one short run counted twice.
 """
 
 from __future__ import annotations
@@ -87,33 +92,40 @@ RUNS = [
     Run("dt1g", "benchmark: 1 Gb/s drop-tail dumbbell, 10 flows, 5 s", bench_file="dt1g.toml"),
     Run("dt1g-1000", "benchmark: dt1g with 1000 flows", bench_file="dt1g-1000.toml"),
     Run("dt1g-10000", "benchmark: dt1g with 10 000 flows on 1000 hosts a side", bench_file="dt1g-10000.toml"),
-    # Each paper's costliest experiment by its share of the paper's default form's loop time
-    # (HFCC's from its form recorded in results/reproductions.md; the others' from one run of
-    # each form on 9714766's simulator beside other work, hence 'about'), and in it the
-    # setting whose runs took longest. Mix-UNO's whole form loops for 9 s and is left out.
+    # Each paper's slowest run: the setting whose runs took longest on average in one run of
+    # its default form (9714766's simulator; HFCC's recorded form, the others' run beside other
+    # work, so a close second may have been the slowest), its first seed. HFCC's second run is
+    # its costliest experiment after that one, for the contrast: the two are 46 % and 35 % of
+    # the form's loop time. Mix-UNO is ecnlab's own experiment, not a paper's.
     Run(
-        "eecn.fct", "EECN Figs. 9-10: elephant and short flows, run coexist-short-ecn; eecn.fct is about 45 % of EECN's default form's loop time",
-        experiment="eecn.fct", run="coexist-short-ecn-s1",
+        "eecn.table3",
+        "EECN Table 3: 8 EECN flows (elephants and short flows), threshold setting th0.2-0.4, base RTT 1.4 ms",
+        experiment="eecn.table3", run="th0.2-0.4-short-s1",
     ),
     Run(
-        "mecn.throughput", "MECN Fig. 5: ten overlapping sources, ECN, min_th 3; mecn.throughput is about 39 % of MECN's default form's loop time",
-        experiment="mecn.throughput", run="ecn-min3-s1",
+        "mecn.queue",
+        "MECN Figs. 3a/3b: two MECN sources with the same RTT, min_th 1 (every MECN run loops for milliseconds)",
+        experiment="mecn.queue", run="mecn-min1-s1",
     ),
     Run(
-        "uno.utilization", "UNO Fig. 4: utilisation at 1 Gb/s, UCP1; uno.utilization is about 38 % of UNO's default form's loop time",
-        experiment="uno.utilization", run="ucp1-1000M-s1", cut_s=5.0,
+        "uno.staggered",
+        "UNO Fig. 6: VCP flows joining 100 s apart (two of its five by the cut)",
+        experiment="uno.staggered", run="vcp-s1", cut_s=150.0,
     ),
     Run(
-        "apcc.motivation", "APCC Figs. 2-3: end-to-end schemes, run dctcp_steady; apcc.motivation is about 34 % of APCC's default form's loop time",
-        experiment="apcc.motivation", run="dctcp_steady-s1", cut_s=10.0,
+        "apcc.mobility",
+        "APCC Figs. 6-7: two mobile clients, Zhuge",
+        experiment="apcc.mobility", run="zhuge-s1", cut_s=10.0,
     ),
     Run(
-        "hfcc.multibottleneck", "HFCC Fig. 8: 7 links of 150 Mb/s, 45 flows, HFCC; hfcc.multibottleneck is 46 % of HFCC's default form's loop time",
+        "hfcc.multibottleneck",
+        "HFCC Fig. 8: 7 links of 150 Mb/s, 45 flows, HFCC; 46 % of HFCC's default form's loop time",
         experiment="hfcc.multibottleneck", run="hfcc-s1", cut_s=10.0,
     ),
     Run(
         "hfcc.buffer",
-        "HFCC Fig. 6: 150 Mb/s dumbbell, 10 + 10 flows, HFCC, buffer 0.2 BDP (its slowest of 70 settings); hfcc.buffer is 35 % of HFCC's default form's loop time",
+        "HFCC Fig. 6: 150 Mb/s dumbbell, 10 + 10 flows, HFCC, buffer 0.2 BDP (the slowest of its 70 settings); "
+        "35 % of HFCC's default form's loop time",
         experiment="hfcc.buffer", run="hfcc-0.2bdp-s1", cut_s=20.0,
     ),
 ]
@@ -131,7 +143,10 @@ def scenario_text(r: Run, bench) -> tuple[str, str]:
         from ecnlab.experiments.base import Reading
         from ecnlab.scenario import load_scenario
     except ImportError as e:
-        raise SystemExit(f"error: run {r.name} is a paper's run, built by the ecnlab package, which this Python cannot import ({e}); use .venv/bin/python") from e
+        raise SystemExit(
+            f"error: run {r.name} is a paper's run, built by the ecnlab package, which this Python "
+            f"cannot import ({e}); use .venv/bin/python"
+        ) from e
     (exp,) = [e for e in ex.select(r.experiment) if e.name == r.experiment]
     (default,) = [rd for rd in Reading.choose(exp.axes, None) if rd.name == "default"]
     runs = exp.runs(False, exp.seeds(False)[:1], default)
@@ -249,13 +264,18 @@ def profile_one(exe: Path, toml_text: str, caches: dict[str, tuple[int, int, int
     scenario.write_text(toml_text)
     run = [str(exe), str(scenario), "--slice", SLICE]
     alone = subprocess.run(run, capture_output=True, text=True, stdin=subprocess.DEVNULL)
-    if alone.returncode == 2 and "--slice" in alone.stderr:
-        raise SystemExit(f"error: {exe} has no --slice (it was built before it existed): its loop's slices would follow the wall clock")
+    if alone.returncode == 2 and 'unexpected argument "--slice"' in alone.stderr:
+        raise SystemExit(
+            f"error: {exe} has no --slice (it was built before it existed): its loop's slices would follow the wall clock"
+        )
     if alone.returncode != 0:
         raise SystemExit(f"error: ecnlab-run failed (exit {alone.returncode}): {alone.stderr.strip()[-2000:]}")
     native = json.loads(alone.stdout)
     out = work / "callgrind.out"
-    cmd = ["valgrind", "--tool=callgrind", "--cache-sim=yes", f"--toggle-collect={LOOP_FUNCTION}", f"--callgrind-out-file={out}"]
+    # Without the address space's randomisation: where memory lies moves the allocator's and
+    # the copies' paths by a few instructions from run to run.
+    cmd = ["setarch", platform.machine(), "--addr-no-randomize"]
+    cmd += ["valgrind", "--tool=callgrind", "--cache-sim=yes", f"--toggle-collect={LOOP_FUNCTION}", f"--callgrind-out-file={out}"]
     cmd += [f"--{k}={s},{w},{ln}" for k, (s, w, ln) in sorted(caches.items())]
     t0 = time.monotonic()
     proc = subprocess.run(cmd + run, capture_output=True, text=True, stdin=subprocess.DEVNULL)
@@ -296,8 +316,8 @@ def profile_one(exe: Path, toml_text: str, caches: dict[str, tuple[int, int, int
 
 
 def _short(fn: str) -> str:
-    """A function's name without its crate path where that says nothing more."""
-    return fn.replace("ecnlab::", "").replace("<impl ", "<")
+    """A function's name without the crate's own name, which every other one has too."""
+    return fn.replace("ecnlab::", "")
 
 
 def render(doc: dict[str, Any]) -> str:
@@ -307,14 +327,15 @@ def render(doc: dict[str, Any]) -> str:
         f"# Where the time goes — {doc['date']} on {m['host']}",
         "",
         f"Written by `bench/profile.py` (see its docstring). {m['cpu']}; the caches modelled: {caches} "
-        f"(64-byte lines; LL is the L2). ecnlab {doc['commit']} ({doc['build']})"
+        f"({_lines(m['caches'])}; LL is the L2). ecnlab {doc['commit']} ({doc['build']})"
         + (f", beside {doc['before']['commit']} ({doc['before']['build']})" if doc.get("before") else "")
         + ".",
         "",
         "Counted by valgrind's callgrind inside the simulation loop only, per event of the loop "
         "(the events of events/s), the loop run in slices of "
-        f"{doc['slice']} of simulated time (`ecnlab-run --slice`). The instructions repeat from run to run of one build "
-        "and scenario to within a few per billion, the misses to within a few per million. The L1 and L2 misses are those of a model of this machine's caches without "
+        f"{doc['slice']} of simulated time (`ecnlab-run --slice`), without address-space randomisation: one build "
+        "counts the same instructions on every run of a scenario to within a millionth, and misses that move by up "
+        "to about a tenth of a per cent. The L1 and L2 misses are those of a model of this machine's caches without "
         "a prefetcher: where the data comes from, not how long the processor waits for it. "
         "ns/event is one run of the loop on its own (CPU time), not a count.",
         "",
@@ -331,26 +352,40 @@ def render(doc: dict[str, Any]) -> str:
         if r.get("before"):
             b = r["before"]["per_event"]
             row += "".join(f" {_ratio(pe[k], b[k])} |" for k in ("instructions", "l1d_misses", "l2_misses"))
-            if r["before"]["events"] != r["after"]["events"]:
-                row += f" events differ: {r['before']['events']} before"
         lines.append(row)
+    differ = [r for r in doc["runs"] if r.get("before") and r["before"]["events"] != r["after"]["events"]]
+    if differ:
+        lines += ["", "The two builds ran different events (so they did not simulate the same thing): " + "; ".join(
+            f"{r['name']} {r['before']['events']} before, {r['after']['events']} after" for r in differ
+        ) + "."]
     for r in doc["runs"]:
         lines += ["", f"## {r['name']}: {r['what']}", ""]
-        if r.get("cut"):
-            lines += [r["cut"], ""]
+        if r.get("source"):
+            lines += [r["source"], ""]
         lines += [
-            "| function (its own code, inlined code included) | share of instructions | instructions / event | L1d misses / event | L2 misses / event |",
+            "| function (its own code, inlined code included) | share of instructions | instructions / event "
+            "| L1d misses / event | L2 misses / event |",
             "| --- | ---: | ---: | ---: | ---: |",
         ]
         for f in r["after"]["functions"][:TOP]:
             lines.append(
-                f"| `{_short(f['function'])}` | {f['share']:.1%} | {f['instructions']:.1f} | {f['l1d_misses']:.2f} | {f['l2_misses']:.3f} |"
+                f"| `{_short(f['function'])}` | {f['share']:.1%} | {f['instructions']:.1f} "
+                f"| {f['l1d_misses']:.2f} | {f['l2_misses']:.3f} |"
             )
         rest = r["after"]["functions"][TOP:]
         if rest:
             share = sum(f["share"] for f in rest)
-            lines.append(f"| {len(rest)} other functions | {share:.1%} | {sum(f['instructions'] for f in rest):.1f} | {sum(f['l1d_misses'] for f in rest):.2f} | {sum(f['l2_misses'] for f in rest):.3f} |")
+            total = {k: sum(f[k] for f in rest) for k in ("instructions", "l1d_misses", "l2_misses")}
+            lines.append(
+                f"| {len(rest)} other functions | {share:.1%} | {total['instructions']:.1f} "
+                f"| {total['l1d_misses']:.2f} | {total['l2_misses']:.3f} |"
+            )
     return "\n".join(lines) + "\n"
+
+
+def _lines(caches: dict[str, Any]) -> str:
+    sizes = sorted({ln for (_, _, ln) in caches.values()})
+    return " and ".join(f"{b}-byte" for b in sizes) + " lines"
 
 
 def _ns(v: float | None) -> str:
@@ -369,7 +404,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", help="comma-separated names (default: every run; --list names them)")
     ap.add_argument("--before", metavar="REV|BIN", help="also profile this git revision (built) or ecnlab-run binary")
     ap.add_argument("--ecnlab-bin", metavar="BIN", help="profile this ecnlab-run binary instead of building the checkout")
-    ap.add_argument("--out", type=Path, default=RESULTS / "profile", help="writes OUT.md and OUT.json (default: bench/results/profile)")
+    ap.add_argument(
+        "--out", type=Path, default=RESULTS / "profile", help="writes OUT.md and OUT.json (default: bench/results/profile)"
+    )
     ap.add_argument("--list", action="store_true", help="name the runs and exit")
     args = ap.parse_args(argv)
     if args.list:
@@ -381,14 +418,27 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         print(f"error: --runs: unknown run {', '.join(map(repr, unknown))} (known: {', '.join(BY_NAME)})", file=sys.stderr)
         return 2
-    if shutil.which("valgrind") is None:
-        print("error: valgrind is not installed (it counts the instructions and models the caches)", file=sys.stderr)
-        return 2
+    needed = (
+        ("valgrind", "it counts the instructions and models the caches"),
+        ("setarch", "it turns the address space's randomisation off"),
+    )
+    for tool, why in needed:
+        if shutil.which(tool) is None:
+            print(f"error: {tool} is not installed ({why})", file=sys.stderr)
+            return 2
     caches = cache_geometry()
     if set(caches) != {"I1", "D1", "LL"}:
         print(f"error: cannot read this machine's L1 and L2 caches from /sys (found {sorted(caches)})", file=sys.stderr)
         return 2
     bench = _load_bench()
+    try:
+        return _profile(args, names, caches, bench)
+    except bench.BenchError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+
+
+def _profile(args: argparse.Namespace, names: list[str], caches: dict[str, tuple[int, int, int]], bench) -> int:
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
     before_exe = None
     before_label = None
@@ -423,10 +473,9 @@ def main(argv: list[str] | None = None) -> int:
         r = BY_NAME[name]
         text, full = scenario_text(r, bench)
         entry: dict[str, Any] = {"name": r.name, "what": r.what, "simulated": _duration(text)}
-        if r.cut_s:
-            entry["cut"] = (
-                f"The full form's run `{r.run}` of `{r.experiment}` (default reading, first seed): "
-                f"its first {r.cut_s:g} s of {full}."
+        if r.experiment:
+            entry["source"] = f"The full form's run `{r.run}` of `{r.experiment}` (default reading, first seed)" + (
+                f": its first {r.cut_s:g} s of {full}." if r.cut_s else f", whole ({full})."
             )
         for side, binary in (("after", exe), ("before", before_exe)):
             if binary is None:

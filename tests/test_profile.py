@@ -77,8 +77,9 @@ def test_unknown_runs_exit_2_naming_them() -> None:
 
 
 def test_one_build_counts_the_same_instructions_twice(tmp_path: Path) -> None:
-    if shutil.which("valgrind") is None:
-        pytest.skip("valgrind is not installed")
+    for tool in ("valgrind", "setarch"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed")
     prof = _load()
     bench = prof._load_bench()
     exe = bench.build_ecnlab(REPO, lambda s: None)
@@ -92,7 +93,9 @@ def test_one_build_counts_the_same_instructions_twice(tmp_path: Path) -> None:
     (run,) = doc["runs"]
     after, before = run["after"], run["before"]
     assert after["events"] == before["events"] > 0
-    # The same instructions, but for a copy whose path depends on where memory lies.
+    # The same instructions (fixed slices, memory where it was the first time) but for a few
+    # tens in glibc's allocator; slices sized to the wall clock, which end more or less often
+    # on each run, moved them by four in a million.
     assert before["totals"]["Ir"] > 0
     assert abs(after["totals"]["Ir"] - before["totals"]["Ir"]) <= 1e-6 * before["totals"]["Ir"]
     # The loop's own function and what it calls are all there, and nothing else.

@@ -248,13 +248,19 @@ fn same_seed_gives_bit_identical_results() {
 }
 
 /// Slices of simulated time fixed by the caller (`RunOptions::slice`: one per 250 ms, one per
-/// 7 µs, one for the whole run) give the tables the wall-clock slicing gives.
+/// 7 µs, one for the whole run) give the tables the wall-clock slicing gives, on TCP flows
+/// (NewReno with and without ECN, short flows started by timers) through a RED queue that
+/// marks, sampled every 10 ms.
 #[test]
 fn fixed_slices_give_the_same_results() {
-    let text = dumbbell("2s", 3, 20, "12Mbps", "poisson");
-    let s = scenario::read_toml(&text).unwrap();
+    let s = scenario::read_toml(include_str!("../../../scenarios/dumbbell_ecn.toml")).unwrap();
     let a = scenario::run(&s, scenario::RunOptions::default()).unwrap();
-    for slice in [250 * MS, 7 * US, 2 * SEC] {
+    let r = port_row(&a, "rl->rr");
+    assert!(
+        a.ports.f64("marked_ce", r).unwrap() > 0.0,
+        "the RED queue marks"
+    );
+    for slice in [250 * MS, 7 * US, 10 * SEC] {
         let opts = scenario::RunOptions {
             slice: Some(slice),
             ..Default::default()
@@ -265,6 +271,47 @@ fn fixed_slices_give_the_same_results() {
         assert_eq!(a.timeseries, b.timeseries, "slice {slice}");
         assert_eq!(a.meta.events, b.meta.events, "slice {slice}");
     }
+}
+
+/// The guard against a runaway backlog looks at the slices' ends: the wall-clock slices (10 µs
+/// of simulated time to start with) see a queue that a burst builds and that drains before the
+/// run ends; one slice for the whole run looks only at the end, when it has drained. So the
+/// caller's slice is the one the run takes.
+#[test]
+fn a_fixed_slice_is_the_one_the_run_takes() {
+    let text = r#"
+duration = "3s"
+[topology]
+kind = "dumbbell"
+left = 1
+right = 1
+access = { rate = "1Gbps", delay = "1ms" }
+bottleneck = { rate = "10Mbps", delay = "10ms" }
+bottleneck_queue = { kind = "droptail", limit = 100000 }
+[[flows]]
+kind = "udp"
+src = "l0"
+dst = "r0"
+rate = "20Mbps"
+packet_size = 1000
+stop = "1s"
+"#;
+    let s = scenario::read_toml(text).unwrap();
+    let guarded = |slice| scenario::RunOptions {
+        max_live_packets: Some(500),
+        slice,
+        ..Default::default()
+    };
+    // 1 s at twice the rate leaves about 1250 packets queued, drained by 2.1 s.
+    assert!(matches!(
+        scenario::run(&s, guarded(None)),
+        Err(scenario::RunError::Invalid(_))
+    ));
+    assert!(scenario::run(&s, guarded(Some(3 * SEC))).is_ok());
+    assert!(matches!(
+        scenario::run(&s, guarded(Some(100 * MS))),
+        Err(scenario::RunError::Invalid(_))
+    ));
 }
 
 /// Link-layer framing (2 bytes of PPP, as ns-3's point-to-point links) adds to serialisation

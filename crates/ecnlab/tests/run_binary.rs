@@ -1,22 +1,24 @@
 //! `ecnlab-run`, the benchmark's and the profile's binary: its `--slice` option (fixed slices
-//! of simulated time) leaves the run's results alone, and a bad value exits 2 naming it.
+//! of simulated time) leaves the printed results alone, and a bad value exits 2 naming it.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-fn scenario() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/udp_cbr.toml")
+fn scenario(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios")
+        .join(name)
 }
 
-fn run(args: &[&str]) -> Output {
+fn run(name: &str, args: &[&str]) -> Output {
     // One folder per call: the tests run at once in one process.
     static CALLS: AtomicUsize = AtomicUsize::new(0);
     let n = CALLS.fetch_add(1, Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("ecnlab-run-test-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_ecnlab-run"))
-        .arg(scenario())
+        .arg(scenario(name))
         .args(["--pcap-dir", dir.to_str().unwrap()])
         .args(args)
         .output()
@@ -46,12 +48,19 @@ fn results(out: &Output) -> serde_json::Value {
     doc
 }
 
+/// A UDP flow with its packets captured, and DCTCP flows through a marking queue beside UDP.
 #[test]
 fn fixed_slices_print_the_same_results() {
-    let whole = results(&run(&[]));
-    assert!(whole["events"].as_u64().unwrap() > 1000);
-    for slice in ["1s", "10ms", "5s"] {
-        assert_eq!(results(&run(&["--slice", slice])), whole, "--slice {slice}");
+    for name in ["udp_cbr.toml", "web_workload.toml"] {
+        let whole = results(&run(name, &[]));
+        assert!(whole["events"].as_u64().unwrap() > 1000, "{name}");
+        for slice in ["1s", "3ms", "5s"] {
+            assert_eq!(
+                results(&run(name, &["--slice", slice])),
+                whole,
+                "{name} --slice {slice}"
+            );
+        }
     }
 }
 
@@ -75,7 +84,7 @@ fn a_bad_slice_exits_2_naming_it() {
             "into 5000000000000 slices (at most 1000000)",
         ),
     ] {
-        let out = run(args);
+        let out = run("udp_cbr.toml", args);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(says), "{args:?}: {err}");

@@ -60,15 +60,15 @@ pub struct RunOptions<'a> {
     /// [`MAX_LIVE_PACKETS`]): a guard against buffers that grow until memory runs out.
     pub max_live_packets: Option<u64>,
     /// Runs in slices of this much simulated time (at least 1 ps) instead of slices sized to
-    /// take about [`SLICE_WALL_S`] of wall time each: the same calls on every run whatever
-    /// the host's speed. A count of instructions (a run under valgrind, a hundred times
-    /// slower) otherwise counts the ends of many more slices, each of which settles every
-    /// port. The results are the same either way.
+    /// take about 20 ms of wall time each: the same calls on every run whatever the host's
+    /// speed. A count of instructions (a run under valgrind, a hundred times slower)
+    /// otherwise counts the ends of many more slices, each of which settles every port. A run
+    /// that ends gives the same results either way; but what is done between slices waits
+    /// for a slice's end: the progress report, the interruption and the guard against a
+    /// runaway backlog ([`RunOptions::max_live_packets`]), which a long slice can let grow
+    /// further, or miss if it drains before the slice ends.
     pub slice: Option<crate::time::Time>,
 }
-
-/// Wall time a slice of the run takes, about (see [`RunOptions::slice`]).
-pub const SLICE_WALL_S: f64 = 0.02;
 
 #[derive(Clone, Debug)]
 pub struct RunMeta {
@@ -472,6 +472,7 @@ fn run_inner(
     // a fixed fraction of the duration could take minutes in a long, busy run and leave
     // Ctrl-C unanswered (unless the caller fixes them: RunOptions::slice). Where a slice ends
     // does not change the results (events run in (time, sequence) order whatever the slicing).
+    const SLICE_WALL_S: f64 = 0.02;
     // Start small (a busy scenario may run slowly) and grow: doubling reaches any size fast.
     let mut step = opts
         .slice
@@ -483,14 +484,14 @@ fn run_inner(
         let until = end
             .min(reached.saturating_add(step))
             .min(idle.next_stop().unwrap_or(end).max(reached + 1));
-        let slice_start = std::time::Instant::now();
+        let slice_start = opts.slice.is_none().then(std::time::Instant::now);
         sim.run_until(until);
         reached = until;
         idle.observe(sim);
         if sim.pool.live() > max_live {
             return Err(RunError::Invalid(runaway_backlog(sim, max_live)));
         }
-        if opts.slice.is_none() {
+        if let Some(slice_start) = slice_start {
             let took = slice_start.elapsed().as_secs_f64();
             if took > 2.0 * SLICE_WALL_S {
                 step = (step / 2).max(1);
