@@ -161,7 +161,8 @@ def scenario_text(r: Run, bench) -> tuple[str, str]:
 
 @dataclass
 class Profile:
-    """Self cost per function (what its own instructions did, not its callees'), by event."""
+    """Self cost per function (what its own instructions did, not its callees'), by callgrind's
+    event names (Ir, D1mr, ...)."""
 
     events: list[str]
     totals: dict[str, int]
@@ -259,7 +260,7 @@ def _bytes(s: str) -> int:
 # --------------------------------------------------------------------------- one run
 
 
-def profile_one(exe: Path, toml_text: str, caches: dict[str, tuple[int, int, int]], work: Path, bench) -> dict[str, Any]:
+def profile_one(exe: Path, toml_text: str, caches: dict[str, tuple[int, int, int]], work: Path) -> dict[str, Any]:
     scenario = work / "scenario.toml"
     scenario.write_text(toml_text)
     run = [str(exe), str(scenario), "--slice", SLICE]
@@ -482,7 +483,7 @@ def _profile(args: argparse.Namespace, names: list[str], caches: dict[str, tuple
                 continue
             log(f"{r.name}: {side} ({binary})")
             with tempfile.TemporaryDirectory(prefix="ecnlab-profile-") as tmp:
-                entry[side] = profile_one(binary, text, caches, Path(tmp), bench)
+                entry[side] = profile_one(binary, text, caches, Path(tmp))
         doc["runs"].append(entry)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     md = render(doc)
