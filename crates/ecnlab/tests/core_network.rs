@@ -279,30 +279,15 @@ fn fixed_slices_give_the_same_results() {
 /// caller's slice is the one the run takes.
 #[test]
 fn a_fixed_slice_is_the_one_the_run_takes() {
-    let text = r#"
-duration = "3s"
-[topology]
-kind = "dumbbell"
-left = 1
-right = 1
-access = { rate = "1Gbps", delay = "1ms" }
-bottleneck = { rate = "10Mbps", delay = "10ms" }
-bottleneck_queue = { kind = "droptail", limit = 100000 }
-[[flows]]
-kind = "udp"
-src = "l0"
-dst = "r0"
-rate = "20Mbps"
-packet_size = 1000
-stop = "1s"
-"#;
-    let s = scenario::read_toml(text).unwrap();
+    // 20 Mb/s into 10 Mb/s for 1 s, then nothing: about 1250 packets queued at 1 s, drained
+    // by 2 s.
+    let text = dumbbell("3s", 1, 100_000, "20Mbps", "cbr") + "stop = \"1s\"\n";
+    let s = scenario::read_toml(&text).unwrap();
     let guarded = |slice| scenario::RunOptions {
         max_live_packets: Some(500),
         slice,
         ..Default::default()
     };
-    // 1 s at twice the rate leaves about 1250 packets queued, drained by 2.1 s.
     assert!(matches!(
         scenario::run(&s, guarded(None)),
         Err(scenario::RunError::Invalid(_))
